@@ -1,0 +1,19 @@
+// Command dbgauge measures whether a database holds up for a workload and
+// keeps what it acknowledged. main hands the process to package cli.
+package main
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/dbgauge/dbgauge/internal/cli"
+)
+
+func main() {
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	st, err := os.Stderr.Stat()
+	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
+	os.Exit(cli.Main(cli.Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig, IsTTY: tty}))
+}

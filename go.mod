@@ -1,0 +1,14 @@
+module github.com/dbgauge/dbgauge
+
+go 1.26.8
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0
+	github.com/mattn/go-sqlite3 v1.14.53
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.10
+	go.etcd.io/bbolt v1.5.0
+	golang.org/x/sys v0.45.0
+)
+
+require github.com/inconshreveable/mousetrap v1.1.0 // indirect

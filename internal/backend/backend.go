@@ -1,0 +1,241 @@
+package backend
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// API is the interface style a DB offers.
+type API string
+
+// The APIs.
+const (
+	SQL API = "sql"
+	KV  API = "kv"
+)
+
+// Durability is the common durability knob. Each engine maps it to its own
+// settings (see Spec.Durability).
+type Durability string
+
+// The durability levels.
+const (
+	// Sync: a commit returns after the engine has flushed it to stable storage.
+	Sync Durability = "sync"
+	// Lazy: commits are flushed in the background (group commit, a periodic
+	// flush): a crash loses the last moments, never consistency.
+	Lazy Durability = "lazy"
+	// Off: the engine never flushes on commit; the OS decides.
+	Off Durability = "off"
+)
+
+// Prepare is the common statement-preparation knob.
+type Prepare string
+
+// The preparation modes.
+const (
+	// Once prepares each statement once per connection and keeps it.
+	Once Prepare = "once"
+	// Each prepares the statement at every use and closes it after.
+	Each Prepare = "each"
+)
+
+// Ability is something only some engines can do.
+type Ability string
+
+// The abilities a workload may require.
+const (
+	Procedures Ability = "procedures" // stored procedures
+)
+
+// Spec describes one engine. The catalog lists them.
+type Spec struct {
+	Name    string
+	Summary string
+	API     API
+	// Forms lists the accepted --db values, for help ("sqlite", "sqlite:PATH").
+	Forms []string
+	// Match reports whether a --db value names this engine.
+	Match func(db string) bool
+	// Durability says what each level sets in the engine, for `dbgauge list`
+	// and docs/knobs.md.
+	Durability map[Durability]string
+	// Prepare says what each preparation mode does in this engine.
+	Prepare map[Prepare]string
+	// Settings lists the keys --set accepts, with what they do.
+	Settings []Setting
+	// Abilities lists the optional abilities.
+	Abilities []Ability
+	// Open opens the engine with the options applied.
+	Open func(ctx context.Context, o Options) (DB, error)
+}
+
+// Has reports whether the engine has ability a.
+func (s Spec) Has(a Ability) bool {
+	for _, x := range s.Abilities {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// Setting documents one raw engine setting accepted by --set.
+type Setting struct {
+	Key   string
+	Usage string
+}
+
+// Options are the settings a run asks of an engine.
+type Options struct {
+	DB         string // the --db value
+	Dir        string // the run's folder: embedded engines put their file here unless DB names a path
+	Durability Durability
+	Prepare    Prepare
+	Set        []KeyValue // raw engine settings, in the order given
+	Conns      int        // connections the run will open
+}
+
+// KeyValue is one --set key=value.
+type KeyValue struct{ Key, Value string }
+
+// ParseSet parses one --set argument.
+func ParseSet(s string) (KeyValue, error) {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return KeyValue{}, knob.Bad("write it as --set key=value, e.g. --set cache_size=-64000", "--set %q has no key=value", s)
+	}
+	return KeyValue{Key: k, Value: strings.TrimSpace(v)}, nil
+}
+
+// Engine is what an engine says about itself after Open.
+type Engine struct {
+	Name     string
+	Version  string
+	Driver   string
+	Path     string
+	Settings map[string]string // read back from the engine
+}
+
+// DB is an open engine.
+type DB interface {
+	// Engine reads back the engine's version and effective settings.
+	Engine(ctx context.Context) (Engine, error)
+	// Close releases everything Open acquired. It is safe to call once.
+	Close() error
+}
+
+// Statser is an optional ability: the engine's own counters (commits,
+// flushes, pages written…), read before and after the measure phase.
+type Statser interface {
+	Stats(ctx context.Context) (map[string]int64, error)
+}
+
+// SQLDB is a DB that speaks SQL.
+type SQLDB interface {
+	DB
+	Dialect() Dialect
+	// Conn opens a new connection. Each client has its own.
+	Conn(ctx context.Context) (Conn, error)
+}
+
+// Stmt is a statement a workload declares once, in portable SQL with ?
+// placeholders. Connections prepare it according to the run's Prepare mode.
+// A Stmt must not change after first use.
+type Stmt struct {
+	SQL string
+}
+
+// Conn is one SQL connection. It is used by one goroutine at a time.
+type Conn interface {
+	// Begin starts a transaction that will write (SQLite: BEGIN IMMEDIATE).
+	Begin(ctx context.Context) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	// Exec runs st and returns the number of rows it changed.
+	Exec(ctx context.Context, st *Stmt, args ...any) (int64, error)
+	// QueryRow runs st and scans its single row into dest. ErrNoRows when none.
+	QueryRow(ctx context.Context, st *Stmt, args []any, dest ...any) error
+	// Query runs st and calls row for each row, with a scan function.
+	Query(ctx context.Context, st *Stmt, args []any, row func(scan func(dest ...any) error) error) error
+	// ExecScript runs DDL or other statements outside the prepared path.
+	ExecScript(ctx context.Context, sql string) error
+	Close() error
+}
+
+// ErrNoRows is returned by QueryRow when the query returns no row.
+var ErrNoRows = errors.New("no rows")
+
+// Dialect is what a workload needs to know to write SQL for an engine.
+type Dialect struct {
+	Name string // "sqlite", "postgres", "mysql", "firebird"
+	// Blob is the type of a binary column usable as a primary key.
+	Blob string
+	// Upsert returns a statement inserting (k, v) into table, replacing v when k exists.
+	Upsert func(table string) string
+}
+
+// KVDB is a DB that speaks key-value.
+type KVDB interface {
+	DB
+	// KVConn opens a new connection (a handle for one client).
+	KVConn(ctx context.Context) (KVConn, error)
+}
+
+// KVConn is one client's handle on a key-value store. Reads and writes happen
+// inside a transaction begun with Begin.
+type KVConn interface {
+	// CreateTable creates a table (bucket) if missing, in its own transaction.
+	CreateTable(ctx context.Context, name string) error
+	// DropTable removes a table and its records, in its own transaction.
+	DropTable(ctx context.Context, name string) error
+	Begin(ctx context.Context, write bool) error
+	Commit(ctx context.Context) error
+	Rollback(ctx context.Context) error
+	// Get returns the value of key, or ok=false. The value is valid until the
+	// next call on this connection.
+	Get(ctx context.Context, table string, key []byte) (value []byte, ok bool, err error)
+	// Put stores key=value. Key and value must not be modified until commit.
+	Put(ctx context.Context, table string, key, value []byte) error
+	// Delete removes key; deleting a missing key is not an error.
+	Delete(ctx context.Context, table string, key []byte) error
+	// Scan calls fn for each record in key order; stop by returning an error.
+	Scan(ctx context.Context, table string, fn func(key, value []byte) error) error
+	Close() error
+}
+
+// Unsupported is returned when a workload asks an engine for something it
+// cannot do. Its message says what to use instead.
+func Unsupported(engine, what, instead string) error {
+	return knob.Bad(instead, "%s cannot %s", engine, what)
+}
+
+// ErrNoSuchTable is returned by KV operations on a missing table.
+var ErrNoSuchTable = errors.New("no such table")
+
+// TableError wraps ErrNoSuchTable with the table's name.
+func TableError(table string) error { return fmt.Errorf("%w %q", ErrNoSuchTable, table) }
+
+// ModuleVersion returns the version of a Go module linked into this binary
+// ("v1.14.53"), or "unknown". Engines use it to record their driver.
+func ModuleVersion(path string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, m := range bi.Deps {
+		if m.Path == path {
+			if m.Replace != nil {
+				return m.Replace.Version
+			}
+			return m.Version
+		}
+	}
+	return "unknown"
+}

@@ -1,0 +1,328 @@
+// Package bbolt is the embedded B+tree key-value store go.etcd.io/bbolt: one
+// file, memory-mapped reads, one writer at a time.
+package bbolt
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+const module = "go.etcd.io/bbolt"
+
+// Spec registers bbolt in the catalog.
+var Spec = backend.Spec{
+	Name:    "bbolt",
+	Summary: "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
+	API:     backend.KV,
+	Forms:   []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
+	Match: func(db string) bool {
+		return db == "bbolt" || strings.HasPrefix(db, "bbolt:")
+	},
+	Durability: durabilityDoc,
+	Prepare: map[backend.Prepare]string{
+		backend.Once: "no statements: ignored",
+		backend.Each: "no statements: ignored",
+	},
+	Settings: []backend.Setting{
+		{Key: "NoFreelistSync=true|false", Usage: "do not write the freelist at each commit (faster commits, slower open)"},
+		{Key: "FreelistType=array|hashmap", Usage: "freelist implementation"},
+		{Key: "NoGrowSync=true|false", Usage: "skip the fsync after growing the file"},
+		{Key: "InitialMmapSize=BYTES", Usage: "initial memory map size"},
+		{Key: "PageSize=BYTES", Usage: "page size of a new file (ignored for an existing one)"},
+		{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background fsyncs (default 100ms)"},
+	},
+	Open: open,
+}
+
+// lazyInterval is the lazy mode's background flush period: the NMS seed's
+// engine wrote its log every 100 ms in its "lazy write" mode.
+const lazyInterval = 100 * time.Millisecond
+
+type db struct {
+	bolt     *bolt.DB
+	path     string
+	dur      backend.Durability
+	interval time.Duration
+	stop     chan struct{}
+	wg       sync.WaitGroup
+	syncErr  error
+	syncMu   sync.Mutex
+	syncs    int64
+}
+
+func pathOf(o backend.Options) string {
+	if p, ok := strings.CutPrefix(o.DB, "bbolt:"); ok && p != "" {
+		return p
+	}
+	return filepath.Join(o.Dir, "bbolt.db")
+}
+
+func open(_ context.Context, o backend.Options) (backend.DB, error) {
+	opts := &bolt.Options{Timeout: 2 * time.Second}
+	d := &db{path: pathOf(o), dur: o.Durability, interval: lazyInterval, stop: make(chan struct{})}
+	switch o.Durability {
+	case backend.Sync:
+	case backend.Lazy, backend.Off:
+		opts.NoSync = true
+	default:
+		return nil, knob.Bad("give sync, lazy or off", "bbolt has no durability %q", o.Durability)
+	}
+	for _, kv := range o.Set {
+		if err := apply(opts, d, kv); err != nil {
+			return nil, err
+		}
+	}
+	b, err := bolt.Open(d.path, 0o644, opts)
+	if err != nil {
+		return nil, classify(fmt.Errorf("open %s: %w", d.path, err))
+	}
+	b.NoSync = opts.NoSync
+	d.bolt = b
+	if o.Durability == backend.Lazy {
+		d.wg.Add(1)
+		go d.flusher()
+	}
+	return d, nil
+}
+
+func apply(opts *bolt.Options, d *db, kv backend.KeyValue) error {
+	bad := func(want string) error {
+		return knob.Bad(want, "--set %s=%s is not a bbolt setting value", kv.Key, kv.Value)
+	}
+	switch kv.Key {
+	case "NoFreelistSync", "NoGrowSync":
+		b, err := strconv.ParseBool(kv.Value)
+		if err != nil {
+			return bad("give true or false")
+		}
+		if kv.Key == "NoFreelistSync" {
+			opts.NoFreelistSync = b
+		} else {
+			opts.NoGrowSync = b
+		}
+	case "FreelistType":
+		switch kv.Value {
+		case "array":
+			opts.FreelistType = bolt.FreelistArrayType
+		case "hashmap", "map":
+			opts.FreelistType = bolt.FreelistMapType
+		default:
+			return bad("give array or hashmap")
+		}
+	case "InitialMmapSize", "PageSize":
+		n, err := strconv.Atoi(kv.Value)
+		if err != nil || n < 0 {
+			return bad("give a size in bytes")
+		}
+		if kv.Key == "PageSize" {
+			opts.PageSize = n
+		} else {
+			opts.InitialMmapSize = n
+		}
+	case "SyncInterval":
+		iv, err := knob.ParseDuration(kv.Value)
+		if err != nil || iv <= 0 {
+			return bad("give a duration, e.g. 100ms")
+		}
+		d.interval = iv
+	default:
+		return knob.Bad("bbolt accepts NoFreelistSync, FreelistType, NoGrowSync, InitialMmapSize, PageSize, SyncInterval",
+			"--set %s: bbolt has no such setting", kv.Key)
+	}
+	return nil
+}
+
+// flusher syncs the file in the background for the lazy mode.
+func (d *db) flusher() {
+	defer d.wg.Done()
+	t := time.NewTicker(d.interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.stop:
+			return
+		case <-t.C:
+			err := d.bolt.Sync()
+			d.syncMu.Lock()
+			d.syncs++
+			if err != nil && d.syncErr == nil {
+				d.syncErr = err
+			}
+			d.syncMu.Unlock()
+		}
+	}
+}
+
+// KVConn returns a handle for one client.
+func (d *db) KVConn(context.Context) (backend.KVConn, error) { return &conn{db: d}, nil }
+
+// Engine reads back bbolt's effective settings.
+func (d *db) Engine(context.Context) (backend.Engine, error) {
+	b := d.bolt
+	s := map[string]string{
+		"NoSync":          strconv.FormatBool(b.NoSync),
+		"NoGrowSync":      strconv.FormatBool(b.NoGrowSync),
+		"NoFreelistSync":  strconv.FormatBool(b.NoFreelistSync),
+		"FreelistType":    string(b.FreelistType),
+		"PageSize":        strconv.Itoa(b.Info().PageSize),
+		"MaxBatchSize":    strconv.Itoa(b.MaxBatchSize),
+		"AllocSize":       strconv.Itoa(b.AllocSize),
+		"background_sync": "none",
+	}
+	if d.dur == backend.Lazy {
+		s["background_sync"] = d.interval.String()
+	}
+	v := backend.ModuleVersion(module)
+	return backend.Engine{Name: "bbolt", Version: v, Driver: module + " " + v, Path: d.path, Settings: s}, nil
+}
+
+// Stats returns bbolt's own transaction statistics.
+func (d *db) Stats(context.Context) (map[string]int64, error) {
+	st := d.bolt.Stats()
+	d.syncMu.Lock()
+	syncs := d.syncs
+	d.syncMu.Unlock()
+	return map[string]int64{
+		"read_txs":         int64(st.TxN),
+		"pages_written":    st.TxStats.GetWrite(),
+		"write_time_us":    st.TxStats.GetWriteTime().Microseconds(),
+		"pages_allocated":  st.TxStats.GetPageCount(),
+		"spills":           st.TxStats.GetSpill(),
+		"splits":           st.TxStats.GetSplit(),
+		"rebalances":       st.TxStats.GetRebalance(),
+		"free_pages":       int64(st.FreePageN),
+		"background_syncs": syncs,
+	}, nil
+}
+
+// Close stops the background flusher, flushes once more and closes the file.
+func (d *db) Close() error {
+	close(d.stop)
+	d.wg.Wait()
+	if d.dur == backend.Lazy {
+		_ = d.bolt.Sync()
+	}
+	err := d.bolt.Close()
+	d.syncMu.Lock()
+	defer d.syncMu.Unlock()
+	if err == nil && d.syncErr != nil {
+		err = fmt.Errorf("background sync: %w", d.syncErr)
+	}
+	return classify(err)
+}
+
+// conn is a client's handle; bbolt connections are transactions.
+type conn struct {
+	db *db
+	tx *bolt.Tx
+}
+
+func (c *conn) update(fn func(tx *bolt.Tx) error) error {
+	return classify(c.db.bolt.Update(fn))
+}
+
+func (c *conn) CreateTable(_ context.Context, name string) error {
+	return c.update(func(tx *bolt.Tx) error {
+		_, err := tx.CreateBucketIfNotExists([]byte(name))
+		return err
+	})
+}
+
+func (c *conn) DropTable(_ context.Context, name string) error {
+	return c.update(func(tx *bolt.Tx) error {
+		if tx.Bucket([]byte(name)) == nil {
+			return nil
+		}
+		return tx.DeleteBucket([]byte(name))
+	})
+}
+
+// Begin starts a transaction. A writer waits for the single write lock.
+func (c *conn) Begin(_ context.Context, write bool) error {
+	if c.tx != nil {
+		return errTxOpen
+	}
+	tx, err := c.db.bolt.Begin(write)
+	if err != nil {
+		return classify(err)
+	}
+	c.tx = tx
+	return nil
+}
+
+func (c *conn) Commit(context.Context) error {
+	tx := c.tx
+	if tx == nil {
+		return errNoTx
+	}
+	c.tx = nil
+	if !tx.Writable() {
+		return classify(tx.Rollback())
+	}
+	return classify(tx.Commit())
+}
+
+func (c *conn) Rollback(context.Context) error {
+	tx := c.tx
+	if tx == nil {
+		return nil
+	}
+	c.tx = nil
+	return classify(tx.Rollback())
+}
+
+func (c *conn) bucket(table string) (*bolt.Bucket, error) {
+	if c.tx == nil {
+		return nil, errNoTx
+	}
+	b := c.tx.Bucket([]byte(table))
+	if b == nil {
+		return nil, classify(backend.TableError(table))
+	}
+	return b, nil
+}
+
+func (c *conn) Get(_ context.Context, table string, key []byte) ([]byte, bool, error) {
+	b, err := c.bucket(table)
+	if err != nil {
+		return nil, false, err
+	}
+	v := b.Get(key)
+	return v, v != nil, nil
+}
+
+func (c *conn) Put(_ context.Context, table string, key, value []byte) error {
+	b, err := c.bucket(table)
+	if err != nil {
+		return err
+	}
+	return classify(b.Put(key, value))
+}
+
+func (c *conn) Delete(_ context.Context, table string, key []byte) error {
+	b, err := c.bucket(table)
+	if err != nil {
+		return err
+	}
+	return classify(b.Delete(key))
+}
+
+func (c *conn) Scan(_ context.Context, table string, fn func(k, v []byte) error) error {
+	b, err := c.bucket(table)
+	if err != nil {
+		return err
+	}
+	return b.ForEach(fn)
+}
+
+func (c *conn) Close() error { return c.Rollback(context.Background()) }

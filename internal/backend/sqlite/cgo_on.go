@@ -1,0 +1,5 @@
+//go:build cgo
+
+package sqlite
+
+const cgoEnabled = true

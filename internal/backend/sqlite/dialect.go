@@ -1,0 +1,12 @@
+package sqlite
+
+import "github.com/dbgauge/dbgauge/internal/backend"
+
+var dialect = backend.Dialect{
+	Name: "sqlite",
+	Blob: "BLOB",
+	// INSERT INTO t(k, v) VALUES(?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v
+	Upsert: func(table string) string {
+		return "INSERT INTO " + table + "(k, v) VALUES(?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"
+	},
+}

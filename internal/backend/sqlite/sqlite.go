@@ -1,0 +1,220 @@
+// Package sqlite is the embedded SQLite engine (mattn/go-sqlite3, cgo), the
+// default backend: a database file in the run's folder, no server needed.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+
+	sqlite3 "github.com/mattn/go-sqlite3"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+const driverModule = "github.com/mattn/go-sqlite3"
+
+// Spec registers SQLite in the catalog.
+var Spec = backend.Spec{
+	Name:    "sqlite",
+	Summary: "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
+	API:     backend.SQL,
+	Forms:   []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
+	Match: func(db string) bool {
+		return db == "sqlite" || strings.HasPrefix(db, "sqlite:")
+	},
+	Durability: durabilityDoc,
+	Prepare: map[backend.Prepare]string{
+		backend.Once: "sqlite3_prepare_v2 once per connection; the statement is kept and reset after each use",
+		backend.Each: "sqlite3_prepare_v2, step and finalize at every use",
+	},
+	Settings: []backend.Setting{
+		{Key: "any PRAGMA", Usage: "applied on every connection before journal_mode and synchronous, e.g. cache_size=-64000, page_size=8192, busy_timeout=10000; read back, refused when SQLite does not know it"},
+	},
+	Open: open,
+}
+
+// defaultBusyTimeoutMs is how long a connection waits for the write lock
+// before SQLITE_BUSY (a retryable, counted failure).
+const defaultBusyTimeoutMs = "5000"
+
+// pragmaName and pragmaValue bound what --set may inject into a PRAGMA.
+var (
+	pragmaName  = regexp.MustCompile(`^[a-z_]+$`)
+	pragmaValue = regexp.MustCompile(`^-?[A-Za-z0-9_.]+$`)
+)
+
+type db struct {
+	sql       *sql.DB
+	admin     *sql.Conn
+	path      string
+	prepare   backend.Prepare
+	userKeys  []string
+	commits   atomic.Int64
+	rollbacks atomic.Int64
+}
+
+// connector opens SQLite connections with our pragmas and hooks, without a
+// global driver registration.
+type connector struct {
+	drv *sqlite3.SQLiteDriver
+	dsn string
+}
+
+func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c *connector) Driver() driver.Driver                        { return c.drv }
+
+func pathOf(o backend.Options) string {
+	if p, ok := strings.CutPrefix(o.DB, "sqlite:"); ok && p != "" {
+		return p
+	}
+	return filepath.Join(o.Dir, "sqlite.db")
+}
+
+func open(ctx context.Context, o backend.Options) (backend.DB, error) {
+	if !cgoEnabled {
+		return nil, knob.Bad("rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc), or use --db bbolt",
+			"this dbgauge was built without cgo, and SQLite (mattn/go-sqlite3) needs it")
+	}
+	pragmas, userKeys, err := pragmasFor(o)
+	if err != nil {
+		return nil, err
+	}
+	d := &db{path: pathOf(o), prepare: o.Prepare, userKeys: userKeys}
+	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		for _, p := range pragmas {
+			if _, err := c.Exec("PRAGMA "+p.Key+"="+p.Value, nil); err != nil {
+				return fmt.Errorf("PRAGMA %s=%s: %w", p.Key, p.Value, err)
+			}
+		}
+		c.RegisterCommitHook(func() int { d.commits.Add(1); return 0 })
+		c.RegisterRollbackHook(func() { d.rollbacks.Add(1) })
+		return nil
+	}}
+	// _txlock is unused: Conn.Begin says BEGIN IMMEDIATE itself.
+	d.sql = sql.OpenDB(&connector{drv: drv, dsn: "file:" + d.path})
+	d.sql.SetMaxIdleConns(o.Conns + 2)
+	d.sql.SetConnMaxLifetime(0)
+	// The first connection creates the file and switches it to WAL before any
+	// client connects.
+	d.admin, err = d.sql.Conn(ctx)
+	if err != nil {
+		_ = d.sql.Close()
+		return nil, classify(err)
+	}
+	for _, k := range userKeys {
+		if _, err := d.pragma(ctx, k); err != nil {
+			_ = d.Close()
+			return nil, knob.Bad("see https://www.sqlite.org/pragma.html for the settings SQLite knows",
+				"--set %s: SQLite has no such setting", k)
+		}
+	}
+	return d, nil
+}
+
+// pragmasFor returns the pragmas every connection runs, in order: the busy
+// timeout, the user's --set values, then the durability mapping unless the
+// user set journal_mode or synchronous himself.
+func pragmasFor(o backend.Options) ([]backend.KeyValue, []string, error) {
+	dur, ok := durabilityPragmas[o.Durability]
+	if !ok {
+		return nil, nil, knob.Bad("give sync, lazy or off", "sqlite has no durability %q", o.Durability)
+	}
+	out := []backend.KeyValue{{Key: "busy_timeout", Value: defaultBusyTimeoutMs}}
+	user := map[string]bool{}
+	var keys []string
+	for _, kv := range o.Set {
+		k := strings.ToLower(kv.Key)
+		if !pragmaName.MatchString(k) || !pragmaValue.MatchString(kv.Value) {
+			return nil, nil, knob.Bad("write it as --set pragma=value, e.g. --set cache_size=-64000",
+				"--set %s=%s is not a PRAGMA assignment SQLite accepts", kv.Key, kv.Value)
+		}
+		out = append(out, backend.KeyValue{Key: k, Value: kv.Value})
+		user[k] = true
+		keys = append(keys, k)
+	}
+	for _, p := range dur {
+		if !user[p.Key] {
+			out = append(out, p)
+		}
+	}
+	return out, keys, nil
+}
+
+func (d *db) pragma(ctx context.Context, name string) (string, error) {
+	var v sql.NullString
+	err := d.admin.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	return v.String, err
+}
+
+// Dialect returns SQLite's dialect.
+func (d *db) Dialect() backend.Dialect { return dialect }
+
+// Conn opens a client connection.
+func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
+	c, err := d.sql.Conn(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return backend.NewStdConn(c, backend.StdConfig{
+		Prepare:  d.prepare,
+		BeginSQL: "BEGIN IMMEDIATE", // writers take the write lock up front: no deadlock on upgrade
+		Classify: classify,
+	}), nil
+}
+
+// readBack lists the settings reported in every result, beside the user's.
+var readBack = []string{
+	"journal_mode", "synchronous", "busy_timeout", "page_size", "cache_size",
+	"wal_autocheckpoint", "locking_mode", "temp_store", "mmap_size", "foreign_keys",
+}
+
+// Engine reads back SQLite's version and effective settings.
+func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
+	e := backend.Engine{
+		Name: "sqlite", Path: d.path, Settings: map[string]string{},
+		Driver: driverModule + " " + backend.ModuleVersion(driverModule),
+	}
+	if err := d.admin.QueryRowContext(ctx, "SELECT sqlite_version()").Scan(&e.Version); err != nil {
+		return e, classify(err)
+	}
+	for _, k := range append(readBack, d.userKeys...) {
+		v, err := d.pragma(ctx, k)
+		if err != nil {
+			return e, classify(err)
+		}
+		if k == "synchronous" {
+			v = synchronousName(v)
+		}
+		e.Settings[k] = v
+	}
+	return e, nil
+}
+
+// Stats returns SQLite's commits and rollbacks counted by its own hooks, and
+// the database size in pages.
+func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+	var pages int64
+	if err := d.admin.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
+		return nil, classify(err)
+	}
+	return map[string]int64{
+		"commits":    d.commits.Load(),
+		"rollbacks":  d.rollbacks.Load(),
+		"page_count": pages,
+	}, nil
+}
+
+// Close closes every connection.
+func (d *db) Close() error {
+	if d.admin != nil {
+		_ = d.admin.Close()
+	}
+	return d.sql.Close()
+}

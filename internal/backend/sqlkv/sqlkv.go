@@ -1,0 +1,171 @@
+// Package sqlkv offers the key-value contract on top of any SQL backend: each
+// table is a SQL table kv_NAME(k, v) with k its primary key. Key-value
+// workloads run on SQL engines through it.
+package sqlkv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
+
+// Wrap returns db as a key-value store.
+func Wrap(db backend.SQLDB) backend.KVDB { return &kvdb{db} }
+
+type kvdb struct{ backend.SQLDB }
+
+// Stats passes the engine's counters through when it has them.
+func (k *kvdb) Stats(ctx context.Context) (map[string]int64, error) {
+	if s, ok := k.SQLDB.(backend.Statser); ok {
+		return s.Stats(ctx)
+	}
+	return nil, nil
+}
+
+// Unwrap returns the SQL database underneath.
+func (k *kvdb) Unwrap() backend.SQLDB { return k.SQLDB }
+
+func (k *kvdb) KVConn(ctx context.Context) (backend.KVConn, error) {
+	c, err := k.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &conn{c: c, d: k.Dialect(), tables: map[string]*stmts{}}, nil
+}
+
+var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// stmts are one table's statements.
+type stmts struct {
+	get, put, del, scan *backend.Stmt
+}
+
+type conn struct {
+	c      backend.Conn
+	d      backend.Dialect
+	tables map[string]*stmts
+	inTx   bool
+}
+
+func sqlName(table string) (string, error) {
+	if !tableName.MatchString(table) {
+		return "", fmt.Errorf("sqlkv: %q is not a valid table name", table)
+	}
+	return "kv_" + table, nil
+}
+
+func (c *conn) stmts(table string) (*stmts, error) {
+	if s, ok := c.tables[table]; ok {
+		return s, nil
+	}
+	t, err := sqlName(table)
+	if err != nil {
+		return nil, err
+	}
+	s := &stmts{
+		get:  &backend.Stmt{SQL: "SELECT v FROM " + t + " WHERE k = ?"},
+		put:  &backend.Stmt{SQL: c.d.Upsert(t)},
+		del:  &backend.Stmt{SQL: "DELETE FROM " + t + " WHERE k = ?"},
+		scan: &backend.Stmt{SQL: "SELECT k, v FROM " + t + " ORDER BY k"},
+	}
+	c.tables[table] = s
+	return s, nil
+}
+
+func (c *conn) CreateTable(ctx context.Context, name string) error {
+	t, err := sqlName(name)
+	if err != nil {
+		return err
+	}
+	return c.c.ExecScript(ctx, fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (k %s PRIMARY KEY, v %s NOT NULL)", t, c.d.Blob, c.d.Blob))
+}
+
+func (c *conn) DropTable(ctx context.Context, name string) error {
+	t, err := sqlName(name)
+	if err != nil {
+		return err
+	}
+	return c.c.ExecScript(ctx, "DROP TABLE IF EXISTS "+t)
+}
+
+// Begin starts a write transaction; a read-only one runs each read in its
+// own implicit transaction.
+func (c *conn) Begin(ctx context.Context, write bool) error {
+	if !write {
+		return nil
+	}
+	if err := c.c.Begin(ctx); err != nil {
+		return err
+	}
+	c.inTx = true
+	return nil
+}
+
+func (c *conn) Commit(ctx context.Context) error {
+	if !c.inTx {
+		return nil
+	}
+	c.inTx = false
+	return c.c.Commit(ctx)
+}
+
+func (c *conn) Rollback(ctx context.Context) error {
+	if !c.inTx {
+		return nil
+	}
+	c.inTx = false
+	return c.c.Rollback(ctx)
+}
+
+func (c *conn) Get(ctx context.Context, table string, key []byte) ([]byte, bool, error) {
+	s, err := c.stmts(table)
+	if err != nil {
+		return nil, false, err
+	}
+	var v []byte
+	err = c.c.QueryRow(ctx, s.get, []any{key}, &v)
+	if errors.Is(err, backend.ErrNoRows) {
+		return nil, false, nil
+	}
+	return v, err == nil, err
+}
+
+func (c *conn) Put(ctx context.Context, table string, key, value []byte) error {
+	s, err := c.stmts(table)
+	if err != nil {
+		return err
+	}
+	_, err = c.c.Exec(ctx, s.put, key, value)
+	return err
+}
+
+func (c *conn) Delete(ctx context.Context, table string, key []byte) error {
+	s, err := c.stmts(table)
+	if err != nil {
+		return err
+	}
+	_, err = c.c.Exec(ctx, s.del, key)
+	return err
+}
+
+func (c *conn) Scan(ctx context.Context, table string, fn func(k, v []byte) error) error {
+	s, err := c.stmts(table)
+	if err != nil {
+		return err
+	}
+	return c.c.Query(ctx, s.scan, nil, func(scan func(...any) error) error {
+		var k, v []byte
+		if err := scan(&k, &v); err != nil {
+			return err
+		}
+		return fn(k, v)
+	})
+}
+
+func (c *conn) Close() error {
+	_ = c.Rollback(context.Background())
+	return c.c.Close()
+}

@@ -1,0 +1,24 @@
+package bench
+
+import "github.com/dbgauge/dbgauge/internal/knob"
+
+// Knobs are the knobs every workload takes. Each is mapped per backend where
+// the backend has something to map (see `dbgauge list` and docs/knobs.md).
+var Knobs = []knob.Spec{
+	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine: sqlite, sqlite:PATH, bbolt, bbolt:PATH"},
+	{Name: "api", Default: "auto", Values: "auto|sql|kv", Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
+	{Name: "clients", Default: "1", Values: "N", Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
+	{Name: "warmup", Default: "2s", Values: "duration", Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
+	{Name: "duration", Default: "10s", Values: "duration", Usage: "length of the measure phase (ignored when only --units is given)"},
+	{Name: "units", Default: "0", Values: "N", Usage: "end the measure phase after N units of work instead of a duration"},
+	{Name: "rate", Default: "0", Values: "R", Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
+	{Name: "durability", Default: "sync", Values: "sync|lazy|off", Usage: "flush at every commit, flush in the background, or never flush"},
+	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
+	{Name: "prepare", Default: "once", Values: "once|each", Usage: "prepare statements once per connection, or at every use"},
+	{Name: "set", Values: "key=value", Repeat: true, Usage: "a raw engine setting (repeatable); read back and recorded"},
+	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
+	{Name: "retries", Default: "10", Values: "N", Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
+	{Name: "seed", Values: "N", Usage: "random seed (default: from the clock); recorded in the result"},
+	{Name: "stop-file", Values: "PATH", Usage: "end the run cleanly when this file appears"},
+	{Name: "results", Default: "results", Values: "DIR", Usage: "folder that receives the result folder of each run"},
+}

@@ -1,0 +1,240 @@
+// Package bench runs one session: it validates a request into a Plan, then
+// opens the backend, applies the settings, loads the data, runs the phases,
+// runs the checks, judges the requirements and records it all in a result
+// that is saved as the run goes.
+package bench
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/verdict"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Request is what the user asked for.
+type Request struct {
+	Workload workload.Spec
+	Values   *knob.Values // common and workload knobs
+	Args     []string     // the command line, for the record
+}
+
+// Plan is a validated request: everything is known to make sense before any
+// file is written.
+type Plan struct {
+	wspec    workload.Spec
+	bspec    backend.Spec
+	w        workload.Workload
+	api      backend.API
+	run      run.Config
+	bopts    backend.Options
+	require  []verdict.Requirement
+	results  string
+	config   result.Config
+	args     []string
+	stopFile string
+}
+
+// CommonKnobs returns the common knobs with spec's defaults applied.
+func CommonKnobs(spec workload.Spec) []knob.Spec {
+	common := slices.Clone(Knobs)
+	for i, k := range common {
+		if d, ok := spec.Defaults[k.Name]; ok {
+			common[i].Default = d
+		}
+	}
+	return common
+}
+
+// NewValues returns empty values for the common knobs and those of spec.
+func NewValues(spec workload.Spec) *knob.Values {
+	return knob.NewValues(CommonKnobs(spec), spec.Knobs)
+}
+
+// NewPlan validates req. Every error it returns is bad input (*knob.Error).
+func NewPlan(req Request) (*Plan, error) {
+	v := req.Values
+	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args)}
+	db := v.Get("db")
+	var ok bool
+	if p.bspec, ok = catalog.Backend(db); !ok {
+		return nil, knob.Bad("use one of "+strings.Join(catalog.BackendNames(), ", ")+" (dbgauge list shows them all)",
+			"--db %q names no backend dbgauge knows", redact.DSN(db))
+	}
+	if err := p.runConfig(v); err != nil {
+		return nil, err
+	}
+	if err := p.backendOptions(v); err != nil {
+		return nil, err
+	}
+	commit, err := workload.ParseCommit(v.Get("commit"))
+	if err != nil {
+		return nil, err
+	}
+	if p.w, err = req.Workload.New(workload.Common{Commit: commit, Clients: p.run.Clients, Seed: p.run.Seed}, v); err != nil {
+		return nil, err
+	}
+	if err := p.pickAPI(v); err != nil {
+		return nil, err
+	}
+	if r, ok := p.w.(workload.Requirer); ok {
+		for _, a := range r.Requires() {
+			if !p.bspec.Has(a) {
+				return nil, knob.Bad(fmt.Sprintf("drop the knob that needs %s, or use an engine that has them", a),
+					"%s has no %s, which this %s run needs", p.bspec.Name, a, p.wspec.Name)
+			}
+		}
+	}
+	for _, s := range v.List("require") {
+		r, err := verdict.Parse(s, req.Workload.Metric())
+		if err != nil {
+			return nil, err
+		}
+		p.require = append(p.require, r)
+	}
+	if p.results = v.Get("results"); p.results == "" {
+		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
+	}
+	p.config = result.Config{
+		Workload: req.Workload.Name, Unit: req.Workload.Unit, UnitRate: req.Workload.Metric(),
+		Backend: p.bspec.Name, DB: redact.DSN(db), API: string(p.api),
+		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
+		Units: p.run.Units, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
+		Durability: string(p.bopts.Durability), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
+		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Explicit()),
+		Workloads: p.w.Config(),
+	}
+	for _, kv := range p.bopts.Set {
+		p.config.Set = append(p.config.Set, kv.Key+"="+redact.DSN(kv.Value))
+	}
+	return p, nil
+}
+
+func redactKnobs(m map[string]string) map[string]string {
+	for k, s := range m {
+		m[k] = redact.DSN(s)
+	}
+	return m
+}
+
+func (p *Plan) runConfig(v *knob.Values) error {
+	c := &p.run
+	clients, err := v.Int("clients", 1, 100_000)
+	if err != nil {
+		return err
+	}
+	c.Clients = int(clients)
+	if c.Units, err = v.Int("units", 0, 1<<62); err != nil {
+		return err
+	}
+	// --units alone ends the run by count, --duration alone by time, both by
+	// whichever comes first; neither: the workload's default (a count for
+	// insert, a duration for the others).
+	switch units, dur := v.IsSet("units"), v.IsSet("duration"); {
+	case dur && !units:
+		c.Units = 0
+		fallthrough
+	case dur || c.Units == 0:
+		if c.Duration, err = v.Duration("duration"); err != nil {
+			return err
+		}
+	}
+	if c.Units == 0 && c.Duration == 0 {
+		return knob.Bad("give --duration 30s or --units 1000", "the run has neither a duration nor a number of units")
+	}
+	if v.IsSet("warmup") || c.Units == 0 {
+		if c.Warmup, err = v.Duration("warmup"); err != nil {
+			return err
+		}
+	}
+	if c.Rate, err = v.Float("rate"); err != nil {
+		return err
+	}
+	retries, err := v.Int("retries", 0, 1000)
+	if err != nil {
+		return err
+	}
+	c.Retries = int(retries)
+	if v.IsSet("seed") {
+		seed, err := v.Int("seed", 0, 1<<62)
+		if err != nil {
+			return err
+		}
+		c.Seed = uint64(seed)
+	} else {
+		c.Seed = uint64(time.Now().UnixNano())
+	}
+	if c.StopFile = v.Get("stop-file"); c.StopFile != "" {
+		if _, err := os.Stat(c.StopFile); err == nil {
+			return knob.Bad("remove it, or name another file", "the stop file %s exists already: the run would stop at once", c.StopFile)
+		}
+	}
+	return nil
+}
+
+func (p *Plan) backendOptions(v *knob.Values) error {
+	o := &p.bopts
+	o.DB, o.Conns = v.Get("db"), p.run.Clients
+	dur, err := v.Choice("durability", "sync", "lazy", "off")
+	if err != nil {
+		return err
+	}
+	prep, err := v.Choice("prepare", "once", "each")
+	if err != nil {
+		return err
+	}
+	o.Durability, o.Prepare = backend.Durability(dur), backend.Prepare(prep)
+	for _, s := range v.List("set") {
+		kv, err := backend.ParseSet(s)
+		if err != nil {
+			return err
+		}
+		o.Set = append(o.Set, kv)
+	}
+	return nil
+}
+
+// pickAPI chooses how to speak to the engine: the workload's first choice
+// that the engine speaks, or key-value over SQL.
+func (p *Plan) pickAPI(v *knob.Values) error {
+	want, err := v.Choice("api", "auto", "sql", "kv")
+	if err != nil {
+		return err
+	}
+	can := func(a backend.API) bool {
+		return slices.Contains(p.wspec.APIs, a) && (p.bspec.API == a || (a == backend.KV && p.bspec.API == backend.SQL))
+	}
+	if want != "auto" {
+		if !can(backend.API(want)) {
+			return knob.Bad("drop --api, or use --api auto", "%s cannot run on %s through --api %s", p.wspec.Name, p.bspec.Name, want)
+		}
+		p.api = backend.API(want)
+		return nil
+	}
+	for _, a := range p.wspec.APIs {
+		if a == p.bspec.API {
+			p.api = a
+			return nil
+		}
+	}
+	if can(backend.KV) {
+		p.api = backend.KV
+		return nil
+	}
+	return knob.Bad("use a "+string(p.wspec.APIs[0])+" engine", "%s does not run on %s (a %s engine)", p.wspec.Name, p.bspec.Name, p.bspec.API)
+}
+
+// ResultsRoot returns the folder that will receive the result folder.
+func (p *Plan) ResultsRoot() string { return p.results }
+
+// Backend returns the chosen backend's spec.
+func (p *Plan) Backend() backend.Spec { return p.bspec }

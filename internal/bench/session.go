@@ -1,0 +1,317 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/sqlkv"
+	"github.com/dbgauge/dbgauge/internal/disk"
+	"github.com/dbgauge/dbgauge/internal/hostinfo"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/verdict"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Observer follows a session. Its methods are called from one goroutine at a
+// time and must return quickly.
+type Observer interface {
+	// Note is a line about what the session is doing ("loading…").
+	Note(msg string)
+	// Started is called once the engine is open and the data loaded.
+	Started(res *result.Result)
+	// Second is called when a second of the series closes.
+	Second(res *result.Result, s result.Second)
+}
+
+// ErrRunFailed wraps the error that stopped a run after it had begun; the
+// result says what was measured until then.
+var ErrRunFailed = errors.New("run failed")
+
+// Execute runs the plan. stop ends the run cleanly when closed; canceling ctx
+// abandons the units in flight. The result is returned whenever a result
+// folder was written, even with an error.
+func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) (*result.Result, error) {
+	w, err := createWriter(p.results, p.wspec.Name, p.bspec.Name)
+	if err != nil {
+		return nil, err
+	}
+	s := &session{Plan: p, writer: w, obs: obs}
+	s.res = &result.Result{
+		Schema: result.Schema, ID: filepath.Base(w.Dir()), Status: result.Running,
+		Command: p.args, Started: time.Now().UTC(), Config: p.config,
+		Phases: []result.Phase{}, Series: []result.Second{}, Checks: []result.Check{}, Verdicts: []result.Verdict{},
+	}
+	s.environment()
+	if err := s.save(); err != nil {
+		_ = os.RemoveAll(w.Dir())
+		return nil, knob.Bad("pass --results DIR with a folder you can write", "cannot write %s: %v", w.Dir(), err)
+	}
+	err = s.execute(ctx, stop)
+	var bad *knob.Error
+	if errors.As(err, &bad) && !s.measured {
+		// Bad input found by the engine (an unknown setting): nothing was
+		// measured, so nothing is left behind.
+		_ = os.RemoveAll(w.Dir())
+		return nil, err
+	}
+	if err != nil {
+		s.res.Status, s.res.Reason = result.Failed, err.Error()
+		err = fmt.Errorf("%w: %w", ErrRunFailed, err)
+	}
+	now := time.Now().UTC()
+	s.res.Ended = &now
+	if serr := s.save(); serr != nil && err == nil {
+		err = fmt.Errorf("%w: save result: %w", ErrRunFailed, serr)
+	}
+	return s.res, err
+}
+
+// Dir returns the folder of a result written by Execute.
+func Dir(root string, res *result.Result) string { return filepath.Join(root, res.ID) }
+
+func createWriter(root, wl, be string) (*result.Writer, error) {
+	stamp := time.Now().Format("20060102-150405")
+	var err error
+	for i := 1; i < 100; i++ {
+		id := stamp + "-" + wl + "-" + be
+		if i > 1 {
+			id += fmt.Sprintf("-%d", i)
+		}
+		var w *result.Writer
+		if w, err = result.Create(root, id); err == nil {
+			return w, nil
+		}
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	return nil, knob.Bad("pass --results DIR with a folder you can write", "cannot create a result folder in %s: %v", root, err)
+}
+
+type session struct {
+	*Plan
+	writer   *result.Writer
+	res      *result.Result
+	obs      Observer
+	db       backend.DB
+	measured bool             // the clock has started
+	before   map[string]int64 // engine counters when the measure phase began
+	mu       sync.Mutex
+}
+
+func (s *session) save() error { return s.writer.Save(s.res) }
+
+func (s *session) environment() {
+	e := hostinfo.Collect()
+	dataPath := s.writer.Dir()
+	if p, ok := strings.CutPrefix(s.bopts.DB, s.bspec.Name+":"); ok && p != "" {
+		dataPath = p
+	}
+	dev, err := disk.Describe(dataPath)
+	if err != nil {
+		e.Problems = append(e.Problems, "data folder: "+err.Error())
+	}
+	e.DataDir = dev
+	s.res.Environment = e
+}
+
+func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
+	s.bopts.Dir = s.writer.Dir()
+	s.obs.Note(fmt.Sprintf("opening %s", s.bspec.Name))
+	db, err := s.bspec.Open(ctx, s.bopts)
+	if err != nil {
+		return err
+	}
+	s.db = db
+	defer db.Close()
+	eng, err := db.Engine(ctx)
+	if err != nil {
+		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
+	}
+	s.res.Engine = result.Engine(eng)
+	if sq, ok := db.(backend.SQLDB); ok && s.api == backend.KV {
+		db = sqlkv.Wrap(sq)
+	}
+	if err := s.save(); err != nil {
+		return err
+	}
+
+	s.obs.Note(fmt.Sprintf("loading %s data", s.wspec.Name))
+	t := time.Now()
+	ds, err := s.w.Load(ctx, db)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	s.res.Dataset = result.Dataset{Reused: ds.Reused, Seconds: time.Since(t).Seconds(), Facts: ds.Facts}
+	s.obs.Started(s.res)
+
+	s.measured = true
+	open := func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error) {
+		return s.w.Client(ctx, db, id, rng)
+	}
+	out, err := run.Run(ctx, s.run, s.w.Shape(), open, stop, s)
+	if err != nil {
+		return err
+	}
+	s.finishPhases(out.Phases)
+	after := s.stats(ctx)
+	if s.before != nil && after != nil {
+		s.res.Stats = &result.Stats{Before: s.before, After: after, Delta: delta(s.before, after)}
+	}
+	switch out.Reason {
+	case run.Completed:
+		s.res.Status = result.Completed
+	default:
+		s.res.Status, s.res.Reason = result.Interrupted, string(out.Reason)
+	}
+	if out.Err != nil {
+		return fmt.Errorf("stopped by a fatal error: %w", out.Err)
+	}
+	if out.Reason != run.Canceled {
+		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
+			return err
+		}
+	}
+	s.judge()
+	return nil
+}
+
+// stats reads the engine's counters, or nil when it has none.
+func (s *session) stats(ctx context.Context) map[string]int64 {
+	st, ok := s.db.(backend.Statser)
+	if !ok {
+		return nil
+	}
+	m, err := st.Stats(ctx)
+	if err != nil {
+		s.obs.Note("engine statistics unavailable: " + err.Error())
+		return nil
+	}
+	return m
+}
+
+func delta(before, after map[string]int64) map[string]int64 {
+	d := map[string]int64{}
+	for k, a := range after {
+		d[k] = a - before[k]
+	}
+	return d
+}
+
+// PhaseBegins reads the engine's counters when the measure phase begins
+// (units of the warm-up still in flight then are counted in the delta).
+func (s *session) PhaseBegins(p *metrics.Phase) {
+	if p.Name == run.Measure {
+		s.before = s.stats(context.Background())
+	}
+}
+
+// Interval receives each closed interval from the run engine: it extends the
+// series, refreshes the phase record and saves the result.
+func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
+	all := iv.All()
+	sec := result.Second{
+		T: iv.End.Sub(s.runStart(p)).Seconds(), Dt: iv.End.Sub(iv.Start).Seconds(),
+		Phase: p.Name, OK: iv.OK(), Failed: iv.Failed(), Retries: iv.Retries(),
+		P50Us: all.ValueAtQuantile(50), P99Us: all.ValueAtQuantile(99), MaxUs: all.Max(),
+	}
+	if all.TotalCount() == 0 {
+		sec.MaxUs = 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.res.Series = append(s.res.Series, sec)
+	s.setPhase(p.Record(true))
+	if err := s.save(); err != nil {
+		s.obs.Note("saving the result failed: " + err.Error())
+	}
+	s.obs.Second(s.res, sec)
+}
+
+// runStart returns when the first phase began.
+func (s *session) runStart(p *metrics.Phase) time.Time {
+	if len(s.res.Phases) > 0 {
+		return s.res.Phases[0].Start
+	}
+	return p.Start
+}
+
+// setPhase records phase ph, replacing the record of the same name, and
+// refreshes the summary.
+func (s *session) setPhase(ph result.Phase) {
+	for i := range s.res.Phases {
+		if s.res.Phases[i].Name == ph.Name {
+			s.res.Phases[i] = ph
+			s.summarize()
+			return
+		}
+	}
+	s.res.Phases = append(s.res.Phases, ph)
+	s.summarize()
+}
+
+func (s *session) finishPhases(ps []*metrics.Phase) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, p := range ps {
+		s.setPhase(p.Record(true))
+	}
+}
+
+// summarize computes the headline from the measure phase.
+func (s *session) summarize() {
+	sum := result.Summary{Metric: s.wspec.Metric(), ChecksOK: true}
+	if m := s.res.Phase(run.Measure); m != nil {
+		sum.Rate, sum.OK, sum.Failed, sum.Retries, sum.Seconds = m.Rate, m.OK, m.Failed, m.Retries, m.Seconds
+		if n := m.OK + m.Failed; n > 0 {
+			sum.ErrorsPct = 100 * float64(m.Failed) / float64(n)
+		}
+		sum.P50Us, sum.P95Us, sum.P99Us, sum.MaxUs = m.All.P50Us, m.All.P95Us, m.All.P99Us, m.All.MaxUs
+	}
+	for _, c := range s.res.Checks {
+		sum.ChecksOK = sum.ChecksOK && c.OK
+	}
+	sum.Pass = s.res.Summary.Pass
+	s.res.Summary = sum
+}
+
+func (s *session) check(ctx context.Context, db backend.DB) error {
+	c, ok := s.w.(workload.Checker)
+	if !ok {
+		return nil
+	}
+	s.obs.Note("checking consistency")
+	checks, err := c.Check(ctx, db)
+	if err != nil {
+		return fmt.Errorf("consistency checks: %w", err)
+	}
+	for _, ch := range checks {
+		s.res.Checks = append(s.res.Checks, result.Check(ch))
+	}
+	s.summarize()
+	return nil
+}
+
+func (s *session) judge() {
+	if len(s.require) == 0 {
+		return
+	}
+	pass := true
+	for _, r := range s.require {
+		v := verdict.Judge(r, s.res)
+		s.res.Verdicts = append(s.res.Verdicts, v)
+		pass = pass && v.OK
+	}
+	s.res.Summary.Pass = &pass
+}

@@ -1,0 +1,67 @@
+// Package catalog is THE registry: the literal lists of every workload and
+// every backend dbgauge has. Adding one is one folder and one line here.
+// `dbgauge list` and docs/knobs.md are generated from these lists.
+package catalog
+
+import (
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
+	"github.com/dbgauge/dbgauge/internal/workload"
+	"github.com/dbgauge/dbgauge/internal/workload/insert"
+	"github.com/dbgauge/dbgauge/internal/workload/nms"
+)
+
+// Workloads lists every workload, in the order `dbgauge list` shows them.
+func Workloads() []workload.Spec {
+	return []workload.Spec{
+		nms.Spec,
+		insert.Spec,
+	}
+}
+
+// Backends lists every backend. The first one is the default.
+func Backends() []backend.Spec {
+	return []backend.Spec{
+		sqlite.Spec,
+		bbolt.Spec,
+	}
+}
+
+// Workload returns the workload named name.
+func Workload(name string) (workload.Spec, bool) {
+	for _, w := range Workloads() {
+		if w.Name == name {
+			return w, true
+		}
+	}
+	return workload.Spec{}, false
+}
+
+// Backend returns the backend that accepts the --db value db.
+func Backend(db string) (backend.Spec, bool) {
+	for _, b := range Backends() {
+		if b.Match(db) {
+			return b, true
+		}
+	}
+	return backend.Spec{}, false
+}
+
+// WorkloadNames and BackendNames list the names, for hints.
+func WorkloadNames() []string {
+	var out []string
+	for _, w := range Workloads() {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+// BackendNames lists the backend names.
+func BackendNames() []string {
+	var out []string
+	for _, b := range Backends() {
+		out = append(out, b.Name)
+	}
+	return out
+}

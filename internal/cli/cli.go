@@ -1,0 +1,111 @@
+// Package cli is the command tree. It is the only package that reads flags,
+// prints, handles signals or decides the exit status; everything below it
+// returns errors, which Main maps to exit codes through one table.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbgauge/dbgauge/internal/hostinfo"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// Exit codes, the one table that maps outcomes to the process status.
+const (
+	ExitOK          = 0   // ran, checks passed, requirements met
+	ExitUnmet       = 1   // a requirement was not met, or a consistency check failed
+	ExitUsage       = 2   // bad input: nothing was run
+	ExitFailed      = 3   // the run began and failed (engine error): the result says how far it got
+	ExitInterrupted = 130 // stopped by a signal: what was measured is saved
+)
+
+// Env is the process as cli sees it.
+type Env struct {
+	Args    []string
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Signals <-chan os.Signal // interrupts: the first stops cleanly, the second abandons
+	IsTTY   bool             // stderr is a terminal: progress overwrites one line
+}
+
+// usageError marks errors raised by cobra itself (unknown command, bad flag).
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+
+// exitError carries a status decided by a command after it printed its output.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// Main runs dbgauge and returns the exit status.
+func Main(env Env) int {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	root := newRoot(ctx, &env, cancel)
+	root.SetArgs(env.Args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.Execute()
+	code, msg := exitStatus(err)
+	if msg != "" {
+		fmt.Fprintln(env.Stderr, "dbgauge: "+msg)
+	}
+	return code
+}
+
+// exitStatus maps an error to the exit status and the line to print.
+func exitStatus(err error) (int, string) {
+	var bad *knob.Error
+	var ex exitError
+	switch {
+	case err == nil:
+		return ExitOK, ""
+	case errors.As(err, &ex):
+		return ex.code, ex.msg
+	case errors.As(err, &bad):
+		return ExitUsage, bad.Error()
+	case errors.As(err, new(usageError)):
+		return ExitUsage, err.Error() + ": see dbgauge --help"
+	default:
+		return ExitFailed, err.Error()
+	}
+}
+
+func newRoot(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dbgauge",
+		Short: "will this database hold up for my workload, and keep what it acknowledged?",
+		Long: `dbgauge runs realistic workloads against real database engines under the settings
+that matter, measures throughput and latency honestly, checks that nothing
+acknowledged was lost, and writes a result that survives anything.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       hostinfo.Version(),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+	})
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.AddCommand(newRunCmd(ctx, env, cancel), newListCmd(env))
+	return root
+}
+
+func joinLines(s string) string { return strings.ReplaceAll(s, "\n", ",") }

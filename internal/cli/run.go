@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dbgauge/dbgauge/internal/bench"
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/report"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "run WORKLOAD [flags]",
+		Short: "run a workload and measure it",
+		// An unknown workload is reported as such, whatever flags follow it.
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return knob.Bad("use one of "+strings.Join(catalog.WorkloadNames(), ", ")+" (dbgauge list describes them)",
+				"there is no workload %q", args[0])
+		},
+	}
+	for _, spec := range catalog.Workloads() {
+		cmd.AddCommand(newWorkloadCmd(ctx, env, cancel, spec))
+	}
+	return cmd
+}
+
+func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec) *cobra.Command {
+	values := bench.NewValues(spec)
+	cmd := &cobra.Command{
+		Use:   spec.Name + " [flags]",
+		Short: spec.Summary,
+		Long:  spec.Summary + "\nFrom " + spec.Source + ".\nHeadline: " + spec.Metric() + ".",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return knob.Bad("flags start with --, e.g. --clients 4", "unexpected argument %q", args[0])
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	bind(fs, spec.Knobs)
+	bind(fs, bench.CommonKnobs(spec))
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		fs.Visit(func(f *pflag.Flag) {
+			if sa, ok := f.Value.(pflag.SliceValue); ok {
+				for _, s := range sa.GetSlice() {
+					values.Set(f.Name, s)
+				}
+				return
+			}
+			values.Set(f.Name, f.Value.String())
+		})
+		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
+		if err != nil {
+			return err
+		}
+		return execute(ctx, env, cancel, plan)
+	}
+	return cmd
+}
+
+// bind declares every knob as a string flag, so that values are parsed in one
+// place (the workload's or the session's config), never by the flag package.
+func bind(fs *pflag.FlagSet, specs []knob.Spec) {
+	for _, k := range specs {
+		usage := k.Usage
+		if k.Values != "" && !k.Bool {
+			usage += " [" + k.Values + "]"
+		}
+		switch {
+		case k.Bool:
+			fs.Bool(k.Name, false, usage)
+		case k.Repeat:
+			fs.StringArray(k.Name, nil, usage)
+		default:
+			fs.String(k.Name, k.Default, usage)
+		}
+	}
+}
+
+// execute runs a plan with signals wired: the first interrupt stops the run
+// cleanly, the second abandons the units in flight.
+func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
+	stop := make(chan struct{})
+	var signaled sync.Once
+	interrupted := false
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		n := 0
+		for {
+			select {
+			case <-done:
+				return
+			case _, ok := <-env.Signals:
+				if !ok {
+					return
+				}
+				n++
+				if n == 1 {
+					signaled.Do(func() { interrupted = true; close(stop) })
+					fmt.Fprintln(env.Stderr, "\ndbgauge: stopping: finishing the units in flight (interrupt again to abandon them)")
+				} else {
+					cancel()
+				}
+			}
+		}
+	}()
+	p := &progress{env: env}
+	res, err := plan.Execute(ctx, stop, p)
+	p.clear()
+	var bad *knob.Error
+	if errors.As(err, &bad) || res == nil {
+		return err
+	}
+	dir := bench.Dir(plan.ResultsRoot(), res)
+	if perr := report.Summary(env.Stdout, res, dir); perr != nil && err == nil {
+		return perr
+	}
+	switch {
+	case err != nil:
+		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
+	case interrupted:
+		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
+	case !res.Summary.ChecksOK:
+		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}
+	case res.Summary.Pass != nil && !*res.Summary.Pass:
+		return exitError{ExitUnmet, "a requirement was not met"}
+	}
+	return nil
+}
+
+// progress prints the session's notes and one line a second to stderr.
+type progress struct {
+	env  *Env
+	mu   sync.Mutex
+	open bool // a progress line is on screen without its newline
+}
+
+func (p *progress) Note(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+	fmt.Fprintln(p.env.Stderr, "dbgauge: "+msg)
+}
+
+func (p *progress) Started(res *result.Result) {
+	p.Note(fmt.Sprintf("%s on %s %s, %d client(s), results in %s", res.Config.Workload, res.Engine.Name, res.Engine.Version, res.Config.Clients, res.ID))
+}
+
+func (p *progress) Second(res *result.Result, s result.Second) {
+	if s.Dt < 0.25 {
+		return // a sliver at a phase boundary: in the series, not worth a line
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	line := report.Progress(res, s)
+	if p.env.IsTTY {
+		fmt.Fprint(p.env.Stderr, "\r\033[K"+line)
+		p.open = true
+		return
+	}
+	fmt.Fprintln(p.env.Stderr, line)
+}
+
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+}
+
+func (p *progress) clearLocked() {
+	if p.open {
+		fmt.Fprintln(p.env.Stderr)
+		p.open = false
+	}
+}

@@ -1,0 +1,122 @@
+// Package dberr classifies database errors by what the caller should do about
+// them, never by their message text.
+//
+// Each backend maps its driver's codes to a Class and a Kind in its errors.go
+// and wraps the driver error in an *Error. The run engine asks ClassOf(err) to
+// decide whether a unit of work is retried, counted as failed, or stops the run.
+package dberr
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Class says how the run engine treats an error. The zero value means no error.
+type Class uint8
+
+// The classes, from the most benign to the most severe.
+const (
+	OK Class = iota
+	// Expected is a failure by design (a FIFO row already taken, a simulated
+	// rollback): counted apart, never as an error.
+	Expected
+	// Retryable errors (busy engine, lock conflict, deadlock, serialization
+	// failure) leave nothing behind: the same unit may run again.
+	Retryable
+	// Rollback errors void the transaction (a constraint violated): the unit
+	// failed and is not retried.
+	Rollback
+	// Unavailable errors mean the engine cannot serve now (connection lost,
+	// I/O error, disk full): the unit failed; the client backs off.
+	Unavailable
+	// Canceled means the run is stopping: the unit is neither ok nor failed.
+	Canceled
+	// Fatal errors are bugs or misconfiguration: the run stops.
+	Fatal
+)
+
+var classNames = [...]string{"ok", "expected", "retryable", "rollback", "unavailable", "canceled", "fatal"}
+
+// String returns the class name used in results and reports.
+func (c Class) String() string {
+	if int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", uint8(c))
+}
+
+// Kind is the finer reason inside a class, for reports: "busy", "deadlock",
+// "constraint", "connection", "io", …
+type Kind string
+
+// Kinds shared by all backends. A backend may use its own when none fits.
+const (
+	Busy          Kind = "busy"          // engine busy, lock not granted in time
+	Lock          Kind = "lock"          // lock conflict (no-wait)
+	Deadlock      Kind = "deadlock"      // deadlock detected, victim rolled back
+	Serialization Kind = "serialization" // serialization failure
+	Constraint    Kind = "constraint"    // unique, foreign key, check violated
+	Connection    Kind = "connection"    // connection lost or refused
+	Timeout       Kind = "timeout"       // statement or lock timeout
+	IO            Kind = "io"            // I/O error, disk full
+	Corrupt       Kind = "corrupt"       // the engine reports corruption
+	Interrupted   Kind = "interrupted"   // the statement was interrupted
+	Other         Kind = "other"         // anything else
+)
+
+// Error is a classified database error.
+type Error struct {
+	Class Class
+	Kind  Kind
+	Code  string // the engine's own code, e.g. "SQLITE_BUSY" or "40001"
+	Err   error  // the driver's error
+}
+
+// New wraps err in a classified *Error. It returns nil when err is nil.
+func New(class Class, kind Kind, code string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &Error{Class: class, Kind: kind, Code: code, Err: err}
+}
+
+func (e *Error) Error() string {
+	if e.Code != "" {
+		return e.Code + ": " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns the driver's error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ClassOf returns the class of err: OK for nil, Canceled for context
+// cancellation, the class of the first *Error in the chain, and Fatal for an
+// unclassified error (an unknown error must not be silently retried).
+func ClassOf(err error) Class {
+	if err == nil {
+		return OK
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Canceled
+	}
+	return Fatal
+}
+
+// Describe returns the class, kind and code of err for counting failures.
+func Describe(err error) (Class, Kind, string) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Class, e.Kind, e.Code
+	}
+	c := ClassOf(err)
+	if c == Canceled {
+		return c, Interrupted, ""
+	}
+	return c, Other, ""
+}

@@ -1,0 +1,199 @@
+// Package knob declares the settings a user turns (flags) and parses their
+// values. A knob is declared once, with its default, the values it accepts and
+// what it does; the cli binds it as a flag and `dbgauge list` prints it.
+//
+// Values are kept as strings until one place parses them into a typed config,
+// so that a later matrix can give any knob a list of values.
+package knob
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Spec declares one knob.
+type Spec struct {
+	Name    string // flag name, without dashes
+	Default string // "" means unset
+	Values  string // what it accepts, for help: "sync|lazy|off", "N", "duration"
+	Usage   string // one line: what it does
+	Bool    bool   // a switch: given without a value
+	Repeat  bool   // may be given several times (values joined by "\n")
+}
+
+// Values holds the value of each knob that the user set, by name. Unset knobs
+// take their Spec's default through Get.
+type Values struct {
+	set   map[string]string
+	specs map[string]Spec
+}
+
+// NewValues returns values for the given specs.
+func NewValues(specs ...[]Spec) *Values {
+	v := &Values{set: map[string]string{}, specs: map[string]Spec{}}
+	for _, list := range specs {
+		for _, s := range list {
+			v.specs[s.Name] = s
+		}
+	}
+	return v
+}
+
+// Set records a value the user gave. For a repeatable knob it appends.
+func (v *Values) Set(name, value string) {
+	if s, ok := v.specs[name]; ok && s.Repeat {
+		if old, ok := v.set[name]; ok {
+			value = old + "\n" + value
+		}
+	}
+	v.set[name] = value
+}
+
+// Get returns the value given for name, or its default.
+func (v *Values) Get(name string) string {
+	if s, ok := v.set[name]; ok {
+		return s
+	}
+	return v.specs[name].Default
+}
+
+// List returns the values of a repeatable knob, in the order given.
+func (v *Values) List(name string) []string {
+	s, ok := v.set[name]
+	if !ok || s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// IsSet reports whether the user gave name explicitly.
+func (v *Values) IsSet(name string) bool {
+	_, ok := v.set[name]
+	return ok
+}
+
+// Explicit returns the knobs the user set, sorted by name, for the record.
+func (v *Values) Explicit() map[string]string {
+	out := make(map[string]string, len(v.set))
+	for k, s := range v.set {
+		out[k] = s
+	}
+	return out
+}
+
+// Names returns the declared knob names, sorted.
+func (v *Values) Names() []string {
+	out := make([]string, 0, len(v.specs))
+	for k := range v.specs {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Int parses the knob name as a whole number within [lo, hi].
+func (v *Values) Int(name string, lo, hi int64) (int64, error) {
+	s := v.Get(name)
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+	if err != nil {
+		return 0, Bad(fmt.Sprintf("give a whole number, e.g. --%s %d", name, clamp(lo, hi)),
+			"--%s %q is not a whole number", name, s)
+	}
+	if n < lo || n > hi {
+		return 0, Bad(fmt.Sprintf("give a value from %d to %d", lo, hi), "--%s %d is out of range", name, n)
+	}
+	return n, nil
+}
+
+func clamp(lo, hi int64) int64 {
+	if lo > 1 {
+		return lo
+	}
+	if hi < 10 {
+		return hi
+	}
+	return 10
+}
+
+// Float parses the knob name as a number ≥ 0.
+func (v *Values) Float(name string) (float64, error) {
+	s := v.Get(name)
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 {
+		return 0, Bad(fmt.Sprintf("give a number ≥ 0, e.g. --%s 100", name), "--%s %q is not a number ≥ 0", name, s)
+	}
+	return f, nil
+}
+
+// Duration parses the knob name as a duration ≥ 0 ("30s", "5m", "1h30m").
+// A bare number is refused: its unit would be a guess.
+func (v *Values) Duration(name string) (time.Duration, error) {
+	s := v.Get(name)
+	d, err := ParseDuration(s)
+	if err != nil {
+		return 0, Bad(fmt.Sprintf("give a duration with its unit, e.g. --%s 30s, 5m or 1h", name),
+			"--%s %q is not a duration", name, s)
+	}
+	return d, nil
+}
+
+// ParseDuration parses a non-negative duration with a unit; "0" is allowed.
+func ParseDuration(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative duration %s", s)
+	}
+	return d, nil
+}
+
+// Bool parses the knob name as a switch.
+func (v *Values) Bool(name string) (bool, error) {
+	s := v.Get(name)
+	if s == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, Bad("give true or false", "--%s %q is not true or false", name, s)
+	}
+	return b, nil
+}
+
+// Choice parses the knob name as one of the allowed words.
+func (v *Values) Choice(name string, allowed ...string) (string, error) {
+	s := v.Get(name)
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", Bad("give one of "+strings.Join(allowed, ", "), "--%s %q is not a known value", name, s)
+}
+
+// Error is bad input: what was wrong and what to do about it. The cli prints
+// it on one line and exits with status 2.
+type Error struct {
+	What string // what was wrong
+	Hint string // what to do
+}
+
+// Bad returns an *Error saying what was wrong and what to do.
+func Bad(hint, what string, args ...any) *Error {
+	return &Error{What: fmt.Sprintf(what, args...), Hint: hint}
+}
+
+func (e *Error) Error() string {
+	if e.Hint == "" {
+		return e.What
+	}
+	return e.What + ": " + e.Hint
+}

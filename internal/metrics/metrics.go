@@ -1,0 +1,392 @@
+// Package metrics records latencies in HdrHistograms and counts outcomes,
+// per interval and per phase, without a shared lock on the hot path.
+//
+// Clients record into a Recorder; recorders share a few shards, each with its
+// own mutex. Once a second the run engine calls Set.Tick, which merges every
+// shard into one Interval and resets them; the engine adds intervals into a
+// Phase. Percentiles are only ever read from merged histograms, never averaged.
+package metrics
+
+import (
+	"encoding/base64"
+	"sort"
+	"sync"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// Histogram range: 1 µs to 10 minutes at 3 significant digits. Values outside
+// are clamped so that recording never fails.
+const (
+	lowestUs  = 1
+	highestUs = 10 * 60 * 1_000_000
+	sigFigs   = 3
+	samples   = 3   // sample messages kept per failure class
+	sampleLen = 300 // characters kept per sample message
+)
+
+// NewHistogram returns an empty latency histogram in microseconds.
+func NewHistogram() *hdrhistogram.Histogram {
+	return hdrhistogram.New(lowestUs, highestUs, sigFigs)
+}
+
+func recordUs(h *hdrhistogram.Histogram, d time.Duration) {
+	us := d.Microseconds()
+	if us < lowestUs {
+		us = lowestUs
+	} else if us > highestUs {
+		us = highestUs
+	}
+	_ = h.RecordValue(us) // cannot fail once clamped
+}
+
+// Shape names what is measured: the unit kinds of a workload's mix and the
+// operations inside units.
+type Shape struct {
+	Units []string
+	Ops   []string
+}
+
+type failKey struct {
+	class dberr.Class
+	kind  dberr.Kind
+	code  string
+}
+
+// counts is one interval's worth of measurements; shards and intervals share it.
+type counts struct {
+	units    []*hdrhistogram.Histogram
+	ops      []*hdrhistogram.Histogram
+	lag      *hdrhistogram.Histogram
+	failed   []int64
+	retries  int64
+	late     int64
+	lost     int64
+	canceled int64
+	failures map[failKey]*result.Failure
+}
+
+func newCounts(s Shape) counts {
+	c := counts{
+		units:    make([]*hdrhistogram.Histogram, len(s.Units)),
+		ops:      make([]*hdrhistogram.Histogram, len(s.Ops)),
+		lag:      NewHistogram(),
+		failed:   make([]int64, len(s.Units)),
+		failures: map[failKey]*result.Failure{},
+	}
+	for i := range c.units {
+		c.units[i] = NewHistogram()
+	}
+	for i := range c.ops {
+		c.ops[i] = NewHistogram()
+	}
+	return c
+}
+
+// mergeInto adds c into dst and, if reset, empties c.
+func (c *counts) mergeInto(dst *counts, reset bool) {
+	for i, h := range c.units {
+		dst.units[i].Merge(h)
+	}
+	for i, h := range c.ops {
+		dst.ops[i].Merge(h)
+	}
+	dst.lag.Merge(c.lag)
+	for i, n := range c.failed {
+		dst.failed[i] += n
+	}
+	dst.retries += c.retries
+	dst.late += c.late
+	dst.lost += c.lost
+	dst.canceled += c.canceled
+	for k, f := range c.failures {
+		d, ok := dst.failures[k]
+		if !ok {
+			d = &result.Failure{Class: f.Class, Kind: f.Kind, Code: f.Code}
+			dst.failures[k] = d
+		}
+		d.Count += f.Count
+		for _, s := range f.Samples {
+			if len(d.Samples) < samples && !contains(d.Samples, s) {
+				d.Samples = append(d.Samples, s)
+			}
+		}
+	}
+	if reset {
+		c.reset()
+	}
+}
+
+func (c *counts) reset() {
+	for _, h := range c.units {
+		h.Reset()
+	}
+	for _, h := range c.ops {
+		h.Reset()
+	}
+	c.lag.Reset()
+	clear(c.failed)
+	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
+	clear(c.failures)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+type shard struct {
+	mu sync.Mutex
+	counts
+}
+
+// Set gathers the measurements of every client of one run.
+type Set struct {
+	shape  Shape
+	shards []*shard
+	iv     Interval
+}
+
+// NewSet returns a Set for clients clients.
+func NewSet(shape Shape, clients int) *Set {
+	n := min(max(clients, 1), 16)
+	s := &Set{shape: shape, shards: make([]*shard, n)}
+	for i := range s.shards {
+		s.shards[i] = &shard{counts: newCounts(shape)}
+	}
+	s.iv.counts = newCounts(shape)
+	return s
+}
+
+// Recorder returns the recorder of client id. Recorders of different clients
+// may be used concurrently.
+func (s *Set) Recorder(id int) *Recorder {
+	return &Recorder{sh: s.shards[id%len(s.shards)]}
+}
+
+// Tick closes the current interval at now and returns it. The Interval is
+// reused by the next Tick: use it before calling Tick again. Tick must not be
+// called concurrently with itself.
+func (s *Set) Tick(now time.Time) *Interval {
+	s.iv.reset()
+	s.iv.Start, s.iv.End = s.iv.End, now
+	for _, sh := range s.shards {
+		sh.mu.Lock()
+		sh.mergeInto(&s.iv.counts, true)
+		sh.mu.Unlock()
+	}
+	return &s.iv
+}
+
+// Start sets the beginning of the first interval.
+func (s *Set) Start(now time.Time) { s.iv.End = now }
+
+// Recorder records the measurements of one client.
+type Recorder struct {
+	sh *shard
+}
+
+// Unit records a successful unit of kind k that took d.
+func (r *Recorder) Unit(k int, d time.Duration) {
+	r.sh.mu.Lock()
+	recordUs(r.sh.units[k], d)
+	r.sh.mu.Unlock()
+}
+
+// Op records an operation op (inside a unit) that took d.
+func (r *Recorder) Op(op int, d time.Duration) {
+	r.sh.mu.Lock()
+	recordUs(r.sh.ops[op], d)
+	r.sh.mu.Unlock()
+}
+
+// Lag records how far behind its intended start a unit began (open loop).
+func (r *Recorder) Lag(d time.Duration, late bool) {
+	r.sh.mu.Lock()
+	recordUs(r.sh.lag, d)
+	if late {
+		r.sh.late++
+	}
+	r.sh.mu.Unlock()
+}
+
+// Retry counts one retry of a unit after a retryable error.
+func (r *Recorder) Retry() {
+	r.sh.mu.Lock()
+	r.sh.retries++
+	r.sh.mu.Unlock()
+}
+
+// Lost counts n units that had succeeded but were rolled back with their group.
+func (r *Recorder) Lost(n int64) {
+	r.sh.mu.Lock()
+	r.sh.lost += n
+	r.sh.mu.Unlock()
+}
+
+// Failed counts a unit of kind k that failed with err. Canceled units (the run
+// is stopping) are counted apart and are neither ok nor failed.
+func (r *Recorder) Failed(k int, err error) {
+	class, kind, code := dberr.Describe(err)
+	r.sh.mu.Lock()
+	defer r.sh.mu.Unlock()
+	if class == dberr.Canceled {
+		r.sh.canceled++
+		return
+	}
+	r.sh.failed[k]++
+	key := failKey{class, kind, code}
+	f, ok := r.sh.failures[key]
+	if !ok {
+		f = &result.Failure{Class: class.String(), Kind: string(kind), Code: code}
+		r.sh.failures[key] = f
+	}
+	f.Count++
+	if len(f.Samples) < samples {
+		msg := redact.DSN(err.Error())
+		if len(msg) > sampleLen {
+			msg = msg[:sampleLen] + "…"
+		}
+		if !contains(f.Samples, msg) {
+			f.Samples = append(f.Samples, msg)
+		}
+	}
+}
+
+// Interval is what was measured between two ticks.
+type Interval struct {
+	Start, End time.Time
+	counts
+}
+
+// OK returns the number of successful units, net of lost ones.
+func (iv *Interval) OK() int64 {
+	var n int64
+	for _, h := range iv.units {
+		n += h.TotalCount()
+	}
+	return n - iv.lost
+}
+
+// Failed returns the number of failed units.
+func (iv *Interval) Failed() int64 {
+	var n int64
+	for _, f := range iv.failed {
+		n += f
+	}
+	return n
+}
+
+// Retries returns the number of retries.
+func (iv *Interval) Retries() int64 { return iv.retries }
+
+// All returns the latencies of every unit kind merged. It may return the
+// interval's own histogram: do not modify it.
+func (iv *Interval) All() *hdrhistogram.Histogram { return mergeAll(iv.units) }
+
+func mergeAll(hs []*hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if len(hs) == 1 {
+		return hs[0]
+	}
+	all := NewHistogram()
+	for _, h := range hs {
+		all.Merge(h)
+	}
+	return all
+}
+
+// Phase accumulates the intervals of one phase.
+type Phase struct {
+	Name      string
+	Discarded bool
+	Start     time.Time
+	End       time.Time
+	shape     Shape
+	counts
+}
+
+// NewPhase returns an empty phase starting at start.
+func NewPhase(name string, shape Shape, start time.Time) *Phase {
+	return &Phase{Name: name, shape: shape, Start: start, End: start, counts: newCounts(shape)}
+}
+
+// Add adds an interval to the phase.
+func (p *Phase) Add(iv *Interval) {
+	iv.mergeInto(&p.counts, false)
+	if iv.End.After(p.End) {
+		p.End = iv.End
+	}
+}
+
+// OK returns the phase's successful units, net of lost ones.
+func (p *Phase) OK() int64 {
+	iv := Interval{counts: p.counts}
+	return iv.OK()
+}
+
+// Record returns the phase as a result record. With hist, every latency holds
+// its encoded histogram.
+func (p *Phase) Record(hist bool) result.Phase {
+	iv := Interval{counts: p.counts}
+	secs := p.End.Sub(p.Start).Seconds()
+	out := result.Phase{
+		Name: p.Name, Discarded: p.Discarded, Start: p.Start.UTC(), End: p.End.UTC(), Seconds: secs,
+		OK: iv.OK(), Failed: iv.Failed(), Retries: p.retries, Lost: p.lost, Late: p.late,
+		All: Summarize("all", mergeAll(p.units), hist),
+	}
+	if secs > 0 {
+		out.Rate = float64(out.OK) / secs
+	}
+	for i, h := range p.units {
+		out.Units = append(out.Units, Summarize(p.shape.Units[i], h, hist))
+	}
+	for i, h := range p.ops {
+		out.Ops = append(out.Ops, Summarize(p.shape.Ops[i], h, hist))
+	}
+	if p.lag.TotalCount() > 0 {
+		l := Summarize("lag", p.lag, hist)
+		out.Lag = &l
+	}
+	out.Failures = []result.Failure{}
+	for _, f := range p.failures {
+		out.Failures = append(out.Failures, *f)
+	}
+	sort.Slice(out.Failures, func(i, j int) bool { return out.Failures[i].Count > out.Failures[j].Count })
+	return out
+}
+
+// Summarize returns the summary of a latency histogram, with the histogram
+// itself encoded when hist is true.
+func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency {
+	l := result.Latency{Name: name, Count: h.TotalCount()}
+	if l.Count == 0 {
+		return l
+	}
+	l.MinUs, l.MeanUs, l.MaxUs = h.Min(), h.Mean(), h.Max()
+	l.P50Us, l.P90Us, l.P95Us = h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(95)
+	l.P99Us, l.P999Us = h.ValueAtQuantile(99), h.ValueAtQuantile(99.9)
+	if hist {
+		if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
+			l.Hist = base64.StdEncoding.EncodeToString(b)
+		}
+	}
+	return l
+}
+
+// Decode returns the histogram encoded in a result latency.
+func Decode(l result.Latency) (*hdrhistogram.Histogram, error) {
+	b, err := base64.StdEncoding.DecodeString(l.Hist)
+	if err != nil {
+		return nil, err
+	}
+	return hdrhistogram.Decode(b)
+}

@@ -1,0 +1,263 @@
+// Package report renders results for people: the progress line, the terminal
+// summary, and (later) HTML and comparisons. Every view is a pure function of
+// a result.Result, so any old result can be rendered again.
+package report
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// Us formats microseconds for people: 712µs, 1.23ms, 45.6ms, 1.25s.
+func Us(us int64) string {
+	switch {
+	case us < 1000:
+		return fmt.Sprintf("%dµs", us)
+	case us < 10_000:
+		return fmt.Sprintf("%.2fms", float64(us)/1000)
+	case us < 1_000_000:
+		return fmt.Sprintf("%.1fms", float64(us)/1000)
+	default:
+		return fmt.Sprintf("%.2fs", float64(us)/1e6)
+	}
+}
+
+// Rate formats a rate with sensible precision.
+func Rate(r float64) string {
+	switch {
+	case r >= 100:
+		return fmt.Sprintf("%.0f", r)
+	case r >= 10:
+		return fmt.Sprintf("%.1f", r)
+	default:
+		return fmt.Sprintf("%.2f", r)
+	}
+}
+
+// Progress returns the one-line view of one second of a run.
+func Progress(r *result.Result, s result.Second) string {
+	rate := 0.0
+	if s.Dt > 0 {
+		rate = float64(s.OK) / s.Dt
+	}
+	line := fmt.Sprintf("%6.1fs %-7s %s %s  ok %d", s.T, s.Phase, r.Config.UnitRate, Rate(rate), s.OK)
+	if s.Failed > 0 {
+		line += fmt.Sprintf("  failed %d", s.Failed)
+	}
+	if s.Retries > 0 {
+		line += fmt.Sprintf("  retries %d", s.Retries)
+	}
+	if s.OK > 0 {
+		line += fmt.Sprintf("  p50 %s  p99 %s  max %s", Us(s.P50Us), Us(s.P99Us), Us(s.MaxUs))
+	}
+	return line
+}
+
+// Summary writes the end-of-run summary of r, as a person reads it in a terminal.
+func Summary(out io.Writer, r *result.Result, dir string) error {
+	b := &strings.Builder{}
+	c := r.Config
+	status := string(r.Status)
+	if r.Reason != "" {
+		status += " (" + r.Reason + ")"
+	}
+	fmt.Fprintf(b, "dbgauge %s on %s: %s\n", c.Workload, c.Backend, status)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  result\t%s\n", dir)
+	fmt.Fprintf(tw, "  engine\t%s\n", engineLine(r.Engine))
+	fmt.Fprintf(tw, "  config\t%s\n", configLine(r))
+	fmt.Fprintf(tw, "  data\t%s\n", deviceLine(r.Environment.DataDir))
+	_ = tw.Flush()
+
+	s := r.Summary
+	m := r.Phase("measure")
+	fmt.Fprintln(b)
+	if m == nil {
+		fmt.Fprintln(b, "  nothing was measured")
+	} else {
+		fmt.Fprintf(b, "  %s  %s   (%d ok, %d failed, %d retries in %.1f s", s.Metric, Rate(s.Rate), s.OK, s.Failed, s.Retries, s.Seconds)
+		if m.Lost > 0 {
+			fmt.Fprintf(b, "; %d rolled back with their group", m.Lost)
+		}
+		fmt.Fprintln(b, ")")
+		if m.All.Count > 0 {
+			fmt.Fprintf(b, "  latency  p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
+		}
+		operations(b, m)
+		failures(b, m)
+	}
+	if r.Stats != nil && len(r.Stats.Delta) > 0 {
+		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
+	}
+	if len(r.Checks) > 0 {
+		fmt.Fprintln(b, "\n  checks")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		for _, ch := range r.Checks {
+			fmt.Fprintf(tw, "  %s %s\t%s\n", mark(ch.OK), ch.Name, ch.Detail)
+		}
+		_ = tw.Flush()
+	}
+	if len(r.Verdicts) > 0 {
+		fmt.Fprintln(b, "\n  requirements")
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		for _, v := range r.Verdicts {
+			fmt.Fprintf(tw, "  %s %s\tmeasured %s\n", mark(v.OK), v.Require, measured(v))
+		}
+		_ = tw.Flush()
+		if s.Pass != nil && *s.Pass {
+			fmt.Fprintln(b, "  verdict: PASS")
+		} else {
+			fmt.Fprintln(b, "  verdict: FAIL")
+		}
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+func mark(ok bool) string {
+	if ok {
+		return "✓"
+	}
+	return "✗"
+}
+
+func measured(v result.Verdict) string {
+	switch v.Unit {
+	case "ms":
+		return fmt.Sprintf("%.3g ms", v.Got)
+	case "%":
+		return fmt.Sprintf("%.3g%%", v.Got)
+	}
+	return Rate(v.Got) + "/s"
+}
+
+func engineLine(e result.Engine) string {
+	keys := make([]string, 0, len(e.Settings))
+	for k := range e.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := []string{strings.TrimSpace(e.Name + " " + e.Version)}
+	for _, k := range keys {
+		parts = append(parts, k+"="+e.Settings[k])
+	}
+	return strings.Join(parts, " ")
+}
+
+func configLine(r *result.Result) string {
+	c := r.Config
+	parts := []string{
+		fmt.Sprintf("clients %d", c.Clients), "durability " + c.Durability, "commit " + c.Commit, "prepare " + c.Prepare,
+	}
+	if c.API == "kv" {
+		parts = append(parts, "api kv")
+	}
+	keys := make([]string, 0, len(c.Knobs))
+	for k := range c.Knobs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "clients", "durability", "commit", "prepare", "api", "db", "require", "results", "duration", "units", "warmup":
+			continue
+		}
+		parts = append(parts, k+" "+strings.ReplaceAll(c.Knobs[k], "\n", ","))
+	}
+	switch {
+	case c.Units > 0 && c.Duration > 0:
+		parts = append(parts, fmt.Sprintf("%d units or %s", c.Units, c.Duration))
+	case c.Units > 0:
+		parts = append(parts, fmt.Sprintf("%d units", c.Units))
+	default:
+		parts = append(parts, fmt.Sprint(c.Duration))
+	}
+	if c.Warmup > 0 {
+		parts[len(parts)-1] += fmt.Sprintf(" after %s warm-up", c.Warmup)
+	}
+	if c.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("open loop %s/s", Rate(c.Rate)))
+	}
+	parts = append(parts, fmt.Sprintf("seed %d", c.Seed))
+	return strings.Join(parts, " · ")
+}
+
+func deviceLine(d result.Device) string {
+	s := d.Path
+	if d.FS != "" {
+		s += " (" + d.FS
+		if d.Device != "" {
+			s += " on " + d.Device
+		}
+		if d.Rotational != nil {
+			if *d.Rotational {
+				s += ", rotational"
+			} else {
+				s += ", solid state"
+			}
+		}
+		if d.WriteCache != "" {
+			s += ", write cache " + d.WriteCache
+		}
+		s += ")"
+	}
+	return s
+}
+
+func operations(b *strings.Builder, m *result.Phase) {
+	rows := 0
+	for _, op := range m.Ops {
+		if op.Count > 0 {
+			rows++
+		}
+	}
+	if rows == 0 {
+		return
+	}
+	width := len("operation")
+	for _, op := range m.Ops {
+		width = max(width, len(op.Name))
+	}
+	fmt.Fprintln(b)
+	fmt.Fprintf(b, "  %-*s %10s %9s %9s %9s %9s\n", width, "operation", "count", "p50", "p95", "p99", "max")
+	for _, op := range m.Ops {
+		if op.Count == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "  %-*s %10d %9s %9s %9s %9s\n", width, op.Name, op.Count, Us(op.P50Us), Us(op.P95Us), Us(op.P99Us), Us(op.MaxUs))
+	}
+}
+
+func failures(b *strings.Builder, m *result.Phase) {
+	if len(m.Failures) == 0 {
+		return
+	}
+	fmt.Fprintln(b, "\n  failures by class")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, f := range m.Failures {
+		sample := ""
+		if len(f.Samples) > 0 {
+			sample = f.Samples[0]
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%d\t%s\n", f.Class, f.Kind, f.Code, f.Count, sample)
+	}
+	_ = tw.Flush()
+}
+
+func counters(m map[string]int64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, " · ")
+}

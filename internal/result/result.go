@@ -1,0 +1,245 @@
+// Package result is the versioned record of one run: what was asked, what the
+// engine applied, the environment, every phase's metrics with full latency
+// histograms, the per-second series, failures, checks and verdicts.
+//
+// A Result is data only. The run session fills it as the run goes and a Writer
+// saves it atomically at least once a second, so a crash leaves a readable
+// file. Reports are views of a Result and import nothing else.
+package result
+
+import "time"
+
+// Schema names the version of the record. Readers refuse other versions.
+const Schema = "dbgauge.result/1"
+
+// Status of a run.
+type Status string
+
+// The statuses a result can hold.
+const (
+	Running     Status = "running"     // still running, or dbgauge died without a word
+	Completed   Status = "completed"   // ran its course
+	Interrupted Status = "interrupted" // stopped early by Ctrl-C, a signal or a stop file
+	Failed      Status = "failed"      // stopped by an error, see Reason
+)
+
+// Result is one run of one workload on one backend.
+type Result struct {
+	Schema      string      `json:"schema"`
+	ID          string      `json:"id"`
+	Status      Status      `json:"status"`
+	Reason      string      `json:"reason,omitempty"`
+	Command     []string    `json:"command"`
+	Started     time.Time   `json:"started"`
+	Updated     time.Time   `json:"updated"`
+	Ended       *time.Time  `json:"ended,omitempty"`
+	Config      Config      `json:"config"`
+	Engine      Engine      `json:"engine"`
+	Environment Environment `json:"environment"`
+	Dataset     Dataset     `json:"dataset"`
+	Summary     Summary     `json:"summary"`
+	Phases      []Phase     `json:"phases"`
+	Series      []Second    `json:"series"`
+	Stats       *Stats      `json:"stats,omitempty"`
+	Checks      []Check     `json:"checks"`
+	Verdicts    []Verdict   `json:"verdicts"`
+}
+
+// Config is what the user asked for, after defaults, before the engine had its
+// say. Secrets are already redacted.
+type Config struct {
+	Workload   string            `json:"workload"`
+	Unit       string            `json:"unit"`        // "call"
+	UnitRate   string            `json:"unit_metric"` // "calls/s"
+	Backend    string            `json:"backend"`     // the backend's name: "sqlite"
+	DB         string            `json:"db"`          // --db as given, password masked
+	API        string            `json:"api"`         // "sql" or "kv"
+	Clients    int               `json:"clients"`
+	Warmup     Duration          `json:"warmup"`
+	Duration   Duration          `json:"duration"` // 0 when --units ends the run
+	Units      int64             `json:"units,omitempty"`
+	Rate       float64           `json:"rate,omitempty"` // open loop: intended units/s
+	Retries    int               `json:"retries"`
+	Seed       uint64            `json:"seed"`
+	Durability string            `json:"durability"`
+	Commit     string            `json:"commit"`
+	Prepare    string            `json:"prepare"`
+	Set        []string          `json:"set,omitempty"`
+	Require    []string          `json:"require,omitempty"`
+	StopFile   string            `json:"stop_file,omitempty"`
+	Knobs      map[string]string `json:"knobs"`           // every knob the user set explicitly
+	Workloads  any               `json:"workload_config"` // the workload's typed config
+}
+
+// Engine is what the engine says about itself, read back after the settings
+// were applied.
+type Engine struct {
+	Name     string            `json:"name"`
+	Version  string            `json:"version"`
+	Driver   string            `json:"driver,omitempty"`
+	Path     string            `json:"path,omitempty"` // database file or data folder
+	Settings map[string]string `json:"settings"`       // as read back from the engine
+}
+
+// Environment is what a reader needs to trust a number.
+type Environment struct {
+	Hostname string   `json:"hostname"`
+	OS       string   `json:"os"`
+	Kernel   string   `json:"kernel"`
+	Arch     string   `json:"arch"`
+	CPU      string   `json:"cpu"`
+	Cores    int      `json:"cores"`
+	MemoryB  uint64   `json:"memory_bytes"`
+	Go       string   `json:"go"`
+	Dbgauge  string   `json:"dbgauge"`
+	DataDir  Device   `json:"data_dir"`
+	Problems []string `json:"problems,omitempty"` // facts that could not be read, and why
+}
+
+// Device describes the file system and block device holding a folder.
+type Device struct {
+	Path         string `json:"path"`
+	FS           string `json:"fs,omitempty"`
+	MountPoint   string `json:"mount_point,omitempty"`
+	MountOptions string `json:"mount_options,omitempty"`
+	Source       string `json:"source,omitempty"` // what is mounted: /dev/vda1, overlay, tmpfs
+	Device       string `json:"device,omitempty"` // the whole block device: vda
+	Model        string `json:"model,omitempty"`
+	Rotational   *bool  `json:"rotational,omitempty"`
+	WriteCache   string `json:"write_cache,omitempty"` // "write back" or "write through"
+}
+
+// Dataset records how the data was prepared.
+type Dataset struct {
+	Reused  bool              `json:"reused"`
+	Seconds float64           `json:"seconds"`
+	Facts   map[string]string `json:"facts,omitempty"` // the workload's own: rows, size…
+}
+
+// Summary is the headline of the measure phase.
+type Summary struct {
+	Metric    string  `json:"metric"` // "calls/s"
+	Rate      float64 `json:"rate"`
+	OK        int64   `json:"ok"`
+	Failed    int64   `json:"failed"`
+	ErrorsPct float64 `json:"errors_pct"`
+	Retries   int64   `json:"retries"`
+	Seconds   float64 `json:"seconds"`
+	P50Us     int64   `json:"p50_us"`
+	P95Us     int64   `json:"p95_us"`
+	P99Us     int64   `json:"p99_us"`
+	MaxUs     int64   `json:"max_us"`
+	ChecksOK  bool    `json:"checks_ok"`
+	Pass      *bool   `json:"pass,omitempty"` // all requirements met; nil without --require
+}
+
+// Phase holds the metrics of one phase: "warmup" (discarded from the
+// headline) or "measure".
+type Phase struct {
+	Name      string    `json:"name"`
+	Discarded bool      `json:"discarded,omitempty"`
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	Seconds   float64   `json:"seconds"`
+	OK        int64     `json:"ok"`     // successful units, net of Lost
+	Failed    int64     `json:"failed"` // units that failed after retries
+	Retries   int64     `json:"retries"`
+	Lost      int64     `json:"lost,omitempty"` // units done, then rolled back with their group
+	Late      int64     `json:"late,omitempty"` // open loop: started over one interval late
+	Rate      float64   `json:"rate"`           // OK / Seconds
+	All       Latency   `json:"all"`            // every unit kind
+	Units     []Latency `json:"units"`          // per unit kind
+	Ops       []Latency `json:"ops"`            // per operation inside units
+	Lag       *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
+	Failures  []Failure `json:"failures"`
+}
+
+// Latency summarises one HdrHistogram of latencies in microseconds. Hist holds
+// the whole histogram (HdrHistogram V2 compressed, base64) so that phases and
+// runs can be merged later without averaging percentiles.
+type Latency struct {
+	Name   string  `json:"name"`
+	Count  int64   `json:"count"`
+	MinUs  int64   `json:"min_us"`
+	MeanUs float64 `json:"mean_us"`
+	P50Us  int64   `json:"p50_us"`
+	P90Us  int64   `json:"p90_us"`
+	P95Us  int64   `json:"p95_us"`
+	P99Us  int64   `json:"p99_us"`
+	P999Us int64   `json:"p999_us"`
+	MaxUs  int64   `json:"max_us"`
+	Hist   string  `json:"hist,omitempty"`
+}
+
+// Failure counts failed units of one class, kind and engine code.
+type Failure struct {
+	Class   string   `json:"class"`
+	Kind    string   `json:"kind"`
+	Code    string   `json:"code,omitempty"`
+	Count   int64    `json:"count"`
+	Samples []string `json:"samples"`
+}
+
+// Second is one point of the per-second series.
+type Second struct {
+	T       float64 `json:"t"`  // seconds since the run's first phase began, at the end of this interval
+	Dt      float64 `json:"dt"` // length of this interval in seconds: 1 but at phase boundaries
+	Phase   string  `json:"phase"`
+	OK      int64   `json:"ok"`
+	Failed  int64   `json:"failed"`
+	Retries int64   `json:"retries,omitempty"`
+	P50Us   int64   `json:"p50_us"`
+	P99Us   int64   `json:"p99_us"`
+	MaxUs   int64   `json:"max_us"`
+}
+
+// Stats are the engine's own counters before and after the measure phase.
+type Stats struct {
+	Before map[string]int64 `json:"before"`
+	After  map[string]int64 `json:"after"`
+	Delta  map[string]int64 `json:"delta"`
+}
+
+// Check is one consistency check run after the measure phase.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+}
+
+// Verdict is one --require evaluated against the measure phase.
+type Verdict struct {
+	Require string  `json:"require"`
+	Metric  string  `json:"metric"`
+	Op      string  `json:"op"`
+	Want    float64 `json:"want"`
+	Got     float64 `json:"got"`
+	Unit    string  `json:"unit,omitempty"` // "ms" for latencies, "/s" for rates
+	OK      bool    `json:"ok"`
+}
+
+// Duration is a time.Duration written as text ("30s").
+type Duration time.Duration
+
+// MarshalText writes the duration as Go prints it.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads a duration written by MarshalText.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	*d = Duration(v)
+	return err
+}
+
+// Phase returns the phase named name, or nil.
+func (r *Result) Phase(name string) *Phase {
+	for i := range r.Phases {
+		if r.Phases[i].Name == name {
+			return &r.Phases[i]
+		}
+	}
+	return nil
+}
+
+// String prints the duration as Go does.
+func (d Duration) String() string { return time.Duration(d).String() }

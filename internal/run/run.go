@@ -1,0 +1,368 @@
+// Package run is the load engine: it starts the clients, deals units from the
+// mix deck, paces an open loop, retries what may be retried, times every unit
+// and operation, moves from warm-up to measure, and stops on time, on a count,
+// on a stop file, on a fatal error or when asked.
+//
+// It is the only place where units of work are timed.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Config says how to run.
+type Config struct {
+	Clients  int
+	Warmup   time.Duration // measured, then discarded
+	Duration time.Duration // measure phase length; 0 when Units ends it
+	Units    int64         // units to run in the measure phase; 0 when Duration ends it
+	Rate     float64       // open loop: intended units per second, all clients together; 0 = closed loop
+	Retries  int           // retries of a unit after a retryable error
+	Seed     uint64        // randomness is seeded from (Seed, client)
+	StopFile string        // the run ends cleanly when this file appears
+	Tick     time.Duration // interval of the series; 1s when 0
+}
+
+// Reason says why a run stopped.
+type Reason string
+
+// The reasons a run stops.
+const (
+	Completed   Reason = ""            // its duration or unit count was reached
+	Interrupted Reason = "interrupted" // the stop channel was closed (Ctrl-C, SIGTERM)
+	StopFile    Reason = "stop file"   // the stop file appeared
+	Fatal       Reason = "fatal error" // a unit failed with a fatal error
+	Canceled    Reason = "canceled"    // the context was canceled: units in flight were abandoned
+)
+
+// Observer sees each phase begin and every interval close, from one goroutine.
+type Observer interface {
+	PhaseBegins(p *metrics.Phase)
+	Interval(p *metrics.Phase, iv *metrics.Interval)
+}
+
+// Opener prepares client id with its random source. Called before the clock starts.
+type Opener func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error)
+
+// Outcome is what a run measured.
+type Outcome struct {
+	Phases []*metrics.Phase
+	Reason Reason
+	Err    error // the fatal error that stopped the run, if any
+}
+
+// Phase names.
+const (
+	Warmup  = "warmup"
+	Measure = "measure"
+)
+
+// maxOpening bounds the clients connecting at once.
+const maxOpening = 16
+
+type runner struct {
+	cfg      Config
+	shape    workload.Shape
+	set      *metrics.Set
+	interval time.Duration // open loop: time between intended starts
+
+	measuring atomic.Bool
+	claimed   atomic.Int64 // units claimed in the measure phase
+	seq       atomic.Int64 // open loop: next intended start
+	t0        time.Time    // open loop: schedule origin
+
+	stopOnce sync.Once
+	stopCh   chan struct{}
+	reason   Reason
+	fatal    error
+	mu       sync.Mutex
+}
+
+// Run runs the workload's clients until the measure phase ends. Closing stop
+// ends the run cleanly: units in flight finish. Canceling ctx abandons them.
+func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, stop <-chan struct{}, obs Observer) (*Outcome, error) {
+	if cfg.Clients < 1 {
+		return nil, errors.New("run: at least one client")
+	}
+	if cfg.Tick <= 0 {
+		cfg.Tick = time.Second
+	}
+	r := &runner{
+		cfg: cfg, shape: shape, stopCh: make(chan struct{}),
+		set: metrics.NewSet(metricsShape(shape), cfg.Clients),
+	}
+	if cfg.Rate > 0 {
+		r.interval = time.Duration(float64(time.Second) / cfg.Rate)
+	}
+	clients, err := r.open(ctx, open)
+	if err != nil {
+		return nil, err
+	}
+
+	var wg sync.WaitGroup
+	start := time.Now()
+	r.t0 = start
+	r.set.Start(start)
+	phase := metrics.NewPhase(Measure, metricsShape(shape), start)
+	phases := []*metrics.Phase{phase}
+	phaseEnd := cfg.Duration
+	if cfg.Warmup > 0 {
+		phase.Name, phase.Discarded = Warmup, true
+		phaseEnd = cfg.Warmup
+	} else {
+		r.measuring.Store(true)
+	}
+	if obs != nil {
+		obs.PhaseBegins(phase)
+	}
+	for id, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.client(ctx, id, c)
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	ticker := time.NewTicker(cfg.Tick)
+	defer ticker.Stop()
+	var deadline <-chan time.Time
+	if phaseEnd > 0 {
+		t := time.NewTimer(phaseEnd)
+		defer t.Stop()
+		deadline = t.C
+	}
+	// Intervals end when they are read, not when the timer fired: units
+	// recorded in between belong to the interval.
+	tick := func(now time.Time) {
+		iv := r.set.Tick(now)
+		phase.Add(iv)
+		if obs != nil {
+			obs.Interval(phase, iv)
+		}
+	}
+	canceled := ctx.Done()
+	for {
+		select {
+		case <-ticker.C:
+			tick(time.Now())
+			if cfg.StopFile != "" {
+				if _, err := os.Stat(cfg.StopFile); err == nil {
+					r.stop(StopFile)
+				}
+			}
+		case <-deadline:
+			now := time.Now()
+			tick(now)
+			if phase.Name == Warmup {
+				phase = metrics.NewPhase(Measure, metricsShape(shape), now)
+				phases = append(phases, phase)
+				if obs != nil {
+					obs.PhaseBegins(phase)
+				}
+				r.measuring.Store(true)
+				ticker.Reset(cfg.Tick)
+				deadline = nil
+				if cfg.Duration > 0 {
+					t := time.NewTimer(cfg.Duration)
+					defer t.Stop()
+					deadline = t.C
+				}
+				continue
+			}
+			r.stop(Completed)
+			deadline = nil
+		case <-stop:
+			r.stop(Interrupted)
+			stop = nil
+		case <-canceled:
+			r.stop(Canceled)
+			canceled = nil
+		case <-done:
+			tick(time.Now())
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal}, nil
+		}
+	}
+}
+
+func metricsShape(s workload.Shape) metrics.Shape {
+	m := metrics.Shape{Ops: s.Ops}
+	for _, u := range s.Units {
+		m.Units = append(m.Units, u.Name)
+	}
+	return m
+}
+
+// open prepares every client, a few at a time, before the clock starts.
+func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
+	clients := make([]workload.Client, r.cfg.Clients)
+	errs := make([]error, r.cfg.Clients)
+	sem := make(chan struct{}, maxOpening)
+	var wg sync.WaitGroup
+	for id := range clients {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			clients[id], errs[id] = open(ctx, id, rand.New(rand.NewPCG(r.cfg.Seed, uint64(id))))
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, c := range clients {
+			if c != nil {
+				_ = c.Close(context.WithoutCancel(ctx))
+			}
+		}
+		return nil, fmt.Errorf("open clients: %w", firstError(errs))
+	}
+	return clients, nil
+}
+
+func firstError(errs []error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// stop ends the run for reason; the first reason wins.
+func (r *runner) stop(reason Reason) {
+	r.stopOnce.Do(func() {
+		r.mu.Lock()
+		r.reason = reason
+		r.mu.Unlock()
+		close(r.stopCh)
+	})
+}
+
+func (r *runner) stopping() bool {
+	select {
+	case <-r.stopCh:
+		return true
+	default:
+		return false
+	}
+}
+
+// sleep waits d, or less when the run stops. It reports whether the run goes on.
+func (r *runner) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return !r.stopping()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.stopCh:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// opTimer times the operations inside a unit for one client.
+type opTimer struct{ rec *metrics.Recorder }
+
+func (o *opTimer) Time(op int, fn func() error) error {
+	t := time.Now()
+	err := fn()
+	if err == nil {
+		o.rec.Op(op, time.Since(t))
+	}
+	return err
+}
+
+// client runs units on one client until the run stops, then closes it.
+func (r *runner) client(ctx context.Context, id int, c workload.Client) {
+	rec := r.set.Recorder(id)
+	// A stream of its own, so that the mix does not depend on the workload's draws.
+	rng := rand.New(rand.NewPCG(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id)))
+	deck := workload.NewDeck(r.shape.Units, rng)
+	ops := &opTimer{rec: rec}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := c.Close(cctx); err != nil {
+			rec.Lost(workload.LostUnits(err))
+		}
+	}()
+	for !r.stopping() {
+		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
+			r.stop(Completed)
+			return
+		}
+		start := time.Now()
+		if r.cfg.Rate > 0 {
+			seq := r.seq.Add(1) - 1
+			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
+			if !r.sleep(ctx, time.Until(intended)) {
+				return
+			}
+			lag := time.Since(intended)
+			rec.Lag(lag, lag > r.interval)
+			start = intended // latency counts the wait a slow engine caused
+		}
+		kind := deck.Deal()
+		err := r.attempt(ctx, c, kind, ops, rec, rng)
+		if err == nil {
+			rec.Unit(kind, time.Since(start))
+			continue
+		}
+		rec.Failed(kind, err)
+		switch dberr.ClassOf(err) {
+		case dberr.Fatal:
+			r.mu.Lock()
+			if r.fatal == nil {
+				r.fatal = err
+			}
+			r.mu.Unlock()
+			r.stop(Fatal)
+			return
+		case dberr.Unavailable:
+			r.sleep(ctx, 100*time.Millisecond)
+		case dberr.Canceled:
+			return
+		}
+	}
+}
+
+// attempt runs one unit, retrying retryable failures with a growing, jittered
+// back-off. The latency of the unit includes its retries.
+func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *opTimer, rec *metrics.Recorder, rng *rand.Rand) error {
+	for try := 0; ; try++ {
+		err := c.Do(ctx, kind, ops)
+		if err == nil {
+			return nil
+		}
+		if lost := workload.LostUnits(err); lost > 0 {
+			rec.Lost(lost)
+		}
+		if dberr.ClassOf(err) != dberr.Retryable || try >= r.cfg.Retries {
+			return err
+		}
+		backoff := min(time.Millisecond<<min(try, 7), 100*time.Millisecond)
+		backoff = backoff/2 + time.Duration(rng.Int64N(int64(backoff)))
+		if !r.sleep(ctx, backoff) {
+			return err
+		}
+		rec.Retry()
+	}
+}

@@ -1,0 +1,42 @@
+package workload
+
+import "math/rand/v2"
+
+// Deck deals unit kinds in exact proportions: a shuffled deck holding each
+// kind as many times as its weight, reshuffled when empty. A short run gets
+// the mix asked for, not a coin flip's approximation (TPC-C 5.2.4.2).
+type Deck struct {
+	cards []int
+	next  int
+	rng   *rand.Rand
+}
+
+// NewDeck returns a deck for the weights, shuffled with rng.
+func NewDeck(units []Weighted, rng *rand.Rand) *Deck {
+	d := &Deck{rng: rng}
+	for i, u := range units {
+		for range u.Weight {
+			d.cards = append(d.cards, i)
+		}
+	}
+	if len(d.cards) == 0 {
+		d.cards = []int{0}
+	}
+	d.shuffle()
+	return d
+}
+
+func (d *Deck) shuffle() {
+	d.rng.Shuffle(len(d.cards), func(i, j int) { d.cards[i], d.cards[j] = d.cards[j], d.cards[i] })
+	d.next = 0
+}
+
+// Deal returns the next unit kind.
+func (d *Deck) Deal() int {
+	if d.next == len(d.cards) {
+		d.shuffle()
+	}
+	c := d.cards[d.next]
+	d.next++
+	return c
+}

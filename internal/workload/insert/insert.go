@@ -1,0 +1,259 @@
+// Package insert is seed 004's test: single-row INSERTs into
+// mytab (f1 integer, f2 varchar(100)), each committed. It is the workload the
+// durability check was made for: in sync mode, one client cannot commit faster
+// than the disk can flush.
+package insert
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Spec registers insert in the catalog.
+var Spec = workload.Spec{
+	Name:     "insert",
+	Summary:  "single-row INSERTs into mytab (f1 integer, f2 varchar(100)), committed per --commit",
+	Source:   "seed 004: SAP DB vs Oracle, 10,000 INSERTs each committed, against the disk's sync ceiling",
+	Unit:     "insert",
+	Units:    "inserts",
+	APIs:     []backend.API{backend.SQL, backend.KV},
+	Knobs:    []knob.Spec{{Name: "text-bytes", Default: "100", Values: "0..100", Usage: "length of f2 in each row (seed: varchar(100))"}},
+	Defaults: map[string]string{"units": "10000"},
+	New:      newInsert,
+}
+
+// Config is insert's typed configuration.
+type Config struct {
+	TextBytes int    `json:"text_bytes"`
+	Commit    string `json:"commit"`
+}
+
+const (
+	opBegin = iota
+	opInsert
+	opCommit
+)
+
+type insert struct {
+	cfg    Config
+	common workload.Common
+	next   atomic.Int64
+	acked  atomic.Int64
+	base   int64
+	text   string
+}
+
+func newInsert(c workload.Common, v *knob.Values) (workload.Workload, error) {
+	n, err := v.Int("text-bytes", 0, 100)
+	if err != nil {
+		return nil, err
+	}
+	text := make([]byte, n)
+	for i := range text {
+		text[i] = 'a' + byte(i%26)
+	}
+	return &insert{cfg: Config{TextBytes: int(n), Commit: c.Commit.String()}, common: c, text: string(text)}, nil
+}
+
+func (w *insert) Shape() workload.Shape {
+	return workload.Shape{Units: []workload.Weighted{{Name: "insert", Weight: 1}}, Ops: []string{"begin", "insert", "commit"}}
+}
+
+func (w *insert) Config() any { return w.cfg }
+
+// Statements in the seed's own words.
+var (
+	createTable = `CREATE TABLE IF NOT EXISTS mytab (f1 integer, f2 varchar(100))`
+	insRow      = &backend.Stmt{SQL: `INSERT INTO mytab (f1, f2) VALUES (?, ?)`}
+	tallyRows   = &backend.Stmt{SQL: `SELECT count(*), count(DISTINCT f1), coalesce(max(f1), 0) FROM mytab`}
+)
+
+const table = "mytab"
+
+// Load creates mytab if missing; existing rows stay and are counted.
+func (w *insert) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
+	rows, distinct, maxF1, err := w.tally(ctx, db)
+	if err != nil {
+		return workload.Dataset{}, err
+	}
+	if rows != distinct {
+		return workload.Dataset{}, fmt.Errorf("insert: mytab holds %d rows but %d distinct f1: not a table dbgauge filled; drop it or use another --db", rows, distinct)
+	}
+	w.base = rows
+	w.next.Store(maxF1 + 1)
+	return workload.Dataset{Reused: rows > 0, Facts: map[string]string{"rows": strconv.FormatInt(rows, 10)}}, nil
+}
+
+func (w *insert) tally(ctx context.Context, db backend.DB) (rows, distinct, maxF1 int64, err error) {
+	switch d := db.(type) {
+	case backend.SQLDB:
+		c, err := d.Conn(ctx)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		defer c.Close()
+		if err := c.ExecScript(ctx, createTable); err != nil {
+			return 0, 0, 0, err
+		}
+		err = c.QueryRow(ctx, tallyRows, nil, &rows, &distinct, &maxF1)
+		return rows, distinct, maxF1, err
+	case backend.KVDB:
+		c, err := d.KVConn(ctx)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		defer c.Close()
+		if err := c.CreateTable(ctx, table); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := c.Begin(ctx, false); err != nil {
+			return 0, 0, 0, err
+		}
+		defer c.Rollback(ctx)
+		err = c.Scan(ctx, table, func(k, _ []byte) error {
+			rows++
+			maxF1 = max(maxF1, int64(binary.BigEndian.Uint64(k)))
+			return nil
+		})
+		return rows, rows, maxF1, err // keys are unique by construction
+	}
+	return 0, 0, 0, fmt.Errorf("insert: backend %T is neither SQL nor key-value", db)
+}
+
+// Check compares the rows in mytab with the inserts acknowledged.
+func (w *insert) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
+	rows, distinct, _, err := w.tally(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	want := w.base + w.acked.Load()
+	return []workload.Check{
+		{Name: "rows_match_acknowledged", OK: rows == want,
+			Detail: fmt.Sprintf("%d rows; %d before + %d inserts acknowledged = %d", rows, w.base, w.acked.Load(), want)},
+		{Name: "f1_unique", OK: rows == distinct, Detail: fmt.Sprintf("%d rows, %d distinct f1", rows, distinct)},
+	}, nil
+}
+
+// Client returns a client inserting rows with unique f1 values.
+func (w *insert) Client(ctx context.Context, db backend.DB, _ int, _ *rand.Rand) (workload.Client, error) {
+	c := &client{w: w, g: workload.Group{Commit: w.common.Commit}}
+	switch d := db.(type) {
+	case backend.SQLDB:
+		conn, err := d.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.sql = conn
+	case backend.KVDB:
+		conn, err := d.KVConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.kv = conn
+	default:
+		return nil, fmt.Errorf("insert: backend %T is neither SQL nor key-value", db)
+	}
+	return c, nil
+}
+
+type client struct {
+	w       *insert
+	sql     backend.Conn
+	kv      backend.KVConn
+	g       workload.Group
+	pending int64
+}
+
+func (c *client) begin(ctx context.Context) error {
+	if c.sql != nil {
+		return c.sql.Begin(ctx)
+	}
+	return c.kv.Begin(ctx, true)
+}
+
+func (c *client) commit(ctx context.Context) error {
+	var err error
+	if c.sql != nil {
+		err = c.sql.Commit(ctx)
+	} else {
+		err = c.kv.Commit(ctx)
+	}
+	if err == nil {
+		c.w.acked.Add(c.pending)
+		c.pending, c.g.Open, c.g.Pending = 0, false, 0
+	}
+	return err
+}
+
+func (c *client) rollback(ctx context.Context) {
+	if c.sql != nil {
+		_ = c.sql.Rollback(ctx)
+	} else {
+		_ = c.kv.Rollback(ctx)
+	}
+}
+
+// Do inserts one row. Under --commit op and unit alike it commits at once:
+// one operation makes the unit.
+func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
+	if !c.g.Open {
+		if err := ops.Time(opBegin, func() error { return c.begin(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+		c.g.Open = true
+	}
+	f1 := c.w.next.Add(1) - 1
+	err := ops.Time(opInsert, func() error {
+		if c.sql != nil {
+			_, err := c.sql.Exec(ctx, insRow, f1, c.w.text)
+			return err
+		}
+		return c.kv.Put(ctx, table, binary.BigEndian.AppendUint64(nil, uint64(f1)), []byte(c.w.text))
+	})
+	if err != nil {
+		return c.fail(ctx, err)
+	}
+	c.pending++
+	if c.g.Commit.Mode == workload.PerOp || c.g.UnitEnds() {
+		if err := ops.Time(opCommit, func() error { return c.commit(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+	}
+	return nil
+}
+
+func (c *client) fail(ctx context.Context, err error) error {
+	lost := c.g.Pending
+	if c.g.Open {
+		c.rollback(ctx)
+	}
+	c.pending, c.g.Open, c.g.Pending = 0, false, 0
+	if lost > 0 {
+		return &workload.Lost{Units: lost, Err: err}
+	}
+	return err
+}
+
+// Close commits a group left open by --commit every:N.
+func (c *client) Close(ctx context.Context) error {
+	var err error
+	if c.g.Open {
+		if cerr := c.commit(ctx); cerr != nil {
+			err = c.fail(ctx, cerr)
+		}
+	}
+	if c.sql != nil {
+		_ = c.sql.Close()
+	} else {
+		_ = c.kv.Close()
+	}
+	return err
+}

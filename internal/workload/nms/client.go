@@ -1,0 +1,176 @@
+package nms
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// client runs calls for one client.
+type client struct {
+	w   *nms
+	s   store
+	rng *rand.Rand
+	q   *queue
+	g   workload.Group
+	// operations done in the open transaction, acknowledged at commit
+	pending struct{ inserts, deletes, vsat, cu int64 }
+	ch      channel
+	up      update
+}
+
+// Do runs one call: set up a channel, update VSATs and CUs, clear the oldest
+// call of this client. Seed 000, note 3: 15 operations make one call.
+func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
+	if c.g.UnitBegins() {
+		if err := ops.Time(opBegin, func() error { return c.s.begin(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+		c.g.Open = true
+	}
+	n := c.w.cfg.OpsPerCall
+	for i := range n {
+		var err error
+		switch {
+		case i == 0:
+			err = c.op(ctx, ops, opInsert, c.insert)
+		case i == n-1:
+			err = c.op(ctx, ops, opDelete, c.delete)
+		case c.rng.IntN(2) == 0:
+			err = c.op(ctx, ops, opUpdateVSAT, c.updateVSAT)
+		default:
+			err = c.op(ctx, ops, opUpdateCU, c.updateCU)
+		}
+		if err != nil {
+			return c.fail(ctx, err)
+		}
+	}
+	if c.g.UnitEnds() {
+		if err := c.commit(ctx, ops); err != nil {
+			return c.fail(ctx, err)
+		}
+	}
+	return nil
+}
+
+// op runs one operation, in its own transaction under --commit op.
+func (c *client) op(ctx context.Context, ops workload.Ops, op int, fn func(context.Context) error) error {
+	perOp := c.g.Commit.Mode == workload.PerOp
+	if perOp {
+		if err := ops.Time(opBegin, func() error { return c.s.begin(ctx) }); err != nil {
+			return err
+		}
+		c.g.Open = true
+	}
+	if err := ops.Time(op, func() error { return fn(ctx) }); err != nil {
+		return err
+	}
+	if perOp {
+		return c.commit(ctx, ops)
+	}
+	return nil
+}
+
+func (c *client) commit(ctx context.Context, ops workload.Ops) error {
+	if err := ops.Time(opCommit, func() error { return c.s.commit(ctx) }); err != nil {
+		return err
+	}
+	c.acknowledge()
+	return nil
+}
+
+// acknowledge counts the committed transaction's operations as acknowledged.
+func (c *client) acknowledge() {
+	c.g.Open, c.g.Pending = false, 0
+	a := &c.w.acked
+	a.inserts.Add(c.pending.inserts)
+	a.deletes.Add(c.pending.deletes)
+	a.vsat.Add(c.pending.vsat)
+	a.cu.Add(c.pending.cu)
+	c.pending = struct{ inserts, deletes, vsat, cu int64 }{}
+	c.q.commit()
+}
+
+// fail rolls back the open transaction and reports the units lost with it.
+func (c *client) fail(ctx context.Context, err error) error {
+	lost := c.g.Pending
+	if c.g.Open {
+		_ = c.s.rollback(ctx)
+	}
+	c.g.Open, c.g.Pending = false, 0
+	c.pending = struct{ inserts, deletes, vsat, cu int64 }{}
+	c.q.rollback()
+	if lost > 0 {
+		return &workload.Lost{Units: lost, Err: err}
+	}
+	return err
+}
+
+func (c *client) insert(ctx context.Context) error {
+	id := c.w.nextID.Add(1) - 1
+	r, lines := c.rng, int64(c.w.cfg.Lines)
+	c.ch = channel{
+		ID: id, VSAT: 1 + r.Int64N(lines), CU: 1 + r.Int64N(lines),
+		FreqHz: 14_000_000_000 + r.Int64N(500_000_000), BandwidthHz: 64_000 * (1 + r.Int64N(32)),
+		PowerDBm: r.Int64N(30), State: 1, Created: time.Now().UnixMicro(),
+	}
+	if err := c.s.insertChannel(ctx, &c.ch); err != nil {
+		return err
+	}
+	c.q.push(id)
+	c.pending.inserts++
+	return nil
+}
+
+func (c *client) delete(ctx context.Context) error {
+	id, ok := c.q.pop()
+	if !ok {
+		return workload.Inconsistent("nms: client has no active channel to clear")
+	}
+	if err := c.s.deleteChannel(ctx, id); err != nil {
+		return err
+	}
+	c.pending.deletes++
+	return nil
+}
+
+func (c *client) nextUpdate() *update {
+	r := c.rng
+	c.up = update{
+		Status: r.Int64N(8), Oper: r.Int64N(4), PowerDBm: r.Int64N(40) - 10,
+		LastChange: time.Now().UnixMicro(), Note: c.w.notes[r.IntN(len(c.w.notes))],
+	}
+	return &c.up
+}
+
+func (c *client) updateVSAT(ctx context.Context) error {
+	if err := c.s.updateVSAT(ctx, 1+c.rng.Int64N(int64(c.w.cfg.Lines)), c.nextUpdate()); err != nil {
+		return err
+	}
+	c.pending.vsat++
+	return nil
+}
+
+func (c *client) updateCU(ctx context.Context) error {
+	if err := c.s.updateCU(ctx, 1+c.rng.Int64N(int64(c.w.cfg.Lines)), c.nextUpdate()); err != nil {
+		return err
+	}
+	c.pending.cu++
+	return nil
+}
+
+// Close commits a group left open by --commit every:N; if that fails, its
+// units are lost.
+func (c *client) Close(ctx context.Context) error {
+	defer c.s.close()
+	if !c.g.Open {
+		return nil
+	}
+	if err := c.s.commit(ctx); err != nil {
+		return c.fail(ctx, err)
+	}
+	c.acknowledge()
+	return nil
+}

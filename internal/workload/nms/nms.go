@@ -1,0 +1,190 @@
+// Package nms is the network-management call-processing workload of seed 000:
+// a satellite network's VSATs and channel units, and the frequency channels
+// allocated to calls. One unit is one call of --ops-per-call operations.
+package nms
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Spec registers nms in the catalog.
+var Spec = workload.Spec{
+	Name:    "nms",
+	Summary: "network-management call processing: insert a channel, update VSATs and CUs, clear a call",
+	Source:  "seed 000: Solid DB vs ndbm for a satellite NMS (calls/s against a 16 calls/s requirement)",
+	Unit:    "call",
+	Units:   "calls",
+	APIs:    []backend.API{backend.SQL, backend.KV},
+	Knobs: []knob.Spec{
+		{Name: "lines", Default: "2500", Values: "N", Usage: "VSATs, and as many CUs (seed: 900, 2500, 25000)"},
+		{Name: "ops-per-call", Default: "15", Values: "N ≥ 3", Usage: "operations in one call (seed note 3: 15 measured)"},
+		{Name: "procedure", Bool: true, Values: "switch", Usage: "run each call as one stored procedure (engines that have them)"},
+	},
+	New: newNMS,
+}
+
+// Config is nms's typed configuration, recorded in the result.
+type Config struct {
+	Lines      int    `json:"lines"`
+	OpsPerCall int    `json:"ops_per_call"`
+	Channels   int    `json:"channels"` // active channels loaded: half the lines
+	Procedure  bool   `json:"procedure"`
+	Commit     string `json:"commit"`
+}
+
+// The operations of a call, as timed and reported.
+const (
+	opBegin = iota
+	opInsert
+	opUpdateVSAT
+	opUpdateCU
+	opDelete
+	opCommit
+)
+
+var opNames = []string{"begin", "insert_channel", "update_vsat", "update_cu", "delete_channel", "commit"}
+
+type nms struct {
+	cfg    Config
+	common workload.Common
+	nextID atomic.Int64 // next channel id
+	base   tally        // the dataset's state before the run
+	acked  struct {     // operations whose commit returned
+		inserts, deletes, vsat, cu atomic.Int64
+	}
+	notes []string
+}
+
+func newNMS(c workload.Common, v *knob.Values) (workload.Workload, error) {
+	lines, err := v.Int("lines", 1, 10_000_000)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := v.Int("ops-per-call", 3, 10_000)
+	if err != nil {
+		return nil, err
+	}
+	proc, err := v.Bool("procedure")
+	if err != nil {
+		return nil, err
+	}
+	cfg := Config{
+		Lines: int(lines), OpsPerCall: int(ops), Channels: max(int(lines)/2, 1),
+		Procedure: proc, Commit: c.Commit.String(),
+	}
+	return &nms{cfg: cfg, common: c, notes: notes()}, nil
+}
+
+func (w *nms) Shape() workload.Shape {
+	return workload.Shape{Units: []workload.Weighted{{Name: "call", Weight: 1}}, Ops: opNames}
+}
+
+func (w *nms) Config() any { return w.cfg }
+
+// Requires asks for stored procedures when --procedure is given.
+func (w *nms) Requires() []backend.Ability {
+	if w.cfg.Procedure {
+		return []backend.Ability{backend.Procedures}
+	}
+	return nil
+}
+
+func (w *nms) admin(ctx context.Context, db backend.DB) (store, error) {
+	switch d := db.(type) {
+	case backend.SQLDB:
+		c, err := d.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return newSQLStore(c, d.Dialect()), nil
+	case backend.KVDB:
+		c, err := d.KVConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &kvStore{c: c}, nil
+	}
+	return nil, fmt.Errorf("nms: backend %T is neither SQL nor key-value", db)
+}
+
+// Load builds the dataset for --lines, or reuses one built for the same
+// number of lines, then takes the baseline the checks compare against.
+func (w *nms) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
+	s, err := w.admin(ctx, db)
+	if err != nil {
+		return workload.Dataset{}, err
+	}
+	defer s.close()
+	ds := workload.Dataset{}
+	lines, found, err := s.datasetLines(ctx)
+	if err != nil {
+		return ds, err
+	}
+	if found && lines == w.cfg.Lines {
+		ds.Reused = true
+	} else if err := s.rebuild(ctx, w.cfg.Lines, w.cfg.Channels, newGenerator(w.cfg.Lines)); err != nil {
+		return ds, fmt.Errorf("nms: load %d lines: %w", w.cfg.Lines, err)
+	}
+	if w.base, err = s.tally(ctx, false); err != nil {
+		return ds, err
+	}
+	w.nextID.Store(w.base.maxChannel + 1)
+	ds.Facts = map[string]string{
+		"vsats": strconv.FormatInt(w.base.vsats, 10), "cus": strconv.FormatInt(w.base.cus, 10),
+		"channels": strconv.FormatInt(w.base.channels, 10),
+	}
+	return ds, nil
+}
+
+// Client opens client id's store and takes its share of the active channels:
+// those whose id is id modulo the number of clients.
+func (w *nms) Client(ctx context.Context, db backend.DB, id int, rng *rand.Rand) (workload.Client, error) {
+	s, err := w.admin(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	owned, err := s.ownedChannels(ctx, int64(max(w.common.Clients, 1)), int64(id))
+	if err != nil {
+		_ = s.close()
+		return nil, err
+	}
+	return &client{w: w, s: s, rng: rng, q: newQueue(owned), g: workload.Group{Commit: w.common.Commit}}, nil
+}
+
+// Check compares the dataset with what the run acknowledged.
+func (w *nms) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
+	s, err := w.admin(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	t, err := s.tally(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	ins, del := w.acked.inserts.Load(), w.acked.deletes.Load()
+	wantCh := w.base.channels + ins - del
+	wantV := w.base.vsatUpdates + w.acked.vsat.Load()
+	wantC := w.base.cuUpdates + w.acked.cu.Load()
+	lines := int64(w.cfg.Lines)
+	return []workload.Check{
+		{Name: "lines", OK: t.vsats == lines && t.cus == lines,
+			Detail: fmt.Sprintf("%d VSATs and %d CUs, want %d of each", t.vsats, t.cus, lines)},
+		{Name: "no_orphan_channels", OK: t.orphans == 0,
+			Detail: fmt.Sprintf("%d channels point to a missing VSAT or CU", t.orphans)},
+		{Name: "channels_match_acknowledged", OK: t.channels == wantCh,
+			Detail: fmt.Sprintf("%d channels; %d before + %d inserts − %d deletes acknowledged = %d", t.channels, w.base.channels, ins, del, wantCh)},
+		{Name: "vsat_updates_match_acknowledged", OK: t.vsatUpdates == wantV,
+			Detail: fmt.Sprintf("update counters sum to %d, acknowledged %d", t.vsatUpdates, wantV)},
+		{Name: "cu_updates_match_acknowledged", OK: t.cuUpdates == wantC,
+			Detail: fmt.Sprintf("update counters sum to %d, acknowledged %d", t.cuUpdates, wantC)},
+	}, nil
+}

@@ -1,0 +1,184 @@
+package nms
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// schema is the portable DDL: every engine dbgauge speaks accepts it.
+var schema = []string{
+	`CREATE TABLE vsat (
+	id BIGINT PRIMARY KEY, name VARCHAR(32) NOT NULL,
+	status INTEGER NOT NULL, admin_state INTEGER NOT NULL, oper_state INTEGER NOT NULL,
+	frequency_hz BIGINT NOT NULL, power_dbm INTEGER NOT NULL,
+	calls BIGINT NOT NULL, updates BIGINT NOT NULL, last_change_us BIGINT NOT NULL,
+	alarm VARCHAR(64) NOT NULL, note VARCHAR(200) NOT NULL)`,
+	`CREATE TABLE cu (
+	id BIGINT PRIMARY KEY, name VARCHAR(32) NOT NULL,
+	status INTEGER NOT NULL, admin_state INTEGER NOT NULL, oper_state INTEGER NOT NULL,
+	frequency_hz BIGINT NOT NULL, power_dbm INTEGER NOT NULL,
+	calls BIGINT NOT NULL, updates BIGINT NOT NULL, last_change_us BIGINT NOT NULL,
+	alarm VARCHAR(64) NOT NULL, note VARCHAR(200) NOT NULL)`,
+	`CREATE TABLE freq_channel (
+	id BIGINT PRIMARY KEY, vsat_id BIGINT NOT NULL, cu_id BIGINT NOT NULL,
+	frequency_hz BIGINT NOT NULL, bandwidth_hz BIGINT NOT NULL, power_dbm INTEGER NOT NULL,
+	state INTEGER NOT NULL, created_us BIGINT NOT NULL)`,
+}
+
+const metaDDL = `CREATE TABLE IF NOT EXISTS dbgauge_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL)`
+
+const metaLines = "nms.lines"
+
+// Statements, shared by every client; each connection prepares its own.
+var (
+	insChannel = &backend.Stmt{SQL: `INSERT INTO freq_channel (id, vsat_id, cu_id, frequency_hz, bandwidth_hz, power_dbm, state, created_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`}
+	delChannel = &backend.Stmt{SQL: `DELETE FROM freq_channel WHERE id = ?`}
+	updVSAT    = &backend.Stmt{SQL: `UPDATE vsat SET status = ?, oper_state = ?, power_dbm = ?, updates = updates + 1, last_change_us = ?, note = ? WHERE id = ?`}
+	updCU      = &backend.Stmt{SQL: `UPDATE cu SET status = ?, oper_state = ?, power_dbm = ?, updates = updates + 1, last_change_us = ?, note = ? WHERE id = ?`}
+	insVSAT    = &backend.Stmt{SQL: `INSERT INTO vsat (id, name, status, admin_state, oper_state, frequency_hz, power_dbm, calls, updates, last_change_us, alarm, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
+	insCU      = &backend.Stmt{SQL: `INSERT INTO cu (id, name, status, admin_state, oper_state, frequency_hz, power_dbm, calls, updates, last_change_us, alarm, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
+	getMeta    = &backend.Stmt{SQL: `SELECT value FROM dbgauge_meta WHERE name = ?`}
+	delMeta    = &backend.Stmt{SQL: `DELETE FROM dbgauge_meta WHERE name = ?`}
+	insMeta    = &backend.Stmt{SQL: `INSERT INTO dbgauge_meta (name, value) VALUES (?, ?)`}
+	tallyVSAT  = &backend.Stmt{SQL: `SELECT count(*), coalesce(sum(updates), 0) FROM vsat`}
+	tallyCU    = &backend.Stmt{SQL: `SELECT count(*), coalesce(sum(updates), 0) FROM cu`}
+	tallyChan  = &backend.Stmt{SQL: `SELECT count(*), coalesce(max(id), 0) FROM freq_channel`}
+	orphans    = &backend.Stmt{SQL: `SELECT count(*) FROM freq_channel f WHERE NOT EXISTS (SELECT 1 FROM vsat v WHERE v.id = f.vsat_id) OR NOT EXISTS (SELECT 1 FROM cu c WHERE c.id = f.cu_id)`}
+	owned      = &backend.Stmt{SQL: `SELECT id FROM freq_channel WHERE id % ? = ? ORDER BY id`}
+)
+
+type sqlStore struct {
+	c backend.Conn
+	d backend.Dialect
+}
+
+func newSQLStore(c backend.Conn, d backend.Dialect) *sqlStore { return &sqlStore{c: c, d: d} }
+
+func (s *sqlStore) begin(ctx context.Context) error    { return s.c.Begin(ctx) }
+func (s *sqlStore) commit(ctx context.Context) error   { return s.c.Commit(ctx) }
+func (s *sqlStore) rollback(ctx context.Context) error { return s.c.Rollback(ctx) }
+func (s *sqlStore) close() error                       { return s.c.Close() }
+
+// one runs a statement that must change exactly one row.
+func (s *sqlStore) one(ctx context.Context, st *backend.Stmt, args ...any) error {
+	n, err := s.c.Exec(ctx, st, args...)
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return workload.Inconsistent("nms: %q changed %d rows, want 1 (args %v)", st.SQL, n, args)
+	}
+	return nil
+}
+
+func (s *sqlStore) insertChannel(ctx context.Context, ch *channel) error {
+	return s.one(ctx, insChannel, ch.ID, ch.VSAT, ch.CU, ch.FreqHz, ch.BandwidthHz, ch.PowerDBm, ch.State, ch.Created)
+}
+
+func (s *sqlStore) deleteChannel(ctx context.Context, id int64) error {
+	return s.one(ctx, delChannel, id)
+}
+
+func (s *sqlStore) updateVSAT(ctx context.Context, id int64, u *update) error {
+	return s.one(ctx, updVSAT, u.Status, u.Oper, u.PowerDBm, u.LastChange, u.Note, id)
+}
+
+func (s *sqlStore) updateCU(ctx context.Context, id int64, u *update) error {
+	return s.one(ctx, updCU, u.Status, u.Oper, u.PowerDBm, u.LastChange, u.Note, id)
+}
+
+func (s *sqlStore) datasetLines(ctx context.Context) (int, bool, error) {
+	if err := s.c.ExecScript(ctx, metaDDL); err != nil {
+		return 0, false, err
+	}
+	var v string
+	err := s.c.QueryRow(ctx, getMeta, []any{metaLines}, &v)
+	if err == backend.ErrNoRows {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil, nil
+}
+
+func (s *sqlStore) rebuild(ctx context.Context, lines, channels int, g *generator) error {
+	for _, t := range []string{"freq_channel", "cu", "vsat"} {
+		if err := s.c.ExecScript(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	for _, ddl := range schema {
+		if err := s.c.ExecScript(ctx, ddl); err != nil {
+			return err
+		}
+	}
+	if err := s.c.Begin(ctx); err != nil {
+		return err
+	}
+	err := s.fill(ctx, lines, channels, g)
+	if err == nil {
+		return s.c.Commit(ctx)
+	}
+	_ = s.c.Rollback(ctx)
+	return err
+}
+
+func (s *sqlStore) fill(ctx context.Context, lines, channels int, g *generator) error {
+	for i := int64(1); i <= int64(lines); i++ {
+		for _, t := range []struct {
+			st     *backend.Stmt
+			prefix string
+		}{{insVSAT, "VSAT"}, {insCU, "CU"}} {
+			r := g.terminal(t.prefix, i)
+			if _, err := s.c.Exec(ctx, t.st, r.ID, r.Name, r.Status, r.Admin, r.Oper, r.FreqHz, r.PowerDBm,
+				r.Calls, r.Updates, r.LastChange, r.Alarm, r.Note); err != nil {
+				return err
+			}
+		}
+	}
+	for i := int64(1); i <= int64(channels); i++ {
+		if err := s.insertChannel(ctx, g.channel(i)); err != nil {
+			return err
+		}
+	}
+	if _, err := s.c.Exec(ctx, delMeta, metaLines); err != nil {
+		return err
+	}
+	_, err := s.c.Exec(ctx, insMeta, metaLines, strconv.Itoa(lines))
+	return err
+}
+
+func (s *sqlStore) tally(ctx context.Context, withOrphans bool) (tally, error) {
+	var t tally
+	if err := s.c.QueryRow(ctx, tallyVSAT, nil, &t.vsats, &t.vsatUpdates); err != nil {
+		return t, err
+	}
+	if err := s.c.QueryRow(ctx, tallyCU, nil, &t.cus, &t.cuUpdates); err != nil {
+		return t, err
+	}
+	if err := s.c.QueryRow(ctx, tallyChan, nil, &t.channels, &t.maxChannel); err != nil {
+		return t, err
+	}
+	if withOrphans {
+		return t, s.c.QueryRow(ctx, orphans, nil, &t.orphans)
+	}
+	return t, nil
+}
+
+func (s *sqlStore) ownedChannels(ctx context.Context, clients, id int64) ([]int64, error) {
+	var ids []int64
+	err := s.c.Query(ctx, owned, []any{clients, id}, func(scan func(...any) error) error {
+		var v int64
+		if err := scan(&v); err != nil {
+			return err
+		}
+		ids = append(ids, v)
+		return nil
+	})
+	return ids, err
+}

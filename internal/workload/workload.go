@@ -1,0 +1,198 @@
+package workload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// Spec describes one workload. The catalog lists them.
+type Spec struct {
+	Name    string
+	Summary string
+	Source  string // where it comes from: "seed 000 (NMS call processing)"
+	Unit    string // the unit of work, singular: "call"
+	Units   string // plural, for the headline metric: "calls" → "calls/s"
+	// APIs the workload can use, in order of preference.
+	APIs  []backend.API
+	Knobs []knob.Spec
+	// Defaults overrides the defaults of common knobs ("units": "10000").
+	Defaults map[string]string
+	// New parses the knobs into the workload's typed config.
+	New func(c Common, v *knob.Values) (Workload, error)
+}
+
+// Metric returns the headline metric's name: "calls/s".
+func (s Spec) Metric() string { return s.Units + "/s" }
+
+// Common are the session-wide knobs a workload needs to know.
+type Common struct {
+	Commit  Commit
+	Clients int
+	Seed    uint64
+}
+
+// Workload is a configured workload.
+type Workload interface {
+	// Shape names the unit kinds (with their weights in the mix) and the
+	// operations inside units.
+	Shape() Shape
+	// Config returns the typed config, for the result.
+	Config() any
+	// Load creates the schema and data, reusing a dataset that matches.
+	// db is a backend.SQLDB or a backend.KVDB.
+	Load(ctx context.Context, db backend.DB) (Dataset, error)
+	// Client prepares client id. Called before the clock starts.
+	Client(ctx context.Context, db backend.DB, id int, rng *rand.Rand) (Client, error)
+}
+
+// Shape is what a workload does, for the run engine and the metrics.
+type Shape struct {
+	Units []Weighted // unit kinds dealt from a deck in these proportions
+	Ops   []string   // operations timed inside units
+}
+
+// Weighted is a unit kind and its share of the mix.
+type Weighted struct {
+	Name   string
+	Weight int
+}
+
+// Dataset says what Load did.
+type Dataset struct {
+	Reused bool
+	Facts  map[string]string
+}
+
+// Client runs units of work for one client. It is used by one goroutine.
+type Client interface {
+	// Do runs one unit of kind (an index into Shape.Units). It rolls back
+	// what it started when it fails, so the unit can be tried again.
+	Do(ctx context.Context, kind int, ops Ops) error
+	// Close commits or rolls back what is pending and releases the client.
+	Close(ctx context.Context) error
+}
+
+// Ops times the operations inside a unit. The run engine provides it.
+type Ops interface {
+	// Time runs fn as operation op (an index into Shape.Ops) and records
+	// how long it took when it succeeds.
+	Time(op int, fn func() error) error
+}
+
+// Checker is an optional ability: consistency checks after the run.
+type Checker interface {
+	Check(ctx context.Context, db backend.DB) ([]Check, error)
+}
+
+// Check is the outcome of one consistency check.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+// Requirer is an optional ability: engine abilities the config needs.
+type Requirer interface {
+	Requires() []backend.Ability
+}
+
+// Lost is returned (wrapped) by a client when units that had already
+// succeeded were rolled back with the group they were to be committed in
+// (--commit every:N). The run engine takes them off the count of good units.
+type Lost struct {
+	Units int64
+	Err   error
+}
+
+func (l *Lost) Error() string {
+	return fmt.Sprintf("%v (%d earlier units rolled back)", l.Err, l.Units)
+}
+func (l *Lost) Unwrap() error { return l.Err }
+
+// LostUnits returns the units lost with err, or 0.
+func LostUnits(err error) int64 {
+	var l *Lost
+	if errors.As(err, &l) {
+		return l.Units
+	}
+	return 0
+}
+
+// Inconsistent returns a fatal error for a database that contradicts what the
+// workload knows it wrote (a row missing, a count off).
+func Inconsistent(format string, args ...any) error {
+	return dberr.New(dberr.Fatal, "inconsistent", "", fmt.Errorf(format, args...))
+}
+
+// CommitMode is how often a workload commits.
+type CommitMode string
+
+// The commit modes.
+const (
+	PerOp    CommitMode = "op"    // commit every operation
+	PerUnit  CommitMode = "unit"  // commit once per unit
+	PerUnits CommitMode = "every" // commit once per N units
+)
+
+// Commit is the parsed --commit knob.
+type Commit struct {
+	Mode  CommitMode
+	Every int // units per commit, for PerUnits
+}
+
+// ParseCommit parses "op", "unit" or "every:N".
+func ParseCommit(s string) (Commit, error) {
+	switch s {
+	case "op":
+		return Commit{Mode: PerOp}, nil
+	case "unit":
+		return Commit{Mode: PerUnit, Every: 1}, nil
+	}
+	if n, ok := strings.CutPrefix(s, "every:"); ok {
+		if v, err := strconv.Atoi(n); err == nil && v >= 1 {
+			return Commit{Mode: PerUnits, Every: v}, nil
+		}
+	}
+	return Commit{}, knob.Bad("give op, unit or every:N (N ≥ 1), e.g. --commit every:10", "--commit %q is not a commit mode", s)
+}
+
+func (c Commit) String() string {
+	if c.Mode == PerUnits {
+		return "every:" + strconv.Itoa(c.Every)
+	}
+	return string(c.Mode)
+}
+
+// Group tracks a client's open transaction under a commit policy: when to
+// begin, when to commit, and how many finished units ride on it.
+type Group struct {
+	Commit  Commit
+	Open    bool  // a transaction is open
+	Pending int64 // earlier units finished inside the open transaction
+}
+
+// UnitBegins reports whether a transaction must begin before the unit's
+// first operation (unit and every:N modes).
+func (g *Group) UnitBegins() bool { return g.Commit.Mode != PerOp && !g.Open }
+
+// UnitEnds reports whether the unit that just finished its operations must
+// commit the group now. If not, the unit is left pending in the open
+// transaction (every:N), and is lost if that transaction rolls back.
+func (g *Group) UnitEnds() bool {
+	if g.Commit.Mode == PerOp {
+		return false
+	}
+	if g.Pending+1 >= int64(g.Commit.Every) {
+		return true
+	}
+	g.Pending++
+	return false
+}
