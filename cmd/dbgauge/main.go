@@ -5,15 +5,25 @@ package main
 import (
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/cli"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+func run() int {
+	// DBGAUGE_CPUPROFILE=FILE writes a CPU profile of the whole process, for
+	// work on dbgauge's own overhead (see bench/README.md).
+	if path := os.Getenv("DBGAUGE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	st, err := os.Stderr.Stat()
 	tty := err == nil && st.Mode()&os.ModeCharDevice != 0
-	os.Exit(cli.Main(cli.Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig, IsTTY: tty}))
+	return cli.Main(cli.Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig, IsTTY: tty})
 }

@@ -65,6 +65,9 @@ type Spec struct {
 	// Durability says what each level sets in the engine, for `dbgauge list`
 	// and docs/knobs.md.
 	Durability map[Durability]string
+	// Expect lists settings the engine must read back at each durability
+	// level; the conformance suite holds the engine to it.
+	Expect map[Durability]map[string]string
 	// Prepare says what each preparation mode does in this engine.
 	Prepare map[Prepare]string
 	// Settings lists the keys --set accepts, with what they do.

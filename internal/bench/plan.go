@@ -31,17 +31,16 @@ type Request struct {
 // Plan is a validated request: everything is known to make sense before any
 // file is written.
 type Plan struct {
-	wspec    workload.Spec
-	bspec    backend.Spec
-	w        workload.Workload
-	api      backend.API
-	run      run.Config
-	bopts    backend.Options
-	require  []verdict.Requirement
-	results  string
-	config   result.Config
-	args     []string
-	stopFile string
+	wspec   workload.Spec
+	bspec   backend.Spec
+	w       workload.Workload
+	api     backend.API
+	run     run.Config
+	bopts   backend.Options
+	require []verdict.Requirement
+	results string
+	config  result.Config
+	args    []string
 }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.

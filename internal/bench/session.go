@@ -128,7 +128,6 @@ func (s *session) environment() {
 
 func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	s.bopts.Dir = s.writer.Dir()
-	s.obs.Note(fmt.Sprintf("opening %s", s.bspec.Name))
 	db, err := s.bspec.Open(ctx, s.bopts)
 	if err != nil {
 		return err

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -107,5 +106,3 @@ acknowledged was lost, and writes a result that survives anything.`,
 	root.AddCommand(newRunCmd(ctx, env, cancel), newListCmd(env))
 	return root
 }
-
-func joinLines(s string) string { return strings.ReplaceAll(s, "\n", ",") }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -97,12 +98,11 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 // cleanly, the second abandons the units in flight.
 func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
 	stop := make(chan struct{})
-	var signaled sync.Once
-	interrupted := false
+	p := &progress{env: env}
+	var interrupted atomic.Bool
 	done := make(chan struct{})
 	defer close(done)
 	go func() {
-		n := 0
 		for {
 			select {
 			case <-done:
@@ -111,17 +111,15 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 				if !ok {
 					return
 				}
-				n++
-				if n == 1 {
-					signaled.Do(func() { interrupted = true; close(stop) })
-					fmt.Fprintln(env.Stderr, "\ndbgauge: stopping: finishing the units in flight (interrupt again to abandon them)")
+				if interrupted.CompareAndSwap(false, true) {
+					close(stop)
+					p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
 				} else {
 					cancel()
 				}
 			}
 		}
 	}()
-	p := &progress{env: env}
 	res, err := plan.Execute(ctx, stop, p)
 	p.clear()
 	var bad *knob.Error
@@ -135,7 +133,7 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 	switch {
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted:
+	case interrupted.Load():
 		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
 	case !res.Summary.ChecksOK:
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}

@@ -68,7 +68,8 @@ type counts struct {
 	late     int64
 	lost     int64
 	canceled int64
-	failures map[failKey]*result.Failure
+	failures map[failKey]*result.Failure // units that failed, by cause
+	retried  map[failKey]*result.Failure // errors that were retried, by cause
 }
 
 func newCounts(s Shape) counts {
@@ -78,6 +79,7 @@ func newCounts(s Shape) counts {
 		lag:      NewHistogram(),
 		failed:   make([]int64, len(s.Units)),
 		failures: map[failKey]*result.Failure{},
+		retried:  map[failKey]*result.Failure{},
 	}
 	for i := range c.units {
 		c.units[i] = NewHistogram()
@@ -104,11 +106,19 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 	dst.late += c.late
 	dst.lost += c.lost
 	dst.canceled += c.canceled
-	for k, f := range c.failures {
-		d, ok := dst.failures[k]
+	mergeCauses(dst.failures, c.failures)
+	mergeCauses(dst.retried, c.retried)
+	if reset {
+		c.reset()
+	}
+}
+
+func mergeCauses(dst, src map[failKey]*result.Failure) {
+	for k, f := range src {
+		d, ok := dst[k]
 		if !ok {
 			d = &result.Failure{Class: f.Class, Kind: f.Kind, Code: f.Code}
-			dst.failures[k] = d
+			dst[k] = d
 		}
 		d.Count += f.Count
 		for _, s := range f.Samples {
@@ -117,8 +127,26 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 			}
 		}
 	}
-	if reset {
-		c.reset()
+}
+
+// addCause counts err in m under its class, kind and code, keeping a few
+// distinct sample messages (passwords masked).
+func addCause(m map[failKey]*result.Failure, class dberr.Class, kind dberr.Kind, code string, err error) {
+	key := failKey{class, kind, code}
+	f, ok := m[key]
+	if !ok {
+		f = &result.Failure{Class: class.String(), Kind: string(kind), Code: code}
+		m[key] = f
+	}
+	f.Count++
+	if len(f.Samples) < samples {
+		msg := redact.DSN(err.Error())
+		if len(msg) > sampleLen {
+			msg = msg[:sampleLen] + "…"
+		}
+		if !contains(f.Samples, msg) {
+			f.Samples = append(f.Samples, msg)
+		}
 	}
 }
 
@@ -133,6 +161,7 @@ func (c *counts) reset() {
 	clear(c.failed)
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
+	clear(c.retried)
 }
 
 func contains(list []string, s string) bool {
@@ -219,10 +248,12 @@ func (r *Recorder) Lag(d time.Duration, late bool) {
 	r.sh.mu.Unlock()
 }
 
-// Retry counts one retry of a unit after a retryable error.
-func (r *Recorder) Retry() {
+// Retry counts one retry of a unit after the retryable error err.
+func (r *Recorder) Retry(err error) {
+	class, kind, code := dberr.Describe(err)
 	r.sh.mu.Lock()
 	r.sh.retries++
+	addCause(r.sh.retried, class, kind, code, err)
 	r.sh.mu.Unlock()
 }
 
@@ -244,22 +275,7 @@ func (r *Recorder) Failed(k int, err error) {
 		return
 	}
 	r.sh.failed[k]++
-	key := failKey{class, kind, code}
-	f, ok := r.sh.failures[key]
-	if !ok {
-		f = &result.Failure{Class: class.String(), Kind: string(kind), Code: code}
-		r.sh.failures[key] = f
-	}
-	f.Count++
-	if len(f.Samples) < samples {
-		msg := redact.DSN(err.Error())
-		if len(msg) > sampleLen {
-			msg = msg[:sampleLen] + "…"
-		}
-		if !contains(f.Samples, msg) {
-			f.Samples = append(f.Samples, msg)
-		}
-	}
+	addCause(r.sh.failures, class, kind, code, err)
 }
 
 // Interval is what was measured between two ticks.
@@ -356,11 +372,22 @@ func (p *Phase) Record(hist bool) result.Phase {
 		l := Summarize("lag", p.lag, hist)
 		out.Lag = &l
 	}
-	out.Failures = []result.Failure{}
-	for _, f := range p.failures {
-		out.Failures = append(out.Failures, *f)
+	out.Failures, out.Retried = causes(p.failures), causes(p.retried)
+	return out
+}
+
+// causes lists a cause map, most frequent first.
+func causes(m map[failKey]*result.Failure) []result.Failure {
+	out := make([]result.Failure, 0, len(m))
+	for _, f := range m {
+		out = append(out, *f)
 	}
-	sort.Slice(out.Failures, func(i, j int) bool { return out.Failures[i].Count > out.Failures[j].Count })
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].Class+out[i].Kind+out[i].Code < out[j].Class+out[j].Kind+out[j].Code
+	})
 	return out
 }
 

@@ -234,12 +234,17 @@ func operations(b *strings.Builder, m *result.Phase) {
 }
 
 func failures(b *strings.Builder, m *result.Phase) {
-	if len(m.Failures) == 0 {
+	causeTable(b, "failed units by cause (after retries)", m.Failures)
+	causeTable(b, "retried errors by cause", m.Retried)
+}
+
+func causeTable(b *strings.Builder, title string, list []result.Failure) {
+	if len(list) == 0 {
 		return
 	}
-	fmt.Fprintln(b, "\n  failures by class")
+	fmt.Fprintf(b, "\n  %s\n", title)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	for _, f := range m.Failures {
+	for _, f := range list {
 		sample := ""
 		if len(f.Samples) > 0 {
 			sample = f.Samples[0]

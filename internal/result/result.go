@@ -151,7 +151,8 @@ type Phase struct {
 	Units     []Latency `json:"units"`          // per unit kind
 	Ops       []Latency `json:"ops"`            // per operation inside units
 	Lag       *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
-	Failures  []Failure `json:"failures"`
+	Failures  []Failure `json:"failures"`       // units that failed after retries, by cause
+	Retried   []Failure `json:"retried"`        // errors that were retried, by cause
 }
 
 // Latency summarises one HdrHistogram of latencies in microseconds. Hist holds

@@ -306,8 +306,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	}()
 	for !r.stopping() {
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
-			r.stop(Completed)
-			return
+			return // no unit left; the others finish theirs, retries included
 		}
 		start := time.Now()
 		if r.cfg.Rate > 0 {
@@ -363,6 +362,6 @@ func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *
 		if !r.sleep(ctx, backoff) {
 			return err
 		}
-		rec.Retry()
+		rec.Retry(err)
 	}
 }

@@ -29,6 +29,11 @@ var Spec = backend.Spec{
 		return db == "bbolt" || strings.HasPrefix(db, "bbolt:")
 	},
 	Durability: durabilityDoc,
+	Expect: map[backend.Durability]map[string]string{
+		backend.Sync: {"NoSync": "false", "background_sync": "none"},
+		backend.Lazy: {"NoSync": "true", "background_sync": "100ms"},
+		backend.Off:  {"NoSync": "true", "background_sync": "none"},
+	},
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "no statements: ignored",
 		backend.Each: "no statements: ignored",

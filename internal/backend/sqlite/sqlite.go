@@ -30,6 +30,11 @@ var Spec = backend.Spec{
 		return db == "sqlite" || strings.HasPrefix(db, "sqlite:")
 	},
 	Durability: durabilityDoc,
+	Expect: map[backend.Durability]map[string]string{
+		backend.Sync: {"journal_mode": "wal", "synchronous": "FULL"},
+		backend.Lazy: {"journal_mode": "wal", "synchronous": "NORMAL"},
+		backend.Off:  {"journal_mode": "wal", "synchronous": "OFF"},
+	},
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "sqlite3_prepare_v2 once per connection; the statement is kept and reset after each use",
 		backend.Each: "sqlite3_prepare_v2, step and finalize at every use",

@@ -2,6 +2,7 @@ package nms
 
 import (
 	"context"
+	"errors"
 	"strconv"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -96,7 +97,7 @@ func (s *sqlStore) datasetLines(ctx context.Context) (int, bool, error) {
 	}
 	var v string
 	err := s.c.QueryRow(ctx, getMeta, []any{metaLines}, &v)
-	if err == backend.ErrNoRows {
+	if errors.Is(err, backend.ErrNoRows) {
 		return 0, false, nil
 	}
 	if err != nil {

@@ -1,0 +1,39 @@
+# dbgauge — make help lists the targets.
+GOLANGCI_VERSION := v2.15.0
+GOBIN ?= $(shell go env GOPATH)/bin
+
+.PHONY: help build run test test-short lint fmt docs bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+build: ## build ./dbgauge
+	go build -o dbgauge ./cmd/dbgauge
+
+run: build ## the main job: nms on embedded SQLite
+	./dbgauge run nms
+
+test: ## the whole test suite, with the race detector (README command 2)
+	go test -race -count=1 ./...
+
+test-short: ## the quick tests only
+	go test -short -count=1 ./...
+
+lint: ## gofmt, go vet and golangci-lint (installed at the pinned version if missing)
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	go vet ./...
+	@$(GOBIN)/golangci-lint version 2>/dev/null | grep -q '$(patsubst v%,%,$(GOLANGCI_VERSION))' || \
+		GOFLAGS= go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
+	$(GOBIN)/golangci-lint run ./...
+
+fmt: ## format the code
+	gofmt -w cmd internal
+
+docs: ## regenerate docs/knobs.md from the catalog
+	go test ./internal/cli -run TestKnobsDoc -update
+
+bench: build ## dbgauge against its anchors (see bench/README.md)
+	bench/vs-sqlite3.sh
+
+clean: ## remove the binary and local results
+	rm -rf dbgauge results

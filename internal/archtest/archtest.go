@@ -1,0 +1,104 @@
+// Package archtest enforces the import rules of docs/architecture.md:
+//
+//  1. a workload never imports a backend package, and a backend never imports
+//     a workload (they meet only in catalog, through the contracts);
+//  2. siblings never import siblings (shared code moves up into the contract
+//     or a leaf), except the *test helper packages, from test files;
+//  3. only cli and cmd print or exit: no package below cli imports the
+//     process (os.Exit is checked by the linters' forbidigo rule).
+package archtest
+
+import (
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Violation is one import that breaks a rule.
+type Violation struct {
+	File, Importer, Imported, Rule string
+}
+
+func (v Violation) String() string {
+	return fmt.Sprintf("%s: %s imports %s: %s", v.File, v.Importer, v.Imported, v.Rule)
+}
+
+// Check walks the Go files under root (a module whose path is module) and
+// returns every import that breaks a rule.
+func Check(root, module string) ([]Violation, error) {
+	var out []Violation
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, filepath.Dir(p))
+		pkg := path.Join(module, filepath.ToSlash(rel))
+		test := strings.HasSuffix(p, "_test.go")
+		for _, imp := range f.Imports {
+			ip, _ := strconv.Unquote(imp.Path.Value)
+			if rule := broken(module, pkg, ip, test); rule != "" {
+				out = append(out, Violation{File: p, Importer: pkg, Imported: ip, Rule: rule})
+			}
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out, err
+}
+
+// family returns the contract a package belongs to ("workload" or "backend")
+// and its child folder ("nms"), or "" for packages outside both families.
+func family(module, pkg string) (string, string) {
+	rest, ok := strings.CutPrefix(pkg, module+"/internal/")
+	if !ok {
+		return "", ""
+	}
+	parts := strings.Split(rest, "/")
+	if parts[0] != "workload" && parts[0] != "backend" {
+		return "", ""
+	}
+	if len(parts) == 1 {
+		return parts[0], ""
+	}
+	return parts[0], parts[1]
+}
+
+func broken(module, importer, imported string, test bool) string {
+	fa, ca := family(module, importer)
+	fb, cb := family(module, imported)
+	if fa == "" || fb == "" {
+		return ""
+	}
+	switch {
+	case fa == "workload" && fb == "backend" && cb != "":
+		return "a workload never imports a backend package; they meet in catalog"
+	case fa == "backend" && fb == "workload":
+		return "a backend never imports a workload"
+	case fa == fb && ca != "" && cb != "" && ca != cb:
+		if test && strings.HasSuffix(cb, "test") {
+			return "" // shared test helpers (backendtest, workloadtest)
+		}
+		return "siblings never import siblings; move shared code up into the contract or a leaf"
+	}
+	return ""
+}

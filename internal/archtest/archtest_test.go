@@ -1,0 +1,58 @@
+package archtest
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestImportRules fails when any package of dbgauge breaks an import rule.
+func TestImportRules(t *testing.T) {
+	vs, err := Check("../..", "github.com/dbgauge/dbgauge")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range vs {
+		t.Error(v)
+	}
+}
+
+// TestCatchesViolations proves the check can fail: a workload importing a
+// backend, and a backend importing a workload.
+func TestCatchesViolations(t *testing.T) {
+	vs, err := Check("testdata/bad", "example.com/bad")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 {
+		t.Fatalf("want 2 violations, got %d: %v", len(vs), vs)
+	}
+	want := []string{"a backend never imports a workload", "a workload never imports a backend package"}
+	for i, v := range vs {
+		if !strings.HasPrefix(v.Rule, want[i]) {
+			t.Errorf("violation %d = %q, want rule %q", i, v, want[i])
+		}
+	}
+}
+
+func TestSiblingRule(t *testing.T) {
+	m := "m"
+	cases := []struct {
+		from, to string
+		test     bool
+		bad      bool
+	}{
+		{"m/internal/workload/nms", "m/internal/workload", false, false},
+		{"m/internal/workload/nms", "m/internal/backend", false, false},
+		{"m/internal/workload/nms", "m/internal/backend/sqlite", false, true},
+		{"m/internal/workload/nms", "m/internal/workload/insert", false, true},
+		{"m/internal/backend/sqlite", "m/internal/backend/backendtest", true, false},
+		{"m/internal/backend/sqlite", "m/internal/backend/backendtest", false, true},
+		{"m/internal/backend/sqlite", "m/internal/workload", false, true},
+		{"m/internal/catalog", "m/internal/backend/sqlite", false, false},
+	}
+	for _, c := range cases {
+		if got := broken(m, c.from, c.to, c.test) != ""; got != c.bad {
+			t.Errorf("%s → %s (test %v): broken=%v, want %v", c.from, c.to, c.test, got, c.bad)
+		}
+	}
+}

@@ -1,0 +1,259 @@
+// Package backendtest is the conformance suite every backend passes, against
+// the real engine. The catalog's tests run it for every registered backend,
+// and for every SQL backend again as key-value through sqlkv.
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/dberr"
+)
+
+// Opener opens a fresh instance of the engine with o (o.Dir is a new folder).
+type Opener func(t *testing.T, o backend.Options) backend.DB
+
+// Run runs the suite for spec. kvOverSQL wraps a SQL engine as key-value
+// (sqlkv.Wrap), so that the KV part runs on SQL engines too; nil skips it.
+func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.KVDB) {
+	open := func(t *testing.T, o backend.Options) backend.DB {
+		t.Helper()
+		if o.Dir == "" {
+			o.Dir = t.TempDir()
+		}
+		if o.DB == "" {
+			o.DB = spec.Name
+		}
+		if o.Prepare == "" {
+			o.Prepare = backend.Once
+		}
+		if o.Durability == "" {
+			o.Durability = backend.Sync
+		}
+		db, err := spec.Open(context.Background(), o)
+		if err != nil {
+			t.Fatalf("open %s: %v", spec.Name, err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	}
+	t.Run("durability_read_back", func(t *testing.T) { durability(t, spec, open) })
+	t.Run("unknown_setting_refused", func(t *testing.T) {
+		_, err := spec.Open(context.Background(), backend.Options{
+			DB: spec.Name, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once,
+			Set: []backend.KeyValue{{Key: "no_such_setting_here", Value: "1"}},
+		})
+		if err == nil {
+			t.Fatal("an unknown --set key was accepted")
+		}
+	})
+	switch spec.API {
+	case backend.SQL:
+		for _, p := range []backend.Prepare{backend.Once, backend.Each} {
+			t.Run("sql/prepare="+string(p), func(t *testing.T) {
+				sqlSuite(t, open(t, backend.Options{Prepare: p}).(backend.SQLDB))
+			})
+		}
+		if kvOverSQL != nil {
+			t.Run("kv_over_sql", func(t *testing.T) {
+				kvSuite(t, kvOverSQL(open(t, backend.Options{}).(backend.SQLDB)))
+			})
+		}
+	case backend.KV:
+		t.Run("kv", func(t *testing.T) { kvSuite(t, open(t, backend.Options{}).(backend.KVDB)) })
+	}
+}
+
+// durability opens the engine at each level and checks that what the engine
+// reports matches what the spec says the level sets.
+func durability(t *testing.T, spec backend.Spec, open Opener) {
+	if len(spec.Expect) == 0 {
+		t.Fatalf("%s: Spec.Expect is empty: say what each durability level must read back", spec.Name)
+	}
+	for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
+		e, err := open(t, backend.Options{Durability: d}).Engine(context.Background())
+		if err != nil {
+			t.Fatalf("durability=%s: Engine: %v", d, err)
+		}
+		if e.Name == "" || e.Version == "" {
+			t.Errorf("durability=%s: engine name %q version %q", d, e.Name, e.Version)
+		}
+		for k, want := range spec.Expect[d] {
+			if got := e.Settings[k]; got != want {
+				t.Errorf("durability=%s: %s read back %q, want %q", d, k, got, want)
+			}
+		}
+	}
+}
+
+var (
+	create   = "CREATE TABLE conf (id BIGINT PRIMARY KEY, v VARCHAR(20) NOT NULL)"
+	ins      = &backend.Stmt{SQL: "INSERT INTO conf (id, v) VALUES (?, ?)"}
+	get      = &backend.Stmt{SQL: "SELECT v FROM conf WHERE id = ?"}
+	all      = &backend.Stmt{SQL: "SELECT id FROM conf ORDER BY id"}
+	bad      = &backend.Stmt{SQL: "SELEKT nonsense"}
+	countAll = &backend.Stmt{SQL: "SELECT count(*) FROM conf"}
+)
+
+func sqlSuite(t *testing.T, db backend.SQLDB) {
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	commits := counter(t, db, "commits")
+	must(c.ExecScript(ctx, create))
+
+	must(c.Begin(ctx))
+	if _, err := c.Exec(ctx, ins, 1, "rolled back"); err != nil {
+		t.Fatal(err)
+	}
+	must(c.Rollback(ctx))
+	var v string
+	if err := c.QueryRow(ctx, get, []any{1}, &v); !errors.Is(err, backend.ErrNoRows) {
+		t.Fatalf("a rolled-back row is visible (err %v, v %q)", err, v)
+	}
+
+	c0 := commits()
+	for i := 1; i <= 3; i++ {
+		must(c.Begin(ctx))
+		if n, err := c.Exec(ctx, ins, i, fmt.Sprint("row ", i)); err != nil || n != 1 {
+			t.Fatalf("insert %d: n=%d err=%v", i, n, err)
+		}
+		must(c.Commit(ctx))
+	}
+	if c0 >= 0 {
+		if got := commits() - c0; got != 3 {
+			t.Errorf("the engine counted %d commits for 3", got)
+		}
+	}
+	must(c.QueryRow(ctx, get, []any{2}, &v))
+	if v != "row 2" {
+		t.Errorf("read %q, want %q", v, "row 2")
+	}
+	var ids []int64
+	must(c.Query(ctx, all, nil, func(scan func(...any) error) error {
+		var id int64
+		if err := scan(&id); err != nil {
+			return err
+		}
+		ids = append(ids, id)
+		return nil
+	}))
+	if !slices.Equal(ids, []int64{1, 2, 3}) {
+		t.Errorf("query returned %v, want [1 2 3]", ids)
+	}
+
+	// A duplicate key rolls the unit back; it is not retried.
+	must(c.Begin(ctx))
+	_, err = c.Exec(ctx, ins, 1, "dup")
+	if cl := dberr.ClassOf(err); cl != dberr.Rollback {
+		t.Errorf("duplicate key: class %v (err %v), want rollback", cl, err)
+	}
+	must(c.Rollback(ctx))
+	// Nonsense is a bug: fatal.
+	if _, err := c.Exec(ctx, bad); dberr.ClassOf(err) != dberr.Fatal {
+		t.Errorf("syntax error: class %v (err %v), want fatal", dberr.ClassOf(err), err)
+	}
+
+	// Two connections write one after the other; the second sees the first.
+	c2, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	must(c2.Begin(ctx))
+	if _, err := c2.Exec(ctx, ins, 4, "other conn"); err != nil {
+		t.Fatal(err)
+	}
+	must(c2.Commit(ctx))
+	var n int64
+	must(c.QueryRow(ctx, countAll, nil, &n))
+	if n != 4 {
+		t.Errorf("count %d after a commit on another connection, want 4", n)
+	}
+}
+
+// counter returns a function reading the engine counter name, or -1 when
+// the engine does not count it.
+func counter(t *testing.T, db backend.DB, name string) func() int64 {
+	s, ok := db.(backend.Statser)
+	return func() int64 {
+		if !ok {
+			return -1
+		}
+		m, err := s.Stats(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v, ok := m[name]
+		if !ok {
+			return -1
+		}
+		return v
+	}
+}
+
+func kvSuite(t *testing.T, db backend.KVDB) {
+	ctx := context.Background()
+	c, err := db.KVConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(c.CreateTable(ctx, "conf"))
+	must(c.CreateTable(ctx, "conf")) // idempotent
+
+	must(c.Begin(ctx, true))
+	must(c.Put(ctx, "conf", []byte("k1"), []byte("gone")))
+	must(c.Rollback(ctx))
+	must(c.Begin(ctx, true))
+	for _, k := range []string{"k3", "k1", "k2"} {
+		must(c.Put(ctx, "conf", []byte(k), []byte("v"+k)))
+	}
+	must(c.Put(ctx, "conf", []byte("k2"), []byte("replaced")))
+	must(c.Delete(ctx, "conf", []byte("k3")))
+	must(c.Delete(ctx, "conf", []byte("never there")))
+	must(c.Commit(ctx))
+
+	must(c.Begin(ctx, false))
+	v, ok, err := c.Get(ctx, "conf", []byte("k2"))
+	must(err)
+	if !ok || string(v) != "replaced" {
+		t.Errorf("Get k2 = %q, %v; want replaced", v, ok)
+	}
+	if _, ok, _ := c.Get(ctx, "conf", []byte("k3")); ok {
+		t.Error("a deleted key is still there")
+	}
+	var keys []string
+	must(c.Scan(ctx, "conf", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
+	if !slices.Equal(keys, []string{"k1", "k2"}) {
+		t.Errorf("scan gave %v, want [k1 k2] in order (the rolled-back put must be gone)", keys)
+	}
+	must(c.Rollback(ctx))
+
+	must(c.DropTable(ctx, "conf"))
+	must(c.Begin(ctx, false))
+	_, _, err = c.Get(ctx, "conf", []byte("k1"))
+	_ = c.Rollback(ctx)
+	if err == nil {
+		t.Error("Get on a dropped table succeeded")
+	}
+}

@@ -1,0 +1,159 @@
+package bench_test
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/workload"
+	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
+)
+
+func spec(t *testing.T, name string) workload.Spec {
+	t.Helper()
+	s, ok := catalog.Workload(name)
+	if !ok {
+		t.Fatalf("no workload %q", name)
+	}
+	return s
+}
+
+// TestEveryWorkloadOnEveryEmbeddedBackend runs each workload on each backend,
+// through each API the pair allows, under each commit mode, and its checks.
+func TestEveryWorkloadOnEveryEmbeddedBackend(t *testing.T) {
+	for _, w := range catalog.Workloads() {
+		for _, b := range catalog.Backends() {
+			apis := []string{"auto"}
+			if b.API == "sql" {
+				apis = append(apis, "kv") // key-value over SQL, through sqlkv
+			}
+			for _, api := range apis {
+				for _, commit := range []string{"op", "unit", "every:3"} {
+					name := fmt.Sprintf("%s/db=%s/api=%s/commit=%s", w.Name, b.Name, api, commit)
+					t.Run(name, func(t *testing.T) {
+						workloadtest.Run(t, w, map[string]string{
+							"db": b.Name, "api": api, "commit": commit, "clients": "2", "units": "60", "lines": "300",
+						})
+					})
+				}
+			}
+		}
+	}
+}
+
+// TestCommitsCountedByTheEngine proves the commit granularity from the
+// engine's side: SQLite's own commit hook counts the commits of the measure
+// phase, not the workload.
+func TestCommitsCountedByTheEngine(t *testing.T) {
+	const units = 40
+	cases := []struct {
+		workload, commit string
+		perUnit          float64
+	}{
+		{"nms", "op", 15}, // seed 000 note 2: 15 commits per call
+		{"nms", "unit", 1},
+		{"nms", "every:4", 0.25},
+		{"insert", "op", 1},
+		{"insert", "every:10", 0.1},
+	}
+	for _, c := range cases {
+		t.Run(c.workload+"/commit="+c.commit, func(t *testing.T) {
+			res := workloadtest.Run(t, spec(t, c.workload), map[string]string{
+				"db": "sqlite", "commit": c.commit, "units": strconv.Itoa(units), "lines": "200",
+			})
+			if res.Summary.OK != units {
+				t.Fatalf("%d units ok, want %d", res.Summary.OK, units)
+			}
+			if res.Stats == nil {
+				t.Fatal("no engine statistics in the result")
+			}
+			want := int64(c.perUnit * units)
+			if got := res.Stats.Delta["commits"]; got != want {
+				t.Fatalf("the engine counted %d commits for %d units, want %d", got, units, want)
+			}
+		})
+	}
+}
+
+// TestSynchronousReadBack: the result holds what SQLite reports, not what
+// was asked.
+func TestSynchronousReadBack(t *testing.T) {
+	for dur, want := range map[string]string{"sync": "FULL", "lazy": "NORMAL", "off": "OFF"} {
+		t.Run("durability="+dur, func(t *testing.T) {
+			res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"durability": dur, "units": "20", "lines": "100"})
+			if got := res.Engine.Settings["synchronous"]; got != want {
+				t.Fatalf("synchronous read back %q, want %q", got, want)
+			}
+			if got := res.Engine.Settings["journal_mode"]; got != "wal" {
+				t.Fatalf("journal_mode read back %q, want wal", got)
+			}
+		})
+	}
+	// A raw setting overrides the mapping, and the result says so.
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"set": "synchronous=EXTRA", "units": "5"})
+	if got := res.Engine.Settings["synchronous"]; got != "EXTRA" {
+		t.Fatalf("--set synchronous=EXTRA read back %q", got)
+	}
+}
+
+// TestFourHundredClients: many SQLite writers finish with classified,
+// counted failures only, and the data stays consistent.
+func TestFourHundredClients(t *testing.T) {
+	if testing.Short() {
+		t.Skip("400 connections")
+	}
+	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{
+		"clients": "400", "duration": "3s", "set": "busy_timeout=100", "retries": "1", "lines": "900",
+	})
+	m := res.Phase("measure")
+	var failed int64
+	for _, f := range m.Failures {
+		if f.Class == dberr.Fatal.String() || f.Kind == string(dberr.Other) {
+			t.Errorf("unclassified failure: %+v", f)
+		}
+		failed += f.Count
+	}
+	if failed != m.Failed {
+		t.Errorf("failures by cause add up to %d, the phase says %d", failed, m.Failed)
+	}
+	if m.Failed == 0 || m.Retries == 0 {
+		t.Errorf("400 writers with a 100 ms busy timeout: want busy failures and retries, got %d and %d", m.Failed, m.Retries)
+	}
+	t.Logf("400 clients: %d ok, %d failed, %d retries, %.0f calls/s", m.OK, m.Failed, m.Retries, m.Rate)
+}
+
+// TestBboltLines runs nms on bbolt at the seed's three sizes.
+func TestBboltLines(t *testing.T) {
+	for _, lines := range []string{"900", "2500", "25000"} {
+		t.Run("lines="+lines, func(t *testing.T) {
+			res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "bbolt", "lines": lines, "duration": "1s"})
+			if res.Dataset.Facts["vsats"] != lines {
+				t.Fatalf("dataset has %s VSATs, want %s", res.Dataset.Facts["vsats"], lines)
+			}
+		})
+	}
+}
+
+// TestDatasetReuse: a second run on the same file reuses a matching dataset
+// and rebuilds one that does not match.
+func TestDatasetReuse(t *testing.T) {
+	for _, db := range []string{"sqlite", "bbolt"} {
+		t.Run(db, func(t *testing.T) {
+			path := db + ":" + t.TempDir() + "/data.db"
+			run := func(lines string) bool {
+				return workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": path, "lines": lines, "units": "30"}).Dataset.Reused
+			}
+			if run("300") {
+				t.Fatal("the first run reused a dataset")
+			}
+			if !run("300") {
+				t.Fatal("the second run with the same --lines did not reuse the dataset")
+			}
+			if run("400") {
+				t.Fatal("a run with other --lines reused the dataset")
+			}
+		})
+	}
+}

@@ -1,0 +1,193 @@
+package cli
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and docs/knobs.md")
+
+// runCLI runs dbgauge in-process and returns its exit status and output.
+func runCLI(t *testing.T, sig <-chan os.Signal, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(Env{Args: args, Stdout: &out, Stderr: &errb, Signals: sig})
+	return code, out.String(), errb.String()
+}
+
+// lastLine returns the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestBadInput(t *testing.T) {
+	cases := map[string][]string{
+		"unknown workload":         {"run", "nope", "--clients", "3"},
+		"unknown backend":          {"run", "nms", "--db", "oracle://scott:tiger@db/x"},
+		"unknown durability":       {"run", "nms", "--durability", "fast"},
+		"duration without unit":    {"run", "nms", "--duration", "10"},
+		"malformed require":        {"run", "nms", "--require", "calls/s>>16"},
+		"require of another unit":  {"run", "nms", "--require", "inserts/s>=1"},
+		"set without value":        {"run", "nms", "--set", "nokey"},
+		"procedure on sqlite":      {"run", "nms", "--procedure"},
+		"procedure on bbolt":       {"run", "nms", "--db", "bbolt", "--procedure"},
+		"unknown pragma":           {"run", "nms", "--set", "no_such_pragma=1"},
+		"unknown bbolt setting":    {"run", "nms", "--db", "bbolt", "--set", "Turbo=true"},
+		"lines not a number":       {"run", "nms", "--lines", "abc"},
+		"no clients":               {"run", "nms", "--clients", "0"},
+		"unknown flag":             {"run", "nms", "--bogus-flag"},
+		"commit every zero":        {"run", "nms", "--commit", "every:0"},
+		"sql api on a kv engine":   {"run", "nms", "--api", "sql", "--db", "bbolt"},
+		"stray argument":           {"run", "nms", "extra"},
+		"unknown command":          {"nonsense"},
+		"negative rate":            {"run", "insert", "--rate", "-5"},
+		"ops per call below three": {"run", "nms", "--ops-per-call", "2"},
+	}
+	for name, args := range cases {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			if args[0] == "run" {
+				args = append(args, "--results", dir)
+			}
+			code, out, errOut := runCLI(t, nil, args...)
+			if code != ExitUsage {
+				t.Fatalf("exit %d, want %d; stderr %q", code, ExitUsage, errOut)
+			}
+			if n := strings.Count(strings.TrimSpace(errOut), "\n"); n != 0 || !strings.HasPrefix(errOut, "dbgauge: ") {
+				t.Fatalf("want one line on stderr, got %q", errOut)
+			}
+			if strings.Contains(errOut, "tiger") {
+				t.Fatalf("a password reached stderr: %q", errOut)
+			}
+			if out != "" {
+				t.Fatalf("bad input printed on stdout: %q", out)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatalf("bad input left %d entries in the results folder", len(entries))
+			}
+		})
+	}
+	t.Run("unwritable_results", func(t *testing.T) {
+		file := filepath.Join(t.TempDir(), "a-file")
+		os.WriteFile(file, nil, 0o644)
+		code, _, errOut := runCLI(t, nil, "run", "insert", "--units", "5", "--results", file+"/sub")
+		if code != ExitUsage || !strings.Contains(errOut, "--results") {
+			t.Fatalf("exit %d, stderr %q", code, errOut)
+		}
+	})
+}
+
+func TestRequire(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, nil, "run", "insert", "--units", "30", "--results", dir, "--require", "inserts/s>=1000000000")
+	if code != ExitUnmet {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitUnmet, errOut)
+	}
+	if !strings.Contains(out, "✗ inserts/s>=1000000000") || !strings.Contains(out, "verdict: FAIL") {
+		t.Fatalf("the summary does not show the verdict:\n%s", out)
+	}
+	if lastLine(errOut) != "dbgauge: a requirement was not met" {
+		t.Fatalf("stderr ends with %q", lastLine(errOut))
+	}
+	code, out, _ = runCLI(t, nil, "run", "insert", "--units", "30", "--results", dir, "--require", "inserts/s>=1", "--require", "p99<=1h")
+	if code != ExitOK || !strings.Contains(out, "verdict: PASS") {
+		t.Fatalf("exit %d for requirements that hold:\n%s", code, out)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	dir := t.TempDir()
+	sig := make(chan os.Signal, 1)
+	go func() {
+		time.Sleep(2500 * time.Millisecond)
+		sig <- syscall.SIGINT
+	}()
+	start := time.Now()
+	code, out, errOut := runCLI(t, sig, "run", "nms", "--duration", "60s", "--warmup", "0", "--lines", "200", "--results", dir)
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d; stderr %s", code, ExitInterrupted, errOut)
+	}
+	if time.Since(start) > 20*time.Second {
+		t.Fatal("the interrupt did not stop the run")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("want one result folder, got %d", len(entries))
+	}
+	res, err := result.Load(filepath.Join(dir, entries[0].Name()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != result.Interrupted || res.Reason != "interrupted" || len(res.Series) < 2 || res.Summary.OK == 0 {
+		t.Fatalf("status %s (%s), %d seconds, %d ok", res.Status, res.Reason, len(res.Series), res.Summary.OK)
+	}
+	if !strings.Contains(out, "interrupted") {
+		t.Fatalf("the summary does not say the run was interrupted:\n%s", out)
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			t.Errorf("after a clean stop, check %s failed: %s", c.Name, c.Detail)
+		}
+	}
+}
+
+func TestStopFile(t *testing.T) {
+	dir := t.TempDir()
+	stop := filepath.Join(t.TempDir(), "STOPTEST.TXT")
+	go func() {
+		time.Sleep(1500 * time.Millisecond)
+		os.WriteFile(stop, nil, 0o644)
+	}()
+	code, _, errOut := runCLI(t, nil, "run", "insert", "--duration", "60s", "--results", dir, "--stop-file", stop)
+	if code != ExitOK {
+		t.Fatalf("exit %d after the stop file, want 0; stderr %s", code, errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	res, err := result.Load(filepath.Join(dir, entries[0].Name()))
+	if err != nil || res.Reason != "stop file" {
+		t.Fatalf("result %v reason %q", err, res.Reason)
+	}
+	code, _, errOut = runCLI(t, nil, "run", "insert", "--duration", "60s", "--results", dir, "--stop-file", stop)
+	if code != ExitUsage || !strings.Contains(errOut, "exists already") {
+		t.Fatalf("a stop file present at the start: exit %d, %q", code, errOut)
+	}
+}
+
+func TestList(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"nms", "insert", "sqlite", "bbolt", "synchronous=FULL", "NoSync=true", "--lines", "--commit", "calls/s"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("dbgauge list does not mention %q", want)
+		}
+	}
+}
+
+// TestKnobsDoc keeps docs/knobs.md generated from the catalog.
+func TestKnobsDoc(t *testing.T) {
+	var b bytes.Buffer
+	if err := writeKnobsMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	path := "../../docs/knobs.md"
+	if *update {
+		if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(have, b.Bytes()) {
+		t.Fatalf("docs/knobs.md is stale: run go test ./internal/cli -run TestKnobsDoc -update (%v)", err)
+	}
+}

@@ -1,0 +1,63 @@
+package metrics
+
+import (
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
+)
+
+func TestTickMergesShards(t *testing.T) {
+	shape := Shape{Units: []string{"a", "b"}, Ops: []string{"x"}}
+	s := NewSet(shape, 8)
+	t0 := time.Now()
+	s.Start(t0)
+	var wg sync.WaitGroup
+	for c := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := s.Recorder(c)
+			for i := range 100 {
+				r.Unit(i%2, time.Duration(i+1)*time.Millisecond)
+				r.Op(0, time.Microsecond)
+			}
+			r.Failed(0, dberr.New(dberr.Retryable, dberr.Busy, "SQLITE_BUSY", errors.New("locked")))
+			r.Failed(1, dberr.New(dberr.Canceled, dberr.Interrupted, "", errors.New("stop")))
+			r.Retry(dberr.New(dberr.Retryable, dberr.Busy, "SQLITE_BUSY", errors.New("locked")))
+			r.Lost(1)
+		}()
+	}
+	wg.Wait()
+	iv := s.Tick(t0.Add(time.Second))
+	if iv.OK() != 800-8 || iv.Failed() != 8 || iv.Retries() != 8 {
+		t.Fatalf("ok %d failed %d retries %d; want 792, 8, 8", iv.OK(), iv.Failed(), iv.Retries())
+	}
+	if got := iv.All().Max(); got < 99_000 || got > 101_000 {
+		t.Fatalf("max %dµs, want ~100ms", got)
+	}
+	p := NewPhase("measure", shape, t0)
+	p.Add(iv)
+	rec := p.Record(true)
+	if rec.Rate != 792 || len(rec.Failures) != 1 || rec.Failures[0].Count != 8 || rec.Retried[0].Count != 8 {
+		t.Fatalf("phase record: rate %v failures %+v retried %+v", rec.Rate, rec.Failures, rec.Retried)
+	}
+	h, err := Decode(rec.All)
+	if err != nil || h.TotalCount() != 800 {
+		t.Fatalf("decoded histogram: %v, %v", h, err)
+	}
+	if next := s.Tick(t0.Add(2 * time.Second)); next.OK() != 0 || next.Failed() != 0 {
+		t.Fatal("Tick did not reset the shards")
+	}
+}
+
+func TestClamp(t *testing.T) {
+	h := NewHistogram()
+	recordUs(h, -time.Second)
+	recordUs(h, 24*time.Hour)
+	if h.TotalCount() != 2 || h.Max() < highestUs*99/100 {
+		t.Fatalf("clamped values: count %d max %d", h.TotalCount(), h.Max())
+	}
+}

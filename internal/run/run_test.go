@@ -1,0 +1,179 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// These tests drive the run engine with synthetic clients: they test the
+// engine's counting and pacing, not a database (backends are tested against
+// real engines in catalog and bench).
+
+type fakeClient struct {
+	do    func(kind int, ops workload.Ops) error
+	close func() error
+}
+
+func (f *fakeClient) Do(_ context.Context, kind int, ops workload.Ops) error { return f.do(kind, ops) }
+func (f *fakeClient) Close(context.Context) error {
+	if f.close != nil {
+		return f.close()
+	}
+	return nil
+}
+
+var shape = workload.Shape{Units: []workload.Weighted{{Name: "u", Weight: 1}}, Ops: []string{"op"}}
+
+func opener(do func(kind int, ops workload.Ops) error) Opener {
+	return func(context.Context, int, *rand.Rand) (workload.Client, error) { return &fakeClient{do: do}, nil }
+}
+
+func measure(t *testing.T, out *Outcome) *metrics.Phase {
+	t.Helper()
+	p := out.Phases[len(out.Phases)-1]
+	if p.Name != Measure {
+		t.Fatalf("last phase is %q", p.Name)
+	}
+	return p
+}
+
+func TestUnitsAreExact(t *testing.T) {
+	var ops atomic.Int64
+	out, err := Run(context.Background(), Config{Clients: 4, Units: 1000}, shape,
+		opener(func(_ int, o workload.Ops) error {
+			ops.Add(1)
+			return o.Time(0, func() error { return nil })
+		}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := measure(t, out).Record(false)
+	if rec.OK != 1000 || ops.Load() != 1000 || out.Reason != Completed {
+		t.Fatalf("ok %d, units done %d, reason %q; want 1000, 1000, completed", rec.OK, ops.Load(), out.Reason)
+	}
+	if rec.Ops[0].Count != 1000 {
+		t.Fatalf("%d operations timed, want 1000", rec.Ops[0].Count)
+	}
+}
+
+func TestRetriesThenSuccess(t *testing.T) {
+	busy := dberr.New(dberr.Retryable, dberr.Busy, "BUSY", errors.New("busy"))
+	n := 0
+	out, err := Run(context.Background(), Config{Clients: 1, Units: 10, Retries: 3}, shape,
+		opener(func(int, workload.Ops) error {
+			n++
+			if n%3 != 0 {
+				return busy // fails twice, then succeeds
+			}
+			return nil
+		}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := measure(t, out).Record(false)
+	if rec.OK != 10 || rec.Failed != 0 || rec.Retries != 20 || rec.Retried[0].Count != 20 {
+		t.Fatalf("ok %d failed %d retries %d retried %+v; want 10, 0, 20", rec.OK, rec.Failed, rec.Retries, rec.Retried)
+	}
+}
+
+func TestRetriesExhausted(t *testing.T) {
+	busy := dberr.New(dberr.Retryable, dberr.Busy, "BUSY", errors.New("busy"))
+	out, _ := Run(context.Background(), Config{Clients: 2, Units: 5, Retries: 2}, shape,
+		opener(func(int, workload.Ops) error { return busy }), nil, nil)
+	rec := measure(t, out).Record(false)
+	if rec.OK != 0 || rec.Failed != 5 || rec.Retries != 10 || rec.Failures[0].Code != "BUSY" {
+		t.Fatalf("ok %d failed %d retries %d failures %+v", rec.OK, rec.Failed, rec.Retries, rec.Failures)
+	}
+}
+
+func TestFatalStopsTheRun(t *testing.T) {
+	out, err := Run(context.Background(), Config{Clients: 3, Duration: time.Minute}, shape,
+		opener(func(int, workload.Ops) error { return errors.New("no such table") }), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != Fatal || out.Err == nil {
+		t.Fatalf("reason %q err %v, want a fatal stop", out.Reason, out.Err)
+	}
+}
+
+func TestStopIsClean(t *testing.T) {
+	stop := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(stop) })
+	inFlight := atomic.Int64{}
+	out, _ := Run(context.Background(), Config{Clients: 2, Duration: time.Minute}, shape,
+		opener(func(int, workload.Ops) error {
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
+			time.Sleep(5 * time.Millisecond)
+			return nil
+		}), stop, nil)
+	if out.Reason != Interrupted || inFlight.Load() != 0 {
+		t.Fatalf("reason %q, %d units still in flight", out.Reason, inFlight.Load())
+	}
+	if measure(t, out).Record(false).Failed != 0 {
+		t.Fatal("a clean stop failed units")
+	}
+}
+
+func TestWarmupIsItsOwnPhase(t *testing.T) {
+	out, _ := Run(context.Background(), Config{Clients: 1, Warmup: 300 * time.Millisecond, Duration: 300 * time.Millisecond}, shape,
+		opener(func(int, workload.Ops) error { time.Sleep(time.Millisecond); return nil }), nil, nil)
+	if len(out.Phases) != 2 || out.Phases[0].Name != Warmup || !out.Phases[0].Discarded || out.Phases[0].OK() == 0 {
+		t.Fatalf("phases %+v", out.Phases)
+	}
+	if d := out.Phases[1].End.Sub(out.Phases[1].Start); d < 300*time.Millisecond || d > time.Second {
+		t.Fatalf("measure phase lasted %v, want about 300ms", d)
+	}
+}
+
+// TestOpenLoopCountsTheBacklog: asked for 200 units/s from one client that
+// needs 10 ms a unit, the engine delivers about 100/s and the latency, counted
+// from the intended start, grows with the backlog (no coordinated omission).
+func TestOpenLoopCountsTheBacklog(t *testing.T) {
+	out, _ := Run(context.Background(), Config{Clients: 1, Rate: 200, Duration: time.Second}, shape,
+		opener(func(int, workload.Ops) error { time.Sleep(10 * time.Millisecond); return nil }), nil, nil)
+	rec := measure(t, out).Record(false)
+	if rec.Rate > 110 {
+		t.Fatalf("rate %.0f/s from a client that needs 10 ms a unit", rec.Rate)
+	}
+	if rec.All.MaxUs < 300_000 || rec.Late == 0 || rec.Lag == nil {
+		t.Fatalf("max latency %dµs, late %d, lag %+v: the backlog is not counted", rec.All.MaxUs, rec.Late, rec.Lag)
+	}
+}
+
+func TestLostUnitsComeOff(t *testing.T) {
+	out, _ := Run(context.Background(), Config{Clients: 1, Units: 10}, shape,
+		func(context.Context, int, *rand.Rand) (workload.Client, error) {
+			return &fakeClient{
+				do:    func(int, workload.Ops) error { return nil },
+				close: func() error { return &workload.Lost{Units: 4, Err: errors.New("commit failed")} },
+			}, nil
+		}, nil, nil)
+	rec := measure(t, out).Record(false)
+	if rec.OK != 6 || rec.Lost != 4 {
+		t.Fatalf("ok %d lost %d, want 6 and 4", rec.OK, rec.Lost)
+	}
+}
+
+func TestOpenErrorClosesTheOthers(t *testing.T) {
+	var closed atomic.Int64
+	_, err := Run(context.Background(), Config{Clients: 5, Units: 1}, shape,
+		func(_ context.Context, id int, _ *rand.Rand) (workload.Client, error) {
+			if id == 3 {
+				return nil, errors.New("too many connections")
+			}
+			return &fakeClient{close: func() error { closed.Add(1); return nil }}, nil
+		}, nil, nil)
+	if err == nil || closed.Load() != 4 {
+		t.Fatalf("err %v, %d clients closed; want an error and 4 closed", err, closed.Load())
+	}
+}

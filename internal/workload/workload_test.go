@@ -1,0 +1,85 @@
+package workload
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+func TestParseCommit(t *testing.T) {
+	ok := map[string]Commit{
+		"op": {Mode: PerOp}, "unit": {Mode: PerUnit, Every: 1}, "every:10": {Mode: PerUnits, Every: 10},
+	}
+	for in, want := range ok {
+		got, err := ParseCommit(in)
+		if err != nil || got != want {
+			t.Errorf("ParseCommit(%q) = %+v, %v; want %+v", in, got, err, want)
+		}
+		if got.String() != in {
+			t.Errorf("String() = %q, want %q", got.String(), in)
+		}
+	}
+	for _, in := range []string{"", "ops", "every:", "every:0", "every:-1", "every:x"} {
+		if _, err := ParseCommit(in); !errors.As(err, new(*knob.Error)) {
+			t.Errorf("ParseCommit(%q) = %v, want a bad-input error", in, err)
+		}
+	}
+}
+
+func FuzzParseCommit(f *testing.F) {
+	for _, s := range []string{"op", "unit", "every:3", "every:x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, err := ParseCommit(s)
+		if err != nil {
+			return
+		}
+		again, err := ParseCommit(c.String())
+		if err != nil || again != c {
+			t.Fatalf("%q parsed to %+v, which does not round-trip (%+v, %v)", s, c, again, err)
+		}
+	})
+}
+
+// TestDeckProportions: every full deck deals each kind exactly its weight.
+func TestDeckProportions(t *testing.T) {
+	units := []Weighted{{"a", 45}, {"b", 43}, {"c", 4}, {"d", 4}, {"e", 4}}
+	d := NewDeck(units, rand.New(rand.NewPCG(1, 2)))
+	counts := make([]int, len(units))
+	for range 100 * 3 {
+		counts[d.Deal()]++
+	}
+	for i, u := range units {
+		if counts[i] != 3*u.Weight {
+			t.Errorf("%s dealt %d times in 3 decks, want %d", u.Name, counts[i], 3*u.Weight)
+		}
+	}
+}
+
+func TestGroup(t *testing.T) {
+	g := Group{Commit: Commit{Mode: PerUnits, Every: 3}}
+	var commits []bool
+	for range 6 {
+		due := g.UnitEnds()
+		commits = append(commits, due)
+		if due {
+			g.Pending = 0
+		}
+	}
+	want := []bool{false, false, true, false, false, true}
+	for i := range want {
+		if commits[i] != want[i] {
+			t.Fatalf("every:3 commit pattern %v, want %v", commits, want)
+		}
+	}
+	op := Group{Commit: Commit{Mode: PerOp}}
+	if op.UnitBegins() || op.UnitEnds() {
+		t.Error("commit op: the unit itself neither begins nor commits")
+	}
+	if LostUnits(&Lost{Units: 2, Err: errors.New("x")}) != 2 || LostUnits(errors.New("x")) != 0 {
+		t.Error("LostUnits")
+	}
+}

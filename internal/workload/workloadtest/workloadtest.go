@@ -1,0 +1,73 @@
+// Package workloadtest runs a workload for real on an embedded backend, the
+// way `dbgauge run` does, and fails the test unless the run completes, does
+// work, and passes every consistency check.
+package workloadtest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/bench"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Quiet is an Observer that discards everything.
+type Quiet struct{}
+
+// Note discards msg.
+func (Quiet) Note(string) {}
+
+// Started discards res.
+func (Quiet) Started(*result.Result) {}
+
+// Second discards the second.
+func (Quiet) Second(*result.Result, result.Second) {}
+
+// Run runs w with the knobs in args (flag name → value; a short run unless
+// they say otherwise) and returns the result after checking that it
+// completed, did some work and passed its checks.
+func Run(t *testing.T, w workload.Spec, args map[string]string) *result.Result {
+	t.Helper()
+	res := Exec(t, w, args)
+	if res.Status != result.Completed {
+		t.Fatalf("run %s: status %s (%s)", res.Config.Workload, res.Status, res.Reason)
+	}
+	if res.Summary.OK == 0 {
+		t.Fatalf("run %s on %s: no unit succeeded: %+v", res.Config.Workload, res.Config.DB, res.Summary)
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
+		}
+	}
+	if len(res.Checks) == 0 {
+		t.Error("no consistency check ran")
+	}
+	return res
+}
+
+// Exec runs w and returns its result, failing the test only on an error.
+func Exec(t *testing.T, w workload.Spec, args map[string]string) *result.Result {
+	t.Helper()
+	v := bench.NewValues(w)
+	v.Set("results", t.TempDir())
+	v.Set("duration", "1s")
+	v.Set("warmup", "0s")
+	for k, s := range args {
+		v.Set(k, s)
+	}
+	plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v, Args: []string{"test"}})
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	res, err := plan.Execute(context.Background(), nil, Quiet{})
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	back, err := result.Load(bench.Dir(plan.ResultsRoot(), res))
+	if err != nil {
+		t.Fatalf("the saved result does not load: %v", err)
+	}
+	return back
+}
