@@ -8,7 +8,6 @@
 package metrics
 
 import (
-	"encoding/base64"
 	"sort"
 	"sync"
 	"time"
@@ -402,8 +401,9 @@ func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency
 	l.P50Us, l.P90Us, l.P95Us = h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(95)
 	l.P99Us, l.P999Us = h.ValueAtQuantile(99), h.ValueAtQuantile(99.9)
 	if hist {
+		// HdrHistogram's own text form: V2 compressed, base64 ("HISTFAAA…").
 		if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
-			l.Hist = base64.StdEncoding.EncodeToString(b)
+			l.Hist = string(b)
 		}
 	}
 	return l
@@ -411,9 +411,5 @@ func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency
 
 // Decode returns the histogram encoded in a result latency.
 func Decode(l result.Latency) (*hdrhistogram.Histogram, error) {
-	b, err := base64.StdEncoding.DecodeString(l.Hist)
-	if err != nil {
-		return nil, err
-	}
-	return hdrhistogram.Decode(b)
+	return hdrhistogram.Decode([]byte(l.Hist))
 }
