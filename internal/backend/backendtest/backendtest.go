@@ -106,12 +106,7 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); noError(t, err) }
 	commits := counter(t, db, "commits")
 	must(c.ExecScript(ctx, create))
 
@@ -212,12 +207,7 @@ func kvSuite(t *testing.T, db backend.KVDB) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	must := func(err error) { t.Helper(); noError(t, err) }
 	must(c.CreateTable(ctx, "conf"))
 	must(c.CreateTable(ctx, "conf")) // idempotent
 
@@ -255,5 +245,12 @@ func kvSuite(t *testing.T, db backend.KVDB) {
 	_ = c.Rollback(ctx)
 	if err == nil {
 		t.Error("Get on a dropped table succeeded")
+	}
+}
+
+func noError(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
 }
