@@ -21,4 +21,5 @@ var Knobs = []knob.Spec{
 	{Name: "seed", Values: "N", Usage: "random seed (default: from the clock); recorded in the result"},
 	{Name: "stop-file", Values: "PATH", Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Usage: "folder that receives the result folder of each run"},
+	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
 }

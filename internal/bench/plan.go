@@ -41,6 +41,7 @@ type Plan struct {
 	results string
 	config  result.Config
 	args    []string
+	ceiling bool // probe the data folder's flush ceiling
 }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.
@@ -100,6 +101,11 @@ func NewPlan(req Request) (*Plan, error) {
 		}
 		p.require = append(p.require, r)
 	}
+	ceiling, err := v.Choice("ceiling", "auto", "off")
+	if err != nil {
+		return nil, err
+	}
+	p.ceiling = ceiling == "auto"
 	if p.results = v.Get("results"); p.results == "" {
 		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
 	}

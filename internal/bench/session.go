@@ -139,6 +139,9 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
+	if s.ceiling && eng.Path != "" {
+		s.probeCeiling(ctx, filepath.Dir(eng.Path))
+	}
 	if sq, ok := db.(backend.SQLDB); ok && s.api == backend.KV {
 		db = sqlkv.Wrap(sq)
 	}
@@ -183,7 +186,26 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		}
 	}
 	s.judge()
+	verdict.Durability(s.res)
 	return nil
+}
+
+// probeCeiling measures (or recalls) the flush ceiling of the device under
+// the engine's data folder, before any load makes the disk busy.
+func (s *session) probeCeiling(ctx context.Context, folder string) {
+	s.obs.Note("measuring the flush ceiling of " + folder + " (once a day per device)")
+	m, err := disk.CeilingOf(ctx, folder)
+	if err != nil {
+		s.obs.Note("flush ceiling not measured: " + err.Error())
+		return
+	}
+	d := &result.Durability{Folder: folder, Ceiling: m.Rate, Method: m.Method, ProbedAt: m.At.Format(time.RFC3339), Cached: m.Cached}
+	for _, f := range m.Findings {
+		if f.Level == "warning" {
+			d.DiskWarning = append(d.DiskWarning, f.Text)
+		}
+	}
+	s.res.Durability = d
 }
 
 // stats reads the engine's counters, or nil when it has none.

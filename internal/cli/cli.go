@@ -103,6 +103,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newListCmd(env))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env))
 	return root
 }

@@ -191,3 +191,68 @@ func TestKnobsDoc(t *testing.T) {
 		t.Fatalf("docs/knobs.md is stale: run go test ./internal/cli -run TestKnobsDoc -update (%v)", err)
 	}
 }
+
+func TestDiskBadInput(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, nil, 0o644)
+	cases := map[string][]string{
+		"block zero":         {"--block", "0"},
+		"unknown method":     {"--method", "fsync,turbo"},
+		"unknown pattern":    {"--pattern", "random"},
+		"missing path":       {"--path", "/no/such/folder"},
+		"a file, not folder": {"--path", file},
+		"not writable":       {"--path", "/proc"},
+		"direct odd block":   {"--direct", "--block", "1000"},
+		"duration no unit":   {"--duration", "5"},
+	}
+	for name, args := range cases {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := runCLI(t, nil, append([]string{"disk", "--results", dir}, args...)...)
+			if code != ExitUsage || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and one line", code, out, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatal("bad input left a result folder")
+			}
+		})
+	}
+}
+
+func TestDisk(t *testing.T) {
+	path, results := t.TempDir(), t.TempDir()
+	code, out, errOut := runCLI(t, nil, "disk", "--path", path, "--results", results,
+		"--duration", "200ms", "--block", "4k,8k", "--method", "fdatasync,osync,none")
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"rewriting one block", "appending", "write, fdatasync", "O_SYNC write", "ops/s", "ceiling:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the table does not say %q:\n%s", want, out)
+		}
+	}
+	entries, _ := os.ReadDir(results)
+	res, err := result.Load(filepath.Join(results, entries[0].Name()))
+	if err != nil || res.Disk == nil || len(res.Disk.Cells) != 12 || res.Disk.Ceiling <= 0 {
+		t.Fatalf("result: %v; %+v", err, res.Disk)
+	}
+	if left, _ := filepath.Glob(filepath.Join(path, ".dbgauge-probe-*")); len(left) != 0 {
+		t.Fatalf("scratch files left: %v", left)
+	}
+}
+
+func TestDiskInterrupted(t *testing.T) {
+	path := t.TempDir()
+	sig := make(chan os.Signal, 1)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		sig <- syscall.SIGINT
+	}()
+	code, _, _ := runCLI(t, sig, "disk", "--path", path, "--results", t.TempDir(), "--duration", "30s")
+	if code != ExitInterrupted {
+		t.Fatalf("exit %d, want %d", code, ExitInterrupted)
+	}
+	if left, _ := filepath.Glob(filepath.Join(path, ".dbgauge-probe-*")); len(left) != 0 {
+		t.Fatalf("an interrupted probe left its scratch file: %v", left)
+	}
+}

@@ -91,6 +91,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		operations(b, m)
 		failures(b, m)
 	}
+	if line := durabilityLine(r.Durability); line != "" {
+		fmt.Fprintf(b, "\n  durability  %s\n", line)
+	}
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}

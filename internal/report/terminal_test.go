@@ -39,8 +39,12 @@ func sample() *result.Result {
 			Failures: []result.Failure{{Class: "retryable", Kind: "busy", Code: "SQLITE_BUSY", Count: 3, Samples: []string{"SQLITE_BUSY: database is locked"}}},
 			Retried:  []result.Failure{{Class: "retryable", Kind: "busy", Code: "SQLITE_BUSY", Count: 12}},
 		}},
-		Stats:    &result.Stats{Delta: map[string]int64{"commits": 37035, "rollbacks": 3}},
-		Checks:   []result.Check{{Name: "lines", OK: true, Detail: "2500 VSATs and 2500 CUs"}},
+		Stats:  &result.Stats{Delta: map[string]int64{"commits": 37035, "rollbacks": 3}},
+		Checks: []result.Check{{Name: "lines", OK: true, Detail: "2500 VSATs and 2500 CUs"}},
+		Durability: &result.Durability{
+			Ceiling: 118, Method: "fdatasync", ProbedAt: "2026-11-21T21:00:00Z", Cached: true, Verdict: "flagged",
+			Detail: "commits faster than this disk can make durable: 1235 commits/s from one client against 118 flushes/s (10.5×): the device or the engine acknowledges writes it has not stored",
+		},
 		Verdicts: []result.Verdict{{Require: "calls/s>=16", OK: true, Got: 1234.5, Unit: "/s"}, {Require: "p99<=5ms", OK: false, Got: 5.93, Unit: "ms"}},
 	}
 }

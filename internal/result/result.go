@@ -43,6 +43,11 @@ type Result struct {
 	Stats       *Stats      `json:"stats,omitempty"`
 	Checks      []Check     `json:"checks"`
 	Verdicts    []Verdict   `json:"verdicts"`
+	// Durability judges a run's commit rate against the data folder's
+	// flush ceiling; nil where no local folder could be probed.
+	Durability *Durability `json:"durability,omitempty"`
+	// Disk holds what `dbgauge disk` measured (its result has no phases).
+	Disk *Disk `json:"disk,omitempty"`
 }
 
 // Config is what the user asked for, after defaults, before the engine had its
@@ -217,6 +222,52 @@ type Verdict struct {
 	Got     float64 `json:"got"`
 	Unit    string  `json:"unit,omitempty"` // "ms" for latencies, "/s" for rates
 	OK      bool    `json:"ok"`
+}
+
+// Disk is a run of the fsync-ceiling probe on one folder.
+type Disk struct {
+	Device   Device     `json:"device"`
+	Virtual  string     `json:"virtual,omitempty"` // the hypervisor, when the machine is virtual
+	Cells    []DiskCell `json:"cells"`
+	Findings []Finding  `json:"findings"`
+	Ceiling  float64    `json:"ceiling"` // highest rate of a method that flushes, per second
+}
+
+// DiskCell is one method × pattern × block size of the probe.
+type DiskCell struct {
+	Method  string  `json:"method"`  // fsync, fdatasync, osync, odsync, none
+	Pattern string  `json:"pattern"` // rewrite (one block at a fixed offset) or append (the file grows)
+	Block   int     `json:"block"`   // bytes per write
+	Direct  bool    `json:"direct,omitempty"`
+	Ops     int64   `json:"ops"`
+	Seconds float64 `json:"seconds"`
+	Rate    float64 `json:"rate"` // ops per second
+	Latency Latency `json:"latency"`
+	Write   Latency `json:"write"`           // the write alone
+	Flush   Latency `json:"flush,omitempty"` // the flush alone (fsync, fdatasync)
+	Error   string  `json:"error,omitempty"`
+}
+
+// Finding is a plain-words conclusion about a device or a run.
+type Finding struct {
+	Level string `json:"level"` // "warning" or "info"
+	Text  string `json:"text"`
+}
+
+// Durability is the verdict on whether a run's commits could have been
+// durable on the device under its data folder.
+type Durability struct {
+	Folder      string   `json:"folder"`
+	Ceiling     float64  `json:"ceiling"` // flushes per second the folder's device made in the probe
+	Method      string   `json:"method"`  // the method that reached the ceiling
+	ProbedAt    string   `json:"probed_at"`
+	Cached      bool     `json:"cached"`
+	Commits     float64  `json:"commits_per_s"`
+	Flushes     float64  `json:"flushes_per_s,omitempty"` // where the engine counts its flushes
+	Clients     int      `json:"clients"`
+	Verdict     string   `json:"verdict"` // plausible, flagged, not durable by design, cannot judge, not measurable
+	Detail      string   `json:"detail"`
+	DiskWarning []string `json:"disk_warnings,omitempty"` // why the ceiling itself may be untrustworthy
 }
 
 // Duration is a time.Duration written as text ("30s").

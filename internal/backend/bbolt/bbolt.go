@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -63,6 +64,7 @@ type db struct {
 	syncErr  error
 	syncMu   sync.Mutex
 	syncs    int64
+	commits  atomic.Int64 // write transactions committed, counted here: bbolt does not
 }
 
 func pathOf(o backend.Options) string {
@@ -207,6 +209,7 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 		"rebalances":       st.TxStats.GetRebalance(),
 		"free_pages":       int64(st.FreePageN),
 		"background_syncs": syncs,
+		"commits":          d.commits.Load(),
 	}, nil
 }
 
@@ -233,7 +236,11 @@ type conn struct {
 }
 
 func (c *conn) update(fn func(tx *bolt.Tx) error) error {
-	return classify(c.db.bolt.Update(fn))
+	if err := c.db.bolt.Update(fn); err != nil {
+		return classify(err)
+	}
+	c.db.commits.Add(1)
+	return nil
 }
 
 func (c *conn) CreateTable(_ context.Context, name string) error {
@@ -274,7 +281,11 @@ func (c *conn) Commit(context.Context) error {
 	if !tx.Writable() {
 		return classify(tx.Rollback())
 	}
-	return classify(tx.Commit())
+	if err := tx.Commit(); err != nil {
+		return classify(err)
+	}
+	c.db.commits.Add(1)
+	return nil
 }
 
 func (c *conn) Rollback(context.Context) error {

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# dbgauge disk against fio and pg_test_fsync: the same folder, 8 KiB blocks, one
+# block rewritten at a fixed offset, for fdatasync and for O_DSYNC. pg_test_fsync
+# opens its O_DSYNC file with O_DIRECT, so the O_DSYNC rows use O_DIRECT in all
+# three; the fdatasync rows are buffered in all three, and fio keeps its page in
+# the cache (--invalidate=0) as a log writer and pg_test_fsync do. Tools alternate
+# within each round, in the opposite order every other round, so that a machine's
+# drift hits all of them; the medians of the ratios are the figures to quote.
+# pg_test_fsync runs its whole suite at PG_SECS per test once a round.
+#   DIR=/var/lib/db SECS=2 ROUNDS=10 bench/vs-fio.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DIR=${DIR:-$PWD}
+SECS=${SECS:-2}
+PG_SECS=${PG_SECS:-1}
+ROUNDS=${ROUNDS:-10}
+PG_TEST_FSYNC=${PG_TEST_FSYNC:-$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)}
+command -v fio >/dev/null || { echo "bench: fio is missing: apt-get install fio" >&2; exit 2; }
+[ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
+work=$(mktemp -d "$DIR/.dbgauge-vs-fio.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+dbgauge() { # method [--direct] → ops/s
+	rm -rf "$work/r"
+	./dbgauge disk --path "$work" --block 8k --pattern rewrite --method "$1" ${2:-} --duration "${SECS}s" --results "$work/r" >/dev/null
+	python3 -c "import json,glob; print(json.load(open(glob.glob('$work/r/*/result.json')[0]))['disk']['cells'][0]['rate'])"
+}
+
+fio_rate() { # fio options… → write iops
+	fio --name=vs --filename="$work/fio.dat" --size=8k --bs=8k --rw=write --ioengine=psync --invalidate=0 \
+		--time_based --runtime="$SECS" --output-format=json "$@" 2>/dev/null |
+		python3 -c "import json,sys; print(json.load(sys.stdin)['jobs'][0]['write']['iops'])"
+}
+
+pg_rates() { # → "fdatasync open_datasync" ops/s for one 8 kB write
+	[ -n "$PG_TEST_FSYNC" ] || { echo "nan nan"; return; }
+	"$PG_TEST_FSYNC" -s "$PG_SECS" -f "$work/pg.dat" 2>/dev/null | awk '
+		/using one 8kB write/ {one=1} /using two 8kB writes/ {one=0}
+		one && $1=="fdatasync" {f=$2} one && $1=="open_datasync" {o=$2}
+		END {print (f==""?"nan":f), (o==""?"nan":o)}'
+}
+
+rows="$work/rows"
+: >"$rows"
+printf '%-22s %5s %10s %10s %10s %9s %9s\n' method round dbgauge/s fio/s pg/s "÷fio" "÷pg"
+for ((r = 1; r <= ROUNDS; r++)); do
+	if ((r % 2)); then
+		df=$(dbgauge fdatasync)
+		ff=$(fio_rate --fdatasync=1)
+		do=$(dbgauge odsync --direct)
+		fo=$(fio_rate --sync=dsync --direct=1)
+	else
+		fo=$(fio_rate --sync=dsync --direct=1)
+		do=$(dbgauge odsync --direct)
+		ff=$(fio_rate --fdatasync=1)
+		df=$(dbgauge fdatasync)
+	fi
+	read -r pf po < <(pg_rates)
+	(python3 - "$r" "$df" "$ff" "$pf" "$do" "$fo" "$po" <<'PY'
+import sys, math
+r, df, ff, pf, do, fo, po = sys.argv[1], *map(float, sys.argv[2:])
+def ratio(a, b): return a / b if b and not math.isnan(b) else float("nan")
+for name, d, f, p in (("fdatasync", df, ff, pf), ("O_DSYNC (O_DIRECT)", do, fo, po)):
+    print("%-22s %5s %10.0f %10.0f %10.0f %9.3f %9.3f" % (name, r, d, f, p, ratio(d, f), ratio(d, p)))
+PY
+	) | tee -a "$rows"
+done
+python3 - "$rows" <<'PY'
+import sys, statistics, math
+rows = [l.rsplit(None, 6) for l in open(sys.argv[1])]
+for name in ("fdatasync", "O_DSYNC (O_DIRECT)"):
+    sel = [r for r in rows if r[0].strip() == name]
+    for col, tool in ((5, "fio"), (6, "pg_test_fsync")):
+        vals = [float(r[col]) for r in sel if not math.isnan(float(r[col]))]
+        if vals:
+            print("median dbgauge ÷ %-13s %-20s %.3f  (%d rounds, %.3f–%.3f)" % (tool, name, statistics.median(vals), len(vals), min(vals), max(vals)))
+PY
+echo "$SECS s per test ($PG_SECS s for pg_test_fsync), 8 KiB, in $DIR ($(fio --version), $("$PG_TEST_FSYNC" --version 2>/dev/null || echo 'no pg_test_fsync'))."

@@ -1,0 +1,94 @@
+package bench_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
+	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
+)
+
+// TestMain keeps the flush-ceiling cache of these tests apart from the user's.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "dbgauge-cache-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CACHE_HOME", dir)
+	defer os.RemoveAll(dir)
+	m.Run() // since Go 1.15 its status is the test binary's
+}
+
+func slowDisk(t *testing.T) *testdisk.Disk {
+	t.Helper()
+	if err := testdisk.Available(); err != nil {
+		t.Skip(err)
+	}
+	d, err := testdisk.Mount(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = d.Unmount() })
+	d.Honest(8 * time.Millisecond)
+	return d
+}
+
+func durability(t *testing.T, res *result.Result, verdict string, says ...string) {
+	t.Helper()
+	d := res.Durability
+	if d == nil {
+		t.Fatal("the result has no durability verdict")
+	}
+	t.Logf("%s: %s", d.Verdict, d.Detail)
+	if d.Verdict != verdict {
+		t.Fatalf("verdict %q, want %q", d.Verdict, verdict)
+	}
+	for _, s := range says {
+		if !strings.Contains(d.Detail, s) {
+			t.Fatalf("the verdict does not say %q", s)
+		}
+	}
+}
+
+// TestDurabilityOnASlowHonestDisk: on a disk that takes 8 ms a flush, SQLite
+// committing one row at a time with synchronous=FULL is plausible, and the
+// same with synchronous=OFF is flagged with its ratio.
+func TestDurabilityOnASlowHonestDisk(t *testing.T) {
+	d := slowDisk(t)
+	insert := spec(t, "insert")
+	res := workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/a.db", "units": "120"})
+	if c := res.Durability.Ceiling; c < 100 || c > 126 {
+		t.Fatalf("ceiling %.0f flushes/s on an 8 ms disk, want 100–125", c)
+	}
+	durability(t, res, "plausible")
+
+	res = workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/b.db", "units": "3000", "set": "synchronous=OFF"})
+	durability(t, res, "flagged", "commits faster than this disk can make durable", "×")
+	if !res.Durability.Cached {
+		t.Error("the second run on the same disk probed it again instead of using the cache")
+	}
+
+	res = workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/c.db", "units": "3000", "durability": "off"})
+	durability(t, res, "not durable by design")
+
+	// 32 clients: SQLite makes one flush per commit (no group commit), so
+	// the rate stays under the ceiling and is not flagged.
+	res = workloadtest.Run(t, spec(t, "nms"), map[string]string{
+		"db": "sqlite:" + d.Dir + "/d.db", "clients": "32", "duration": "2s", "lines": "300", "set": "busy_timeout=30000",
+	})
+	durability(t, res, "plausible")
+}
+
+// TestDurabilityOnTmpfs: a flush in memory proves nothing, and the verdict says so.
+func TestDurabilityOnTmpfs(t *testing.T) {
+	dir, err := os.MkdirTemp("/dev/shm", "dbgauge-")
+	if err != nil {
+		t.Skip("no /dev/shm:", err)
+	}
+	defer os.RemoveAll(dir)
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "sqlite:" + dir + "/a.db", "units": "100"})
+	durability(t, res, "not measurable", "tmpfs", "no durability is measured")
+}

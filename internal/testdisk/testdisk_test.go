@@ -1,0 +1,101 @@
+package testdisk
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/disk"
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// mount mounts a test disk for the test, or skips it saying why it cannot.
+func mount(t *testing.T) *Disk {
+	t.Helper()
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	backing, mnt := t.TempDir(), t.TempDir()
+	d, err := Mount(backing, mnt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := d.Unmount(); err != nil {
+			t.Errorf("unmount: %v", err)
+		}
+	})
+	return d
+}
+
+func probe(t *testing.T, dir string, methods ...disk.Method) map[disk.Method]float64 {
+	t.Helper()
+	cells, err := disk.Probe(context.Background(), disk.Config{
+		Dir: dir, Blocks: []int{8192}, Methods: methods, Patterns: []disk.Pattern{disk.Rewrite}, Duration: 600 * time.Millisecond,
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[disk.Method]float64{}
+	for _, c := range cells {
+		if c.Error != "" {
+			t.Fatalf("%s: %s", c.Method, c.Error)
+		}
+		out[disk.Method(c.Method)] = c.Rate
+	}
+	return out
+}
+
+// TestSlowHonestDisk: 8 ms a flush is a 7,200 rpm platter: the probe must
+// see about 120 flushes a second, by every method, O_SYNC writes included.
+func TestSlowHonestDisk(t *testing.T) {
+	d := mount(t)
+	d.Honest(8 * time.Millisecond)
+	rates := probe(t, d.Dir, disk.Fdatasync, disk.Fsync, disk.ODsync, disk.OSync)
+	t.Logf("8 ms a flush: %v flushes/s", rates)
+	for m, r := range rates {
+		if r < 100 || r > 126 {
+			t.Errorf("%s: %.0f flushes/s on a disk that takes 8 ms a flush, want 100–125", m, r)
+		}
+	}
+	if d.Flushes() == 0 {
+		t.Fatal("the disk counted no flush")
+	}
+}
+
+// TestLyingDisk: flushes that cost nothing are reported as such.
+func TestLyingDisk(t *testing.T) {
+	d := mount(t)
+	d.Lying()
+	rates := probe(t, d.Dir, disk.Fdatasync, disk.ODsync, disk.None)
+	if rates[disk.Fdatasync] < 1000 || rates[disk.ODsync] < 1000 {
+		t.Fatalf("a lying disk made only %v flushes/s", rates)
+	}
+	dev, _ := disk.Describe(d.Dir)
+	found := disk.Judge(dev, "", []result.DiskCell{
+		{Method: "fdatasync", Pattern: "rewrite", Block: 8192, Rate: rates[disk.Fdatasync]},
+		{Method: "none", Pattern: "rewrite", Block: 8192, Rate: rates[disk.None]},
+	})
+	var texts []string
+	for _, f := range found {
+		texts = append(texts, f.Text)
+	}
+	if !strings.Contains(strings.Join(texts, "\n"), "costs next to nothing") {
+		t.Fatalf("no finding says the flush is free: %q", texts)
+	}
+}
+
+// TestFilesPassThrough: what is written through the disk is in the backing folder.
+func TestFilesPassThrough(t *testing.T) {
+	d := mount(t)
+	if err := os.WriteFile(filepath.Join(d.Dir, "a"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(d.Dir, "a"))
+	if err != nil || string(b) != "hello" {
+		t.Fatalf("read back %q, %v", b, err)
+	}
+}

@@ -1,0 +1,80 @@
+package verdict
+
+import (
+	"fmt"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// Margin is how far above the measured ceiling a commit rate may go before it
+// is flagged: the ceiling was measured at another moment, on a machine whose
+// timings drift.
+const Margin = 1.5
+
+// Judge the durability of res: res.Durability holds the data folder's flush
+// ceiling; Durability fills in the rates, the verdict and its plain words.
+func Durability(res *result.Result) {
+	d := res.Durability
+	if d == nil {
+		return
+	}
+	d.Clients = res.Config.Clients
+	m := res.Phase("measure")
+	if res.Config.Durability != "sync" {
+		d.Verdict = "not durable by design"
+		d.Detail = fmt.Sprintf("--durability %s: commits are not flushed one by one, so a crash may lose acknowledged commits; nothing to judge", res.Config.Durability)
+		return
+	}
+	if d.Ceiling <= 0 {
+		d.Verdict = "not measurable"
+		d.Detail = "the data folder's device has no flush ceiling to compare with"
+		if len(d.DiskWarning) > 0 {
+			d.Detail = d.DiskWarning[0]
+		}
+		return
+	}
+	var commits, flushes int64
+	var counted, flushCounted bool
+	if res.Stats != nil {
+		commits, counted = res.Stats.Delta["commits"]
+		flushes, flushCounted = res.Stats.Delta["flushes"]
+	}
+	if m == nil || m.Seconds <= 0 || !counted {
+		d.Verdict = "cannot judge"
+		d.Detail = fmt.Sprintf("%s does not count its commits", res.Engine.Name)
+		return
+	}
+	d.Commits = float64(commits) / m.Seconds
+	if flushCounted {
+		d.Flushes = float64(flushes) / m.Seconds
+	}
+	ratio := d.Commits / d.Ceiling
+	switch {
+	case flushCounted && d.Flushes > d.Ceiling*Margin:
+		d.Verdict = "flagged"
+		d.Detail = fmt.Sprintf("%s flushed %.0f times/s, %.1f× what this disk can make durable (%.0f flushes/s): the device acknowledges writes it has not stored",
+			res.Engine.Name, d.Flushes, d.Flushes/d.Ceiling, d.Ceiling)
+	case ratio <= Margin && flushCounted && flushes > 0:
+		d.Verdict = "plausible"
+		d.Detail = fmt.Sprintf("%.0f commits/s in %.0f flushes/s (%.1f commits per flush), within this disk's ceiling of %.0f flushes/s",
+			d.Commits, d.Flushes, float64(commits)/float64(flushes), d.Ceiling)
+	case ratio <= Margin:
+		d.Verdict = "plausible"
+		d.Detail = fmt.Sprintf("%.0f commits/s, %.2f× this disk's ceiling of %.0f flushes/s", d.Commits, ratio, d.Ceiling)
+	case flushCounted && flushes > 0:
+		d.Verdict = "plausible"
+		d.Detail = fmt.Sprintf("%.0f commits/s from %d clients, %.1f× the ceiling of %.0f flushes/s, made in %.0f flushes/s: group commit, %.1f commits per flush",
+			d.Commits, d.Clients, ratio, d.Ceiling, d.Flushes, float64(commits)/float64(flushes))
+	case d.Clients == 1:
+		d.Verdict = "flagged"
+		d.Detail = fmt.Sprintf("commits faster than this disk can make durable: %.0f commits/s from one client against %.0f flushes/s (%.1f×): the device or the engine acknowledges writes it has not stored",
+			d.Commits, d.Ceiling, ratio)
+	default:
+		d.Verdict = "cannot judge"
+		d.Detail = fmt.Sprintf("%.0f commits/s from %d clients is %.1f× the single-flush ceiling of %.0f/s, which group commit can explain, and %s does not count its flushes",
+			d.Commits, d.Clients, ratio, d.Ceiling, res.Engine.Name)
+	}
+	if d.Verdict == "plausible" && len(d.DiskWarning) > 0 {
+		d.Detail += "; but the ceiling itself is not proof: " + d.DiskWarning[0]
+	}
+}

@@ -1,0 +1,55 @@
+package verdict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+func durRun(durability string, clients int, commits, flushes int64, ceiling float64) *result.Result {
+	delta := map[string]int64{"commits": commits}
+	if flushes >= 0 {
+		delta["flushes"] = flushes
+	}
+	return &result.Result{
+		Config:     result.Config{Durability: durability, Clients: clients},
+		Engine:     result.Engine{Name: "engine"},
+		Phases:     []result.Phase{{Name: "measure", Seconds: 10}},
+		Stats:      &result.Stats{Delta: delta},
+		Durability: &result.Durability{Ceiling: ceiling},
+	}
+}
+
+func TestDurabilityVerdicts(t *testing.T) {
+	cases := []struct {
+		name    string
+		res     *result.Result
+		verdict string
+		says    string
+	}{
+		{"sync one client under the ceiling", durRun("sync", 1, 1100, -1, 120), "plausible", "0.92×"},
+		{"sync one client far above", durRun("sync", 1, 60000, -1, 120), "flagged", "50.0×"},
+		{"lazy is never flagged", durRun("lazy", 1, 60000, -1, 120), "not durable by design", "--durability lazy"},
+		{"off is never flagged", durRun("off", 1, 60000, -1, 120), "not durable by design", ""},
+		{"group commit with flushes counted", durRun("sync", 32, 12000, 1000, 120), "plausible", "12.0 commits per flush"},
+		{"flushes above the ceiling", durRun("sync", 32, 12000, 12000, 120), "flagged", "flushed 1200 times/s"},
+		{"many clients without a flush count", durRun("sync", 32, 12000, -1, 120), "cannot judge", "group commit"},
+		{"no ceiling", durRun("sync", 1, 100, -1, 0), "not measurable", ""},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			Durability(c.res)
+			d := c.res.Durability
+			if d.Verdict != c.verdict || !strings.Contains(d.Detail, c.says) {
+				t.Fatalf("verdict %q: %s; want %q saying %q", d.Verdict, d.Detail, c.verdict, c.says)
+			}
+		})
+	}
+	noCount := durRun("sync", 1, 0, -1, 120)
+	delete(noCount.Stats.Delta, "commits")
+	Durability(noCount)
+	if noCount.Durability.Verdict != "cannot judge" {
+		t.Fatalf("without a commit count: %+v", noCount.Durability)
+	}
+}
