@@ -4,15 +4,15 @@
 # opens its O_DSYNC file with O_DIRECT, so the O_DSYNC rows use O_DIRECT in all
 # three; the fdatasync rows are buffered in all three, and fio keeps its page in
 # the cache (--invalidate=0) as a log writer and pg_test_fsync do. Tools alternate
-# within each round, in the opposite order every other round, so that a machine's
-# drift hits all of them; the medians of the ratios are the figures to quote.
-# pg_test_fsync runs its whole suite at PG_SECS per test once a round.
-#   DIR=/var/lib/db SECS=2 ROUNDS=10 bench/vs-fio.sh
+# within each round, each taking every place in turn, so that a machine's drift
+# hits all of them; the medians of the ratios are the figures to quote.
+# pg_test_fsync runs its whole suite (PG_SECS, default SECS, per test) once a round.
+#   DIR=/var/lib/db SECS=1 ROUNDS=10 bench/vs-fio.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DIR=${DIR:-$PWD}
-SECS=${SECS:-2}
-PG_SECS=${PG_SECS:-1}
+SECS=${SECS:-1}
+PG_SECS=${PG_SECS:-$SECS}
 ROUNDS=${ROUNDS:-10}
 PG_TEST_FSYNC=${PG_TEST_FSYNC:-$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)}
 command -v fio >/dev/null || { echo "bench: fio is missing: apt-get install fio" >&2; exit 2; }
@@ -44,18 +44,16 @@ rows="$work/rows"
 : >"$rows"
 printf '%-22s %5s %10s %10s %10s %9s %9s\n' method round dbgauge/s fio/s pg/s "÷fio" "÷pg"
 for ((r = 1; r <= ROUNDS; r++)); do
-	if ((r % 2)); then
-		df=$(dbgauge fdatasync)
-		ff=$(fio_rate --fdatasync=1)
-		do=$(dbgauge odsync --direct)
-		fo=$(fio_rate --sync=dsync --direct=1)
-	else
-		fo=$(fio_rate --sync=dsync --direct=1)
-		do=$(dbgauge odsync --direct)
-		ff=$(fio_rate --fdatasync=1)
-		df=$(dbgauge fdatasync)
-	fi
-	read -r pf po < <(pg_rates)
+	# The five measurements rotate: each takes every place in the round in turn.
+	for ((k = 0; k < 5; k++)); do
+		case $(((k + r) % 5)) in
+		0) df=$(dbgauge fdatasync) ;;
+		1) ff=$(fio_rate --fdatasync=1) ;;
+		2) do=$(dbgauge odsync --direct) ;;
+		3) fo=$(fio_rate --sync=dsync --direct=1) ;;
+		4) read -r pf po < <(pg_rates) ;;
+		esac
+	done
 	(python3 - "$r" "$df" "$ff" "$pf" "$do" "$fo" "$po" <<'PY'
 import sys, math
 r, df, ff, pf, do, fo, po = sys.argv[1], *map(float, sys.argv[2:])

@@ -13,6 +13,11 @@ type StdConfig struct {
 	BeginSQL string                  // "BEGIN IMMEDIATE" for SQLite, "BEGIN" elsewhere
 	Rebind   func(sql string) string // rewrites ? placeholders; nil keeps them
 	Classify func(err error) error   // wraps driver errors in *dberr.Error
+	// Uncancelable hands the driver contexts without cancellation. For
+	// drivers that run every cancelable statement on a goroutine of its own
+	// (go-sqlite3), which costs more than a short statement; such statements
+	// then run to their end when the run is abandoned.
+	Uncancelable bool
 }
 
 // StdConn is a Conn over one pinned database/sql connection. Transactions are
@@ -35,11 +40,19 @@ func NewStdConn(c *sql.Conn, cfg StdConfig) *StdConn {
 	return &StdConn{c: c, cfg: cfg, stmts: map[*Stmt]*sql.Stmt{}}
 }
 
+// ctx returns the context to hand the driver.
+func (s *StdConn) ctx(ctx context.Context) context.Context {
+	if s.cfg.Uncancelable {
+		return context.WithoutCancel(ctx)
+	}
+	return ctx
+}
+
 // Raw returns the underlying connection, for engine-specific reads.
 func (s *StdConn) Raw() *sql.Conn { return s.c }
 
 func (s *StdConn) exec(ctx context.Context, q string) error {
-	_, err := s.c.ExecContext(ctx, q)
+	_, err := s.c.ExecContext(s.ctx(ctx), q)
 	return s.cfg.Classify(err)
 }
 
@@ -62,7 +75,7 @@ func (s *StdConn) stmt(ctx context.Context, st *Stmt) (*sql.Stmt, bool, error) {
 			return p, false, nil
 		}
 	}
-	p, err := s.c.PrepareContext(ctx, s.cfg.Rebind(st.SQL))
+	p, err := s.c.PrepareContext(s.ctx(ctx), s.cfg.Rebind(st.SQL))
 	if err != nil {
 		return nil, false, s.cfg.Classify(err)
 	}
@@ -82,7 +95,7 @@ func (s *StdConn) Exec(ctx context.Context, st *Stmt, args ...any) (int64, error
 	if closeIt {
 		defer p.Close()
 	}
-	res, err := p.ExecContext(ctx, args...)
+	res, err := p.ExecContext(s.ctx(ctx), args...)
 	if err != nil {
 		return 0, s.cfg.Classify(err)
 	}
@@ -99,7 +112,7 @@ func (s *StdConn) QueryRow(ctx context.Context, st *Stmt, args []any, dest ...an
 	if closeIt {
 		defer p.Close()
 	}
-	err = p.QueryRowContext(ctx, args...).Scan(dest...)
+	err = p.QueryRowContext(s.ctx(ctx), args...).Scan(dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return ErrNoRows
 	}
@@ -115,7 +128,7 @@ func (s *StdConn) Query(ctx context.Context, st *Stmt, args []any, row func(scan
 	if closeIt {
 		defer p.Close()
 	}
-	rows, err := p.QueryContext(ctx, args...)
+	rows, err := p.QueryContext(s.ctx(ctx), args...)
 	if err != nil {
 		return s.cfg.Classify(err)
 	}

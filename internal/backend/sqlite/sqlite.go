@@ -171,6 +171,9 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 		Prepare:  d.prepare,
 		BeginSQL: "BEGIN IMMEDIATE", // writers take the write lock up front: no deadlock on upgrade
 		Classify: classify,
+		// go-sqlite3 runs a cancelable statement on a goroutine of its own,
+		// costing more than the statement: let statements run to their end.
+		Uncancelable: true,
 	}), nil
 }
 
