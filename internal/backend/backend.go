@@ -60,6 +60,9 @@ type Spec struct {
 	API     API
 	// Forms lists the accepted --db values, for help ("sqlite", "sqlite:PATH").
 	Forms []string
+	// Throwaway is the --db value that gives a fresh, private instance
+	// ("sqlite", "postgres:managed"): what tests use.
+	Throwaway string
 	// Match reports whether a --db value names this engine.
 	Match func(db string) bool
 	// Durability says what each level sets in the engine, for `dbgauge list`
@@ -74,6 +77,9 @@ type Spec struct {
 	Settings []Setting
 	// Abilities lists the optional abilities.
 	Abilities []Ability
+	// Knobs are the backend's own flags (--pg-bin, --socket); Open reads
+	// them from Options.Values.
+	Knobs []knob.Spec
 	// Open opens the engine with the options applied.
 	Open func(ctx context.Context, o Options) (DB, error)
 }
@@ -100,8 +106,9 @@ type Options struct {
 	Dir        string // the run's folder: embedded engines put their file here unless DB names a path
 	Durability Durability
 	Prepare    Prepare
-	Set        []KeyValue // raw engine settings, in the order given
-	Conns      int        // connections the run will open
+	Set        []KeyValue   // raw engine settings, in the order given
+	Conns      int          // connections the run will open
+	Values     *knob.Values // every knob of the run, for the backend's own (Spec.Knobs)
 }
 
 // KeyValue is one --set key=value.
@@ -132,6 +139,36 @@ type DB interface {
 	Engine(ctx context.Context) (Engine, error)
 	// Close releases everything Open acquired. It is safe to call once.
 	Close() error
+}
+
+// Server is an optional ability of a DB that runs on a server process
+// dbgauge manages: what the result should say about it, and its death.
+type Server interface {
+	// ServerInfo describes the server; ShutdownSeconds is known after Close.
+	ServerInfo() ServerInfo
+	// Died is closed when the server exits without being asked to.
+	Died() <-chan struct{}
+	// DeathErr says why the server died, with the end of its log.
+	DeathErr() error
+}
+
+// ServerInfo is what a result records about a managed server.
+type ServerInfo struct {
+	Engine          string
+	Account         string  // the system user it runs as
+	DataDir         string  // its cluster (removed after the run)
+	Port            int     // loopback TCP port
+	Socket          string  // Unix socket folder
+	Log             string  // its log, kept in the result folder
+	StartupSeconds  float64 // from exec to the first accepted connection
+	ShutdownSeconds float64 // from the shutdown request to its exit
+	Note            string
+}
+
+// Copier is an optional ability of a Conn: bulk loading (COPY).
+type Copier interface {
+	// CopyFrom loads the rows next returns (false when done) into table.
+	CopyFrom(ctx context.Context, table string, columns []string, next func() ([]any, bool)) (int64, error)
 }
 
 // Statser is an optional ability: the engine's own counters (commits,
@@ -182,6 +219,8 @@ type Dialect struct {
 	Blob string
 	// Upsert returns a statement inserting (k, v) into table, replacing v when k exists.
 	Upsert func(table string) string
+	// HasTable counts the tables named by its one parameter (0 or 1).
+	HasTable string
 }
 
 // KVDB is a DB that speaks key-value.

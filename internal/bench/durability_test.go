@@ -27,7 +27,16 @@ func slowDisk(t *testing.T) *testdisk.Disk {
 	if err := testdisk.Available(); err != nil {
 		t.Skip(err)
 	}
-	d, err := testdisk.Mount(t.TempDir(), t.TempDir())
+	// A mount point other users can reach: a managed server runs as its own.
+	mnt, err := os.MkdirTemp("", "dbgauge-testdisk-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Remove(mnt) })
+	if err := os.Chmod(mnt, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := testdisk.Mount(t.TempDir(), mnt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,4 +100,31 @@ func TestDurabilityOnTmpfs(t *testing.T) {
 	defer os.RemoveAll(dir)
 	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "sqlite:" + dir + "/a.db", "units": "100"})
 	durability(t, res, "not measurable", "tmpfs", "no durability is measured")
+}
+
+// TestPostgresDurabilityOnASlowHonestDisk: PostgreSQL's WAL on a disk that
+// takes 8 ms a flush. One client in sync is plausible; synchronous_commit off
+// or fsync off under a claimed sync are flagged with their ratio; 32 clients
+// in sync commit in groups, not flagged, with their commits per flush.
+func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
+	needPostgres(t)
+	d := slowDisk(t)
+	results := d.Dir + "/results"
+	insert := spec(t, "insert")
+	run := func(args map[string]string) *result.Result {
+		args["db"], args["results"] = "postgres:managed", results
+		return workloadtest.Run(t, insert, args)
+	}
+	res := run(map[string]string{"units": "100"})
+	if !strings.HasPrefix(res.Server.DataDir, d.Dir) {
+		t.Fatalf("the cluster is in %s, not on the test disk", res.Server.DataDir)
+	}
+	durability(t, res, "plausible", "commits per flush")
+	durability(t, run(map[string]string{"units": "2000", "set": "synchronous_commit=off"}), "flagged", "from one client", "×")
+	durability(t, run(map[string]string{"units": "2000", "set": "fsync=off"}), "flagged", "×")
+	res = run(map[string]string{"clients": "32", "duration": "3s"})
+	durability(t, res, "plausible", "commits per flush")
+	if res.Durability.Commits <= res.Durability.Ceiling*1.5 {
+		t.Logf("32 clients made %.0f commits/s, not above the ceiling: group commit did not show", res.Durability.Commits)
+	}
 }

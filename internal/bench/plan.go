@@ -55,9 +55,25 @@ func CommonKnobs(spec workload.Spec) []knob.Spec {
 	return common
 }
 
-// NewValues returns empty values for the common knobs and those of spec.
+// BackendKnobs returns the knobs of every backend, each once.
+func BackendKnobs() []knob.Spec {
+	var out []knob.Spec
+	seen := map[string]bool{}
+	for _, b := range catalog.Backends() {
+		for _, k := range b.Knobs {
+			if !seen[k.Name] {
+				seen[k.Name] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// NewValues returns empty values for the common knobs, those of every
+// backend and those of spec.
 func NewValues(spec workload.Spec) *knob.Values {
-	return knob.NewValues(CommonKnobs(spec), spec.Knobs)
+	return knob.NewValues(CommonKnobs(spec), BackendKnobs(), spec.Knobs)
 }
 
 // NewPlan validates req. Every error it returns is bad input (*knob.Error).
@@ -188,7 +204,7 @@ func (p *Plan) runConfig(v *knob.Values) error {
 
 func (p *Plan) backendOptions(v *knob.Values) error {
 	o := &p.bopts
-	o.DB, o.Conns = v.Get("db"), p.run.Clients
+	o.DB, o.Conns, o.Values = v.Get("db"), p.run.Clients, v
 	dur, err := v.Choice("durability", "sync", "lazy", "off")
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -113,17 +112,17 @@ type session struct {
 func (s *session) save() error { return s.writer.Save(s.res) }
 
 func (s *session) environment() {
-	e := hostinfo.Collect()
-	dataPath := s.writer.Dir()
-	if p, ok := strings.CutPrefix(s.bopts.DB, s.bspec.Name+":"); ok && p != "" {
-		dataPath = p
-	}
-	dev, err := disk.Describe(dataPath)
+	s.res.Environment = hostinfo.Collect()
+	s.describeData(s.writer.Dir())
+}
+
+// describeData records the device under folder as the data folder.
+func (s *session) describeData(folder string) {
+	dev, err := disk.Describe(folder)
 	if err != nil {
-		e.Problems = append(e.Problems, "data folder: "+err.Error())
+		s.res.Environment.Problems = append(s.res.Environment.Problems, "data folder: "+err.Error())
 	}
-	e.DataDir = dev
-	s.res.Environment = e
+	s.res.Environment.DataDir = dev
 }
 
 func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
@@ -133,14 +132,28 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return err
 	}
 	s.db = db
-	defer db.Close()
+	defer s.close()
+	if srv, ok := db.(backend.Server); ok {
+		info := result.Server(srv.ServerInfo())
+		s.res.Server = &info
+		if info.Note != "" {
+			s.obs.Note(info.Note)
+		}
+	}
 	eng, err := db.Engine(ctx)
 	if err != nil {
 		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
-	if s.ceiling && eng.Path != "" {
-		s.probeCeiling(ctx, filepath.Dir(eng.Path))
+	if eng.Path == "" {
+		s.res.Environment.DataDir = result.Device{}
+		s.res.Environment.Problems = append(s.res.Environment.Problems,
+			"data folder: the engine keeps its data on a server dbgauge does not manage; its device is not described and no flush ceiling is measured")
+	} else {
+		s.describeData(filepath.Dir(eng.Path))
+		if s.ceiling {
+			s.probeCeiling(ctx, filepath.Dir(eng.Path))
+		}
 	}
 	if sq, ok := db.(backend.SQLDB); ok && s.api == backend.KV {
 		db = sqlkv.Wrap(sq)
@@ -162,14 +175,20 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	open := func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error) {
 		return s.w.Client(ctx, db, id, rng)
 	}
+	stop, died := s.watch(stop)
 	out, err := run.Run(ctx, s.run, s.w.Shape(), open, stop, s)
 	if err != nil {
 		return err
+	}
+	if err := died(); err != nil {
+		s.finishPhases(out.Phases)
+		return fmt.Errorf("the server died during the run: %w", err)
 	}
 	s.finishPhases(out.Phases)
 	after := s.stats(ctx)
 	if s.before != nil && after != nil {
 		s.res.Stats = &result.Stats{Before: s.before, After: after, Delta: delta(s.before, after)}
+		s.summarize()
 	}
 	switch out.Reason {
 	case run.Completed:
@@ -206,6 +225,41 @@ func (s *session) probeCeiling(ctx context.Context, folder string) {
 		}
 	}
 	s.res.Durability = d
+}
+
+// watch returns a stop channel closed when stop is, or when a managed server
+// dies; died tells whether it did, and why.
+func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
+	srv, ok := s.db.(backend.Server)
+	if !ok {
+		return stop, func() error { return nil }
+	}
+	merged := make(chan struct{})
+	var once sync.Once
+	go func() {
+		select {
+		case <-stop:
+		case <-srv.Died():
+		}
+		once.Do(func() { close(merged) })
+	}()
+	return merged, srv.DeathErr
+}
+
+// close closes the engine once; a managed server's shut-down time is then known.
+func (s *session) close() {
+	if s.db == nil {
+		return
+	}
+	err := s.db.Close()
+	if srv, ok := s.db.(backend.Server); ok {
+		info := result.Server(srv.ServerInfo())
+		s.res.Server = &info
+	}
+	s.db = nil
+	if err != nil {
+		s.obs.Note("closing the engine: " + err.Error())
+	}
 }
 
 // stats reads the engine's counters, or nil when it has none.
@@ -302,6 +356,12 @@ func (s *session) summarize() {
 	}
 	for _, c := range s.res.Checks {
 		sum.ChecksOK = sum.ChecksOK && c.OK
+	}
+	if st := s.res.Stats; st != nil && sum.OK > 0 && sum.Seconds > 0 {
+		if wal, ok := st.Delta["wal_bytes"]; ok {
+			sum.LogBytesPerUnit = float64(wal) / float64(sum.OK)
+			sum.LogBytesPerHour = float64(wal) / sum.Seconds * 3600
+		}
 	}
 	sum.Pass = s.res.Summary.Pass
 	s.res.Summary = sum

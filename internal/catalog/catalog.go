@@ -6,10 +6,12 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
+	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
 )
 
 // Workloads lists every workload, in the order `dbgauge list` shows them.
@@ -17,6 +19,7 @@ func Workloads() []workload.Spec {
 	return []workload.Spec{
 		nms.Spec,
 		insert.Spec,
+		tpcb.Spec,
 	}
 }
 
@@ -25,6 +28,7 @@ func Backends() []backend.Spec {
 	return []backend.Spec{
 		sqlite.Spec,
 		bbolt.Spec,
+		postgres.Spec,
 	}
 }
 

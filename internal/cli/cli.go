@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -58,9 +59,18 @@ func Main(env Env) int {
 	err := root.Execute()
 	code, msg := exitStatus(err)
 	if msg != "" {
-		fmt.Fprintln(env.Stderr, "dbgauge: "+msg)
+		fmt.Fprintln(env.Stderr, "dbgauge: "+oneLine(msg))
 	}
 	return code
+}
+
+// oneLine joins the lines of a driver's message: an error is one line.
+func oneLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSpace(l)
+	}
+	return strings.Join(lines, "; ")
 }
 
 // exitStatus maps an error to the exit status and the line to print.

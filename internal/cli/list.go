@@ -66,6 +66,9 @@ func writeList(out io.Writer) error {
 		for _, s := range b.Settings {
 			fmt.Fprintf(tw, "  \t  --set %s\t%s\n", s.Key, s.Usage)
 		}
+		for _, k := range b.Knobs {
+			fmt.Fprintf(tw, "  \t  --%s %s\t%s%s\n", k.Name, k.Values, k.Usage, dflt(k))
+		}
 		abilities := "none"
 		if len(b.Abilities) > 0 {
 			var as []string
@@ -109,6 +112,12 @@ func writeKnobsMarkdown(out io.Writer) error {
 	for _, be := range backends {
 		for _, s := range be.Settings {
 			fmt.Fprintf(b, "| %s | `%s` | %s |\n", be.Name, s.Key, cell(s.Usage))
+		}
+	}
+	b.WriteString("\n## Backend knobs\n\n| backend | knob | values | what it does |\n|---|---|---|---|\n")
+	for _, be := range backends {
+		for _, k := range be.Knobs {
+			fmt.Fprintf(b, "| %s | `--%s` | %s | %s |\n", be.Name, k.Name, cell(k.Values), cell(k.Usage))
 		}
 	}
 	b.WriteString("\n## Workload knobs\n\n| workload | knob | values | default | what it does |\n|---|---|---|---|---|\n")

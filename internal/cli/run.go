@@ -56,6 +56,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 	fs.SortFlags = false
 	bind(fs, spec.Knobs)
 	bind(fs, bench.CommonKnobs(spec))
+	bind(fs, bench.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		fs.Visit(func(f *pflag.Flag) {
 			if sa, ok := f.Value.(pflag.SliceValue); ok {

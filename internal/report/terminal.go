@@ -71,7 +71,13 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	fmt.Fprintf(tw, "  result\t%s\n", dir)
 	fmt.Fprintf(tw, "  engine\t%s\n", engineLine(r.Engine))
 	fmt.Fprintf(tw, "  config\t%s\n", configLine(r))
-	fmt.Fprintf(tw, "  data\t%s\n", deviceLine(r.Environment.DataDir))
+	if r.Environment.DataDir.Path != "" {
+		fmt.Fprintf(tw, "  data\t%s\n", deviceLine(r.Environment.DataDir))
+	}
+	if sv := r.Server; sv != nil {
+		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, started in %.2f s, stopped in %.2f s, log %s\n",
+			sv.Engine, sv.Port, sv.Account, sv.StartupSeconds, sv.ShutdownSeconds, sv.Log)
+	}
 	_ = tw.Flush()
 
 	s := r.Summary
@@ -93,6 +99,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	}
 	if line := durabilityLine(r.Durability); line != "" {
 		fmt.Fprintf(b, "\n  durability  %s\n", line)
+	}
+	if line := walLine(r); line != "" {
+		fmt.Fprintf(b, "  log        %s\n", line)
 	}
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
@@ -268,4 +277,26 @@ func counters(m map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, " · ")
+}
+
+// walLine is the seed's log-growth observation: WAL bytes per unit and the
+// growth per hour at the measured rate.
+func walLine(r *result.Result) string {
+	s := r.Summary
+	if s.LogBytesPerUnit == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s of WAL per %s, %s an hour at this rate", bytesName(s.LogBytesPerUnit), r.Config.Unit, bytesName(s.LogBytesPerHour))
+}
+
+func bytesName(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	case b >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", b/(1<<10))
+	}
+	return fmt.Sprintf("%.0f B", b)
 }

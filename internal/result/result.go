@@ -35,6 +35,7 @@ type Result struct {
 	Ended       *time.Time  `json:"ended,omitempty"`
 	Config      Config      `json:"config"`
 	Engine      Engine      `json:"engine"`
+	Server      *Server     `json:"server,omitempty"` // a server dbgauge managed
 	Environment Environment `json:"environment"`
 	Dataset     Dataset     `json:"dataset"`
 	Summary     Summary     `json:"summary"`
@@ -86,6 +87,19 @@ type Engine struct {
 	Settings map[string]string `json:"settings"`       // as read back from the engine
 }
 
+// Server is what a result records about a server dbgauge started.
+type Server struct {
+	Engine          string  `json:"engine"`
+	Account         string  `json:"account"` // the system user it ran as
+	DataDir         string  `json:"data_dir"`
+	Port            int     `json:"port"`
+	Socket          string  `json:"socket,omitempty"`
+	Log             string  `json:"log"`
+	StartupSeconds  float64 `json:"startup_seconds"`
+	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	Note            string  `json:"note,omitempty"`
+}
+
 // Environment is what a reader needs to trust a number.
 type Environment struct {
 	Hostname string   `json:"hostname"`
@@ -135,7 +149,11 @@ type Summary struct {
 	P99Us     int64   `json:"p99_us"`
 	MaxUs     int64   `json:"max_us"`
 	ChecksOK  bool    `json:"checks_ok"`
-	Pass      *bool   `json:"pass,omitempty"` // all requirements met; nil without --require
+	// The log's growth, where the engine counts it (PostgreSQL's WAL bytes):
+	// per unit, and per hour at the measured rate (the NMS seed saw 20 MB/h).
+	LogBytesPerUnit float64 `json:"log_bytes_per_unit,omitempty"`
+	LogBytesPerHour float64 `json:"log_bytes_per_hour,omitempty"`
+	Pass            *bool   `json:"pass,omitempty"` // all requirements met; nil without --require
 }
 
 // Phase holds the metrics of one phase: "warmup" (discarded from the

@@ -82,6 +82,9 @@ type runner struct {
 	seq       atomic.Int64 // open loop: next intended start
 	t0        time.Time    // open loop: schedule origin
 
+	lastOK      atomic.Int64 // unix nanoseconds of the last successful unit
+	unavailable atomic.Pointer[error]
+
 	stopOnce sync.Once
 	stopCh   chan struct{}
 	reason   Reason
@@ -113,6 +116,7 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	var wg sync.WaitGroup
 	start := time.Now()
 	r.t0 = start
+	r.lastOK.Store(start.UnixNano())
 	r.set.Start(start)
 	phase := metrics.NewPhase(Measure, metricsShape(shape), start)
 	phases := []*metrics.Phase{phase}
@@ -157,7 +161,9 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	for {
 		select {
 		case <-ticker.C:
-			tick(time.Now())
+			now := time.Now()
+			tick(now)
+			r.checkUnavailable(now)
 			if cfg.StopFile != "" {
 				if _, err := os.Stat(cfg.StopFile); err == nil {
 					r.stop(StopFile)
@@ -242,6 +248,25 @@ func firstError(errs []error) error {
 	return nil
 }
 
+// unavailableFor is how long an engine may fail every unit as unavailable
+// before the run stops: it is not coming back.
+const unavailableFor = 5 * time.Second
+
+// checkUnavailable stops the run when units have failed as unavailable and
+// none has succeeded for unavailableFor.
+func (r *runner) checkUnavailable(now time.Time) {
+	e := r.unavailable.Load()
+	if e == nil || now.Sub(time.Unix(0, r.lastOK.Load())) < unavailableFor {
+		return
+	}
+	r.mu.Lock()
+	if r.fatal == nil {
+		r.fatal = fmt.Errorf("the engine has been unavailable for %s: %w", unavailableFor, *e)
+	}
+	r.mu.Unlock()
+	r.stop(Fatal)
+}
+
 // stop ends the run for reason; the first reason wins.
 func (r *runner) stop(reason Reason) {
 	r.stopOnce.Do(func() {
@@ -322,7 +347,9 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		kind := deck.Deal()
 		err := r.attempt(ctx, c, kind, ops, rec, rng)
 		if err == nil {
-			rec.Unit(kind, time.Since(start))
+			now := time.Now()
+			rec.Unit(kind, now.Sub(start))
+			r.lastOK.Store(now.UnixNano())
 			continue
 		}
 		rec.Failed(kind, err)
@@ -336,6 +363,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			r.stop(Fatal)
 			return
 		case dberr.Unavailable:
+			r.unavailable.Store(&err)
 			r.sleep(ctx, 100*time.Millisecond)
 		case dberr.Canceled:
 			return

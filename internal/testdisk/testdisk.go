@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -66,6 +67,8 @@ func Mount(backing, mnt string) (*Disk, error) {
 	ln.RootData.RootNode = root
 	server, err := fs.Mount(mnt, root, &fs.Options{MountOptions: fuse.MountOptions{
 		DirectMount: os.Geteuid() == 0, FsName: backing, Name: "dbgauge-testdisk",
+		// As root, let other users in too: a managed server runs as its own.
+		AllowOther: os.Geteuid() == 0,
 	}})
 	if err != nil {
 		return nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
@@ -109,10 +112,20 @@ func (d *Disk) flush(real func() syscall.Errno) syscall.Errno {
 	if real != nil {
 		errno = real()
 	}
-	if rest := time.Duration(d.delay.Load()) - time.Since(start); rest > 0 {
+	wait(start.Add(time.Duration(d.delay.Load())))
+	return errno
+}
+
+// wait returns at deadline, not a millisecond after: a timer wakes a sleeper
+// up to a millisecond late, which would make an 8 ms disk a 9 ms one; the
+// last stretch is spent yielding.
+func wait(deadline time.Time) {
+	if rest := time.Until(deadline) - time.Millisecond; rest > 0 {
 		time.Sleep(rest)
 	}
-	return errno
+	for time.Now().Before(deadline) {
+		runtime.Gosched()
+	}
 }
 
 const syncFlags = syscall.O_SYNC | syscall.O_DSYNC

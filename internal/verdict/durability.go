@@ -36,7 +36,11 @@ func Durability(res *result.Result) {
 	var commits, flushes int64
 	var counted, flushCounted bool
 	if res.Stats != nil {
-		commits, counted = res.Stats.Delta["commits"]
+		// Writing transactions where the engine tells them apart (read-only
+		// ones need no flush), else its commits.
+		if commits, counted = res.Stats.Delta["write_xacts"]; !counted {
+			commits, counted = res.Stats.Delta["commits"]
+		}
 		flushes, flushCounted = res.Stats.Delta["flushes"]
 	}
 	if m == nil || m.Seconds <= 0 || !counted {
@@ -49,26 +53,43 @@ func Durability(res *result.Result) {
 		d.Flushes = float64(flushes) / m.Seconds
 	}
 	ratio := d.Commits / d.Ceiling
+	perFlush := 0.0
+	if flushes > 0 {
+		perFlush = float64(commits) / float64(flushes)
+	}
 	switch {
+	case d.Clients == 1 && ratio > Margin:
+		// One client waits for each commit's flush before the next: it
+		// cannot commit faster than the disk flushes, group commit or not.
+		d.Verdict = "flagged"
+		d.Detail = fmt.Sprintf("commits faster than this disk can make durable: %.0f commits/s from one client against %.0f flushes/s (%.1f×): the device or the engine acknowledges writes it has not stored",
+			d.Commits, d.Ceiling, ratio)
 	case flushCounted && d.Flushes > d.Ceiling*Margin:
 		d.Verdict = "flagged"
 		d.Detail = fmt.Sprintf("%s flushed %.0f times/s, %.1f× what this disk can make durable (%.0f flushes/s): the device acknowledges writes it has not stored",
 			res.Engine.Name, d.Flushes, d.Flushes/d.Ceiling, d.Ceiling)
-	case ratio <= Margin && flushCounted && flushes > 0:
+	case flushCounted && ratio > Margin && flushes == 0:
+		d.Verdict = "flagged"
+		d.Detail = fmt.Sprintf("%.0f commits/s (%.1f× the ceiling of %.0f flushes/s) without a single flush: commits are acknowledged before anything is stored",
+			d.Commits, ratio, d.Ceiling)
+	case flushCounted && perFlush > float64(d.Clients)*Margin && commits > 100:
+		// A synchronous commit waits for the flush that covers it, and each
+		// client has one commit in flight: a flush carries at most one
+		// commit per client.
+		d.Verdict = "flagged"
+		d.Detail = fmt.Sprintf("%.1f commits per flush from %d clients: a flush cannot carry more synchronous commits than there are clients, so commits are acknowledged before they are flushed",
+			perFlush, d.Clients)
+	case ratio <= Margin && flushes > 0:
 		d.Verdict = "plausible"
 		d.Detail = fmt.Sprintf("%.0f commits/s in %.0f flushes/s (%.1f commits per flush), within this disk's ceiling of %.0f flushes/s",
-			d.Commits, d.Flushes, float64(commits)/float64(flushes), d.Ceiling)
+			d.Commits, d.Flushes, perFlush, d.Ceiling)
 	case ratio <= Margin:
 		d.Verdict = "plausible"
 		d.Detail = fmt.Sprintf("%.0f commits/s, %.2f× this disk's ceiling of %.0f flushes/s", d.Commits, ratio, d.Ceiling)
-	case flushCounted && flushes > 0:
+	case flushCounted:
 		d.Verdict = "plausible"
 		d.Detail = fmt.Sprintf("%.0f commits/s from %d clients, %.1f× the ceiling of %.0f flushes/s, made in %.0f flushes/s: group commit, %.1f commits per flush",
-			d.Commits, d.Clients, ratio, d.Ceiling, d.Flushes, float64(commits)/float64(flushes))
-	case d.Clients == 1:
-		d.Verdict = "flagged"
-		d.Detail = fmt.Sprintf("commits faster than this disk can make durable: %.0f commits/s from one client against %.0f flushes/s (%.1f×): the device or the engine acknowledges writes it has not stored",
-			d.Commits, d.Ceiling, ratio)
+			d.Commits, d.Clients, ratio, d.Ceiling, d.Flushes, perFlush)
 	default:
 		d.Verdict = "cannot judge"
 		d.Detail = fmt.Sprintf("%.0f commits/s from %d clients is %.1f× the single-flush ceiling of %.0f/s, which group commit can explain, and %s does not count its flushes",

@@ -36,6 +36,10 @@ func TestDurabilityVerdicts(t *testing.T) {
 		{"flushes above the ceiling", durRun("sync", 32, 12000, 12000, 120), "flagged", "flushed 1200 times/s"},
 		{"many clients without a flush count", durRun("sync", 32, 12000, -1, 120), "cannot judge", "group commit"},
 		{"no ceiling", durRun("sync", 1, 100, -1, 0), "not measurable", ""},
+		{"one client, flushes counted, too fast", durRun("sync", 1, 60000, 500, 120), "flagged", "from one client"},
+		{"one client in step with its flushes", durRun("sync", 1, 1100, 1100, 120), "plausible", "1.0 commits per flush"},
+		{"more commits per flush than clients", durRun("sync", 4, 12000, 300, 120), "flagged", "40.0 commits per flush from 4 clients"},
+		{"commits without a flush", durRun("sync", 8, 12000, 0, 120), "flagged", "without a single flush"},
 	}
 	for _, c := range cases {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {

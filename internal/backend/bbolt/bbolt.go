@@ -22,10 +22,11 @@ const module = "go.etcd.io/bbolt"
 
 // Spec registers bbolt in the catalog.
 var Spec = backend.Spec{
-	Name:    "bbolt",
-	Summary: "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
-	API:     backend.KV,
-	Forms:   []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
+	Name:      "bbolt",
+	Summary:   "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
+	Throwaway: "bbolt",
+	API:       backend.KV,
+	Forms:     []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
 	Match: func(db string) bool {
 		return db == "bbolt" || strings.HasPrefix(db, "bbolt:")
 	},

@@ -22,10 +22,11 @@ const driverModule = "github.com/mattn/go-sqlite3"
 
 // Spec registers SQLite in the catalog.
 var Spec = backend.Spec{
-	Name:    "sqlite",
-	Summary: "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
-	API:     backend.SQL,
-	Forms:   []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
+	Name:      "sqlite",
+	Summary:   "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
+	Throwaway: "sqlite",
+	API:       backend.SQL,
+	Forms:     []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
 	Match: func(db string) bool {
 		return db == "sqlite" || strings.HasPrefix(db, "sqlite:")
 	},

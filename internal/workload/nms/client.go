@@ -19,11 +19,15 @@ type client struct {
 	pending struct{ inserts, deletes, vsat, cu int64 }
 	ch      channel
 	up      update
+	call    procCall
 }
 
 // Do runs one call: set up a channel, update VSATs and CUs, clear the oldest
 // call of this client. Seed 000, note 3: 15 operations make one call.
 func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
+	if c.w.cfg.Procedure {
+		return c.doProcedure(ctx, ops)
+	}
 	if c.g.UnitBegins() {
 		if err := ops.Time(opBegin, func() error { return c.s.begin(ctx) }); err != nil {
 			return c.fail(ctx, err)
@@ -172,5 +176,56 @@ func (c *client) Close(ctx context.Context) error {
 		return c.fail(ctx, err)
 	}
 	c.acknowledge()
+	return nil
+}
+
+// doProcedure runs the call as one stored procedure: the same operations,
+// drawn the same way, in one round trip.
+func (c *client) doProcedure(ctx context.Context, ops workload.Ops) error {
+	p := c.s.(procedureStore)
+	if c.g.Commit.Mode == workload.PerUnits && !c.g.Open {
+		if err := ops.Time(opBegin, func() error { return c.s.begin(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+		c.g.Open = true
+	}
+	call := &c.call
+	id := c.w.nextID.Add(1) - 1
+	r, lines := c.rng, int64(c.w.cfg.Lines)
+	call.ch = channel{
+		ID: id, VSAT: 1 + r.Int64N(lines), CU: 1 + r.Int64N(lines),
+		FreqHz: 14_000_000_000 + r.Int64N(500_000_000), BandwidthHz: 64_000 * (1 + r.Int64N(32)),
+		PowerDBm: r.Int64N(30), State: 1, Created: time.Now().UnixMicro(),
+	}
+	c.q.push(id)
+	call.updates = call.updates[:0]
+	var vsat, cu int64
+	for range c.w.cfg.OpsPerCall - 2 {
+		isVSAT := r.IntN(2) == 0
+		target := 1 + r.Int64N(lines)
+		call.updates = append(call.updates, procUpdate{id: target, vsat: isVSAT, u: *c.nextUpdate()})
+		if isVSAT {
+			vsat++
+		} else {
+			cu++
+		}
+	}
+	call.del, _ = c.q.pop()
+	if err := ops.Time(opProcedure, func() error { return p.call(ctx, call) }); err != nil {
+		return c.fail(ctx, err)
+	}
+	c.pending.inserts++
+	c.pending.deletes++
+	c.pending.vsat += vsat
+	c.pending.cu += cu
+	if c.g.Commit.Mode != workload.PerUnits {
+		c.acknowledge() // autocommit: the call was its own transaction
+		return nil
+	}
+	if c.g.UnitEnds() {
+		if err := c.commit(ctx, ops); err != nil {
+			return c.fail(ctx, err)
+		}
+	}
 	return nil
 }

@@ -48,9 +48,10 @@ const (
 	opUpdateCU
 	opDelete
 	opCommit
+	opProcedure
 )
 
-var opNames = []string{"begin", "insert_channel", "update_vsat", "update_cu", "delete_channel", "commit"}
+var opNames = []string{"begin", "insert_channel", "update_vsat", "update_cu", "delete_channel", "commit", "procedure"}
 
 type nms struct {
 	cfg    Config
@@ -75,6 +76,9 @@ func newNMS(c workload.Common, v *knob.Values) (workload.Workload, error) {
 	proc, err := v.Bool("procedure")
 	if err != nil {
 		return nil, err
+	}
+	if proc && c.Commit.Mode == workload.PerOp {
+		return nil, knob.Bad("use --commit unit or every:N with --procedure", "--procedure makes a call one statement, so --commit op has no operations to commit one by one")
 	}
 	cfg := Config{
 		Lines: int(lines), OpsPerCall: int(ops), Channels: max(int(lines)/2, 1),
@@ -132,6 +136,15 @@ func (w *nms) Load(ctx context.Context, db backend.DB) (workload.Dataset, error)
 		ds.Reused = true
 	} else if err := s.rebuild(ctx, w.cfg.Lines, w.cfg.Channels, newGenerator(w.cfg.Lines)); err != nil {
 		return ds, fmt.Errorf("nms: load %d lines: %w", w.cfg.Lines, err)
+	}
+	if w.cfg.Procedure {
+		p, ok := s.(procedureStore)
+		if !ok {
+			return ds, backend.Unsupported("nms on this engine", "run a call as a stored procedure", "drop --procedure")
+		}
+		if err := p.createProcedure(ctx); err != nil {
+			return ds, fmt.Errorf("nms: create the call procedure: %w", err)
+		}
 	}
 	if w.base, err = s.tally(ctx, false); err != nil {
 		return ds, err

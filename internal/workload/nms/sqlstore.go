@@ -183,3 +183,58 @@ func (s *sqlStore) ownedChannels(ctx context.Context, clients, id int64) ([]int6
 	})
 	return ids, err
 }
+
+// procedures holds, per dialect, the call as one stored procedure; it raises
+// an error when a row it must change is missing, as the client's checks do.
+var procedures = map[string]string{
+	"postgres": `CREATE OR REPLACE FUNCTION nms_call(
+	p_id bigint, p_vsat bigint, p_cu bigint, p_freq bigint, p_bw bigint, p_power int, p_created bigint,
+	p_ids bigint[], p_is_vsat boolean[], p_status int[], p_oper int[], p_pw int[], p_change bigint[], p_notes text[],
+	p_del bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	i int;
+	n int;
+BEGIN
+	INSERT INTO freq_channel (id, vsat_id, cu_id, frequency_hz, bandwidth_hz, power_dbm, state, created_us)
+	VALUES (p_id, p_vsat, p_cu, p_freq, p_bw, p_power, 1, p_created);
+	FOR i IN 1 .. coalesce(array_length(p_ids, 1), 0) LOOP
+		IF p_is_vsat[i] THEN
+			UPDATE vsat SET status = p_status[i], oper_state = p_oper[i], power_dbm = p_pw[i], updates = updates + 1,
+				last_change_us = p_change[i], note = p_notes[i] WHERE id = p_ids[i];
+		ELSE
+			UPDATE cu SET status = p_status[i], oper_state = p_oper[i], power_dbm = p_pw[i], updates = updates + 1,
+				last_change_us = p_change[i], note = p_notes[i] WHERE id = p_ids[i];
+		END IF;
+		GET DIAGNOSTICS n = ROW_COUNT;
+		IF n <> 1 THEN RAISE EXCEPTION 'nms: row % missing', p_ids[i]; END IF;
+	END LOOP;
+	DELETE FROM freq_channel WHERE id = p_del;
+	GET DIAGNOSTICS n = ROW_COUNT;
+	IF n <> 1 THEN RAISE EXCEPTION 'nms: channel % missing', p_del; END IF;
+END $$`,
+}
+
+var callProc = &backend.Stmt{SQL: `SELECT nms_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
+
+func (s *sqlStore) createProcedure(ctx context.Context) error {
+	ddl, ok := procedures[s.d.Name]
+	if !ok {
+		return backend.Unsupported("nms on "+s.d.Name, "run a call as a stored procedure", "drop --procedure")
+	}
+	return s.c.ExecScript(ctx, ddl)
+}
+
+func (s *sqlStore) call(ctx context.Context, c *procCall) error {
+	n := len(c.updates)
+	ids, isVSAT := make([]int64, n), make([]bool, n)
+	status, oper, pw := make([]int64, n), make([]int64, n), make([]int64, n)
+	change, notes := make([]int64, n), make([]string, n)
+	for i, u := range c.updates {
+		ids[i], isVSAT[i] = u.id, u.vsat
+		status[i], oper[i], pw[i], change[i], notes[i] = u.u.Status, u.u.Oper, u.u.PowerDBm, u.u.LastChange, u.u.Note
+	}
+	ch := c.ch
+	var void any
+	return s.c.QueryRow(ctx, callProc, []any{ch.ID, ch.VSAT, ch.CU, ch.FreqHz, ch.BandwidthHz, ch.PowerDBm, ch.Created,
+		ids, isVSAT, status, oper, pw, change, notes, c.del}, &void)
+}

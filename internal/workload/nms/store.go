@@ -111,3 +111,22 @@ func notes() []string {
 	}
 	return out
 }
+
+// procCall is one call's operations, for a stored procedure.
+type procCall struct {
+	ch      channel
+	updates []procUpdate
+	del     int64
+}
+
+type procUpdate struct {
+	id   int64
+	vsat bool
+	u    update
+}
+
+// procedureStore is a store on an engine with stored procedures.
+type procedureStore interface {
+	createProcedure(ctx context.Context) error
+	call(ctx context.Context, c *procCall) error
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# dbgauge run tpcb against pgbench -M prepared, on one PostgreSQL server this
+# script starts on loopback (its own throwaway cluster), in the same run:
+# select-only and read-write (TPC-B-like), 1 and 8 clients, alternating the
+# two tools within each round. Prints transactions/s, the ratio dbgauge ÷
+# pgbench, and each tool's client CPU (user + system) per transaction.
+#   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" bench/vs-pgbench.sh
+# Both tools connect over TCP; dbgauge reuses the tables pgbench -i loaded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
+exec python3 - "$@" <<'PY'
+import json, glob, os, pwd, re, resource, shutil, socket, subprocess, sys, tempfile, time
+
+SCALE = int(os.environ.get("SCALE", "10"))
+DURATION = int(os.environ.get("DURATION", "20"))
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+CLIENTS = [int(c) for c in os.environ.get("CLIENTS", "1 8").split()]
+bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
+BIN = os.environ.get("PG_BIN", bins[-1] if bins else "")
+if not os.path.exists(os.path.join(BIN, "pgbench")):
+    sys.exit("bench: no PostgreSQL server or pgbench found: apt-get install postgresql (or PG_BIN=…)")
+
+work = tempfile.mkdtemp(prefix="dbgauge-vs-pgbench-")
+os.chmod(work, 0o755)
+as_user = None
+if os.geteuid() == 0:  # PostgreSQL refuses root
+    u = pwd.getpwnam("postgres")
+    as_user = (u.pw_uid, u.pw_gid)
+    os.chown(work, *as_user)
+
+def demote():
+    if as_user:
+        os.setgid(as_user[1]); os.setuid(as_user[0])
+
+s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
+data = os.path.join(work, "data")
+subprocess.run([os.path.join(BIN, "initdb"), "-D", data, "-U", "bench", "--auth=trust", "-N"],
+               preexec_fn=demote, check=True, stdout=subprocess.DEVNULL)
+log = open(os.path.join(work, "postgres.log"), "w")
+srv = subprocess.Popen([os.path.join(BIN, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
+                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50"],
+                       preexec_fn=demote, stdout=log, stderr=log)
+env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=str(port), PGUSER="bench", PGDATABASE="postgres")
+dsn = f"postgres://bench@127.0.0.1:{port}/postgres?sslmode=disable"
+try:
+    for _ in range(200):
+        if subprocess.run([os.path.join(BIN, "pg_isready"), "-q"], env=env).returncode == 0:
+            break
+        time.sleep(0.05)
+    subprocess.run([os.path.join(BIN, "pgbench"), "-i", "-q", "-s", str(SCALE)], env=env, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return r.ru_utime + r.ru_stime
+
+    def pgbench(mode, c):
+        args = [os.path.join(BIN, "pgbench"), "-M", "prepared", "-c", str(c), "-j", str(min(c, os.cpu_count())),
+                "-T", str(DURATION), "-n"] + (["-S"] if mode == "select-only" else [])
+        t = cpu()
+        out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+        used = cpu() - t
+        tx = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
+        tps = float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", out).group(1))
+        return tps, used / tx * 1e6
+
+    def dbgauge(mode, c):
+        res = os.path.join(work, "results")
+        shutil.rmtree(res, ignore_errors=True)
+        args = ["./dbgauge", "run", "tpcb", "--db", dsn, "--scale", str(SCALE), "--clients", str(c),
+                "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res]
+        if mode == "select-only":
+            args.append("--select-only")
+        t = cpu()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        used = cpu() - t
+        r = json.load(open(glob.glob(res + "/*/result.json")[0]))
+        return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
+
+    print("%-11s %7s %5s %12s %12s %7s %14s %14s" % ("mode", "clients", "round", "dbgauge tps", "pgbench tps", "÷", "dbgauge µs/tx", "pgbench µs/tx"))
+    ratios = {}
+    for r in range(1, ROUNDS + 1):
+        for mode in ("select-only", "tpcb"):
+            for c in CLIENTS:
+                if r % 2:
+                    (d, dc), (p, pc) = dbgauge(mode, c), pgbench(mode, c)
+                else:
+                    (p, pc), (d, dc) = pgbench(mode, c), dbgauge(mode, c)
+                ratios.setdefault((mode, c), []).append(d / p)
+                print("%-11s %7d %5d %12.0f %12.0f %7.3f %14.1f %14.1f" % (mode, c, r, d, p, d / p, dc, pc), flush=True)
+    for (mode, c), rs in ratios.items():
+        rs.sort()
+        print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
+    print(f"scale {SCALE}, {DURATION} s per test, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
+finally:
+    srv.terminate(); srv.wait()
+    shutil.rmtree(work, ignore_errors=True)
+PY

@@ -1,0 +1,36 @@
+package postgres
+
+import (
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+var durabilityDoc = map[backend.Durability]string{
+	backend.Sync: "synchronous_commit=on, fsync=on: a commit returns once its WAL is flushed (concurrent commits share flushes: group commit)",
+	backend.Lazy: "synchronous_commit=off, wal_writer_delay=100ms: commits return at once and the WAL writer flushes every 100 ms (the NMS seed's lazy mode); a crash loses at most ~3 × 100 ms, never consistency",
+	backend.Off:  "fsync=off (managed servers only): the server never flushes; a crash of the machine can corrupt the cluster",
+}
+
+// mapDurability returns the server parameters of a durability level. On a
+// server of the user's, only what a session may set can be asked for.
+func mapDurability(d backend.Durability, managed bool) (map[string]string, error) {
+	switch d {
+	case backend.Sync:
+		if managed {
+			return map[string]string{"synchronous_commit": "on", "fsync": "on"}, nil
+		}
+		return map[string]string{"synchronous_commit": "on"}, nil
+	case backend.Lazy:
+		if managed {
+			return map[string]string{"synchronous_commit": "off", "wal_writer_delay": "100ms"}, nil
+		}
+		return map[string]string{"synchronous_commit": "off"}, nil
+	case backend.Off:
+		if managed {
+			return map[string]string{"fsync": "off"}, nil
+		}
+		return nil, knob.Bad("use --db postgres:managed, or set fsync=off on your server yourself and say --durability sync",
+			"--durability off turns fsync off, which dbgauge does only on a server it manages")
+	}
+	return nil, knob.Bad("give sync, lazy or off", "postgres has no durability %q", d)
+}

@@ -1,0 +1,245 @@
+// Package postgres is PostgreSQL, through pgx's native interface: a server of
+// your own (--db postgres://…) or a throwaway one dbgauge starts on loopback
+// (--db postgres:managed).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+const (
+	module  = "github.com/jackc/pgx/v5"
+	managed = "postgres:managed"
+)
+
+// Spec registers PostgreSQL in the catalog.
+var Spec = backend.Spec{
+	Name:      "postgres",
+	Summary:   "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
+	Throwaway: managed,
+	API:       backend.SQL,
+	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=…"},
+	Match: func(db string) bool {
+		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
+	},
+	Durability: durabilityDoc,
+	Expect: map[backend.Durability]map[string]string{
+		backend.Sync: {"synchronous_commit": "on", "fsync": "on"},
+		backend.Lazy: {"synchronous_commit": "off", "fsync": "on", "wal_writer_delay": "100ms"},
+		backend.Off:  {"fsync": "off"},
+	},
+	Prepare: map[backend.Prepare]string{
+		backend.Once: "pgx's statement cache: Parse once per connection, then Bind/Execute (pgbench -M prepared)",
+		backend.Each: "pgx's describe-exec mode: every use parses and describes the statement anew (an unnamed statement)",
+	},
+	Settings: []backend.Setting{
+		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
+	},
+	Abilities: []backend.Ability{backend.Procedures},
+	Knobs: []knob.Spec{
+		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
+		{Name: "socket", Bool: true, Values: "switch", Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
+	},
+	Open: open,
+}
+
+type db struct {
+	cfg      *pgx.ConnConfig
+	srv      *server.Postgres
+	shutdown time.Duration
+	socket   bool
+	userKeys []string
+	open     atomic.Int64 // workload connections open now
+	self     atomic.Int64 // transactions dbgauge's own reads committed (Engine, Stats)
+	version  int          // server_version_num
+}
+
+func open(ctx context.Context, o backend.Options) (backend.DB, error) {
+	d := &db{}
+	var pgBin string
+	if o.Values != nil {
+		var err error
+		if d.socket, err = o.Values.Bool("socket"); err != nil {
+			return nil, err
+		}
+		pgBin = o.Values.Get("pg-bin")
+	}
+	settings, err := mapDurability(o.Durability, o.DB == managed)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range o.Set {
+		settings[kv.Key] = kv.Value
+		d.userKeys = append(d.userKeys, kv.Key)
+	}
+	dsn := o.DB
+	if o.DB == managed {
+		if _, ok := settings["max_connections"]; !ok {
+			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
+		}
+		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Settings: settings}); err != nil {
+			var bad *knob.Error
+			if len(o.Set) > 0 && !errors.As(err, &bad) {
+				return nil, knob.Bad("check the parameters given with --set", "%v", err)
+			}
+			return nil, err
+		}
+		dsn = d.srv.DSN(d.socket)
+		settings = nil // applied at start
+	} else if d.socket {
+		return nil, knob.Bad("give the socket folder in the DSN instead: postgres://user@/db?host=/var/run/postgresql", "--socket is for postgres:managed")
+	}
+	if d.cfg, err = pgx.ParseConfig(dsn); err != nil {
+		d.stop()
+		return nil, knob.Bad("write it as postgres://user:password@host:5432/db", "--db %q is not a PostgreSQL connection string: %v", redact.DSN(dsn), redact.DSN(err.Error()))
+	}
+	d.cfg.ConnectTimeout = 10 * time.Second
+	for k, v := range settings {
+		d.cfg.RuntimeParams[k] = v // per session, on a server of the user's
+	}
+	d.cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	if o.Prepare == backend.Each {
+		d.cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+	}
+	c, err := d.connect(ctx)
+	if err != nil {
+		d.stop()
+		return nil, openError(err, o.DB)
+	}
+	err = c.QueryRow(ctx, "SELECT current_setting('server_version_num')::int").Scan(&d.version)
+	_ = c.Close(ctx)
+	d.self.Add(1)
+	if err != nil {
+		d.stop()
+		return nil, classify(err)
+	}
+	if d.srv != nil {
+		return managedDB{d}, nil
+	}
+	return d, nil
+}
+
+// openError turns a failed first connection into one line a person can act on.
+func openError(err error, db string) error {
+	msg := redact.DSN(err.Error())
+	if db == managed {
+		return fmt.Errorf("connect to the managed server: %s", msg)
+	}
+	switch sqlState(err) {
+	case "28P01", "28000":
+		return knob.Bad("check the user and password in --db", "PostgreSQL refused the login: %s", msg)
+	case "3D000":
+		return knob.Bad("create the database, or name another in --db", "%s", msg)
+	case "55P02", "42704", "22023":
+		return knob.Bad("on a server of yours, only parameters a session may set can be given with --set or --durability", "%s", msg)
+	case "":
+		return knob.Bad("is the server running, and are host and port in --db right?", "cannot connect to PostgreSQL: %s", msg)
+	}
+	return errors.New(msg)
+}
+
+func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
+
+func (d *db) stop() {
+	if d.srv != nil {
+		d.shutdown, _ = d.srv.StopClean()
+	}
+}
+
+// Dialect returns PostgreSQL's dialect.
+func (d *db) Dialect() backend.Dialect { return dialect }
+
+// Conn opens a client connection.
+func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
+	c, err := d.connect(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	d.open.Add(1)
+	nc := c.PgConn().Conn()
+	unwatch := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
+	return &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch}, nil
+}
+
+// readBack lists the settings every result records.
+var readBack = []string{
+	"synchronous_commit", "fsync", "wal_writer_delay", "wal_sync_method", "full_page_writes", "wal_level",
+	"commit_delay", "shared_buffers", "max_connections", "checkpoint_timeout", "max_wal_size", "autovacuum",
+	"default_transaction_isolation", "jit",
+}
+
+// Engine reads back PostgreSQL's version and effective settings, in one transaction.
+func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
+	e := backend.Engine{Name: "postgres", Driver: module + " " + backend.ModuleVersion(module), Settings: map[string]string{}}
+	if d.srv != nil {
+		e.Path = d.srv.DataDir
+	}
+	c, err := d.connect(ctx)
+	if err != nil {
+		return e, classify(err)
+	}
+	defer c.Close(ctx)
+	keys := append(append([]string{"server_version"}, readBack...), d.userKeys...)
+	rows, err := c.Query(ctx, "SELECT k, current_setting(k) FROM unnest($1::text[]) AS k", keys)
+	if err != nil {
+		return e, classify(err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return e, classify(err)
+		}
+		e.Settings[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return e, classify(err)
+	}
+	d.self.Add(1)
+	e.Version = e.Settings["server_version"]
+	delete(e.Settings, "server_version")
+	return e, nil
+}
+
+// Close stops a managed server and removes its cluster; the log stays.
+func (d *db) Close() error {
+	d.stop()
+	return nil
+}
+
+// managedDB is what Open returns for postgres:managed: a DB that is a server.
+type managedDB struct{ *db }
+
+var (
+	_ backend.Server  = managedDB{}
+	_ backend.Statser = (*db)(nil)
+	_ backend.SQLDB   = managedDB{}
+)
+
+// ServerInfo describes the managed server.
+func (m managedDB) ServerInfo() backend.ServerInfo {
+	d := m.db
+	s := d.srv
+	return backend.ServerInfo{
+		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
+		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), Note: s.Note,
+	}
+}
+
+// Died is closed when the managed server exits.
+func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
+
+// DeathErr says why the managed server died, or nil when it was stopped.
+func (m managedDB) DeathErr() error { return m.srv.Died() }

@@ -1,0 +1,91 @@
+package postgres
+
+import (
+	"context"
+	"time"
+)
+
+// Stats reads the server's cumulative statistics of this database.
+//
+// PostgreSQL's backends publish their counters when a transaction ends (at
+// most once a second) and when they exit, so Stats first waits, up to 5 s,
+// until the backends of connections already closed have exited. It reads in
+// one transaction of its own; "commits" excludes the transactions of
+// dbgauge's own reads, so that a delta counts the workload's exactly.
+func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+	c, err := d.connect(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer c.Close(ctx)
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read only; committed below
+	self := d.self.Load()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var others int64
+		err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&others)
+		if err != nil {
+			return nil, classify(err)
+		}
+		if others <= d.open.Load() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	m := map[string]int64{}
+	read := func(q string, names ...string) error {
+		vals := make([]int64, len(names))
+		ptrs := make([]any, len(names))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := tx.QueryRow(ctx, q).Scan(ptrs...); err != nil {
+			return err
+		}
+		for i, n := range names {
+			m[n] = vals[i]
+		}
+		return nil
+	}
+	queries := []struct {
+		min   int
+		q     string
+		names []string
+	}{
+		{0, `SELECT xact_commit, xact_rollback, blks_hit, blks_read, deadlocks, tup_inserted, tup_updated, tup_deleted, temp_bytes
+			FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_database WHERE datname = current_database()`,
+			[]string{"commits", "rollbacks", "blks_hit", "blks_read", "deadlocks", "tup_inserted", "tup_updated", "tup_deleted", "temp_bytes"}},
+		// pg_stat_wal arrived in 14; wal_sync counts the WAL flushes.
+		{140000, `SELECT wal_records, wal_bytes::bigint, wal_write, wal_sync FROM pg_stat_wal`,
+			[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
+		{0, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`, []string{"checkpoints"}},
+		{0, `SELECT coalesce(sum(n_dead_tup), 0)::bigint, coalesce(sum(n_live_tup), 0)::bigint FROM pg_stat_user_tables`,
+			[]string{"dead_tuples", "live_tuples"}},
+		// The next transaction id: only writing transactions take one.
+		{130000, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, []string{"write_xacts"}},
+	}
+	for _, q := range queries {
+		if d.version < q.min || (q.names[0] == "checkpoints" && d.version >= 170000) {
+			continue
+		}
+		if err := read(q.q, q.names...); err != nil {
+			return nil, classify(err)
+		}
+	}
+	if d.version >= 170000 {
+		if err := read(`SELECT num_timed + num_requested FROM pg_stat_checkpointer`, "checkpoints"); err != nil {
+			return nil, classify(err)
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, classify(err)
+	}
+	d.self.Add(1)
+	m["commits"] -= self
+	return m, nil
+}

@@ -1,0 +1,122 @@
+package bench_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
+)
+
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := server.FindPostgres(""); err != nil {
+		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
+	}
+}
+
+// TestPostgresDurability: each level's settings as read back, WAL bytes per
+// call and WAL syncs in the result.
+func TestPostgresDurability(t *testing.T) {
+	needPostgres(t)
+	want := map[string][2]string{"sync": {"on", "on"}, "lazy": {"off", "on"}, "off": {"on", "off"}}
+	for dur, w := range want {
+		t.Run("durability="+dur, func(t *testing.T) {
+			res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "durability": dur, "units": "200", "lines": "300"})
+			s := res.Engine.Settings
+			if s["synchronous_commit"] != w[0] || s["fsync"] != w[1] {
+				t.Fatalf("read back synchronous_commit=%s fsync=%s, want %s %s", s["synchronous_commit"], s["fsync"], w[0], w[1])
+			}
+			if dur == "lazy" && s["wal_writer_delay"] != "100ms" {
+				t.Fatalf("lazy: wal_writer_delay=%s", s["wal_writer_delay"])
+			}
+			if res.Summary.LogBytesPerUnit <= 0 || res.Summary.LogBytesPerHour <= 0 {
+				t.Fatalf("no WAL bytes per call: %+v", res.Summary)
+			}
+			if _, ok := res.Stats.Delta["flushes"]; !ok {
+				t.Fatal("no WAL syncs in the statistics")
+			}
+			if res.Server == nil || res.Server.StartupSeconds <= 0 || res.Server.ShutdownSeconds <= 0 {
+				t.Fatalf("server start-up and shut-down not recorded: %+v", res.Server)
+			}
+			if st, err := os.Stat(res.Server.Log); err != nil || st.Size() == 0 {
+				t.Fatalf("the server's log is not kept: %v", err)
+			}
+			t.Logf("%s: %.0f WAL bytes/call, %d WAL syncs for %d calls", dur, res.Summary.LogBytesPerUnit, res.Stats.Delta["flushes"], res.Summary.OK)
+		})
+	}
+}
+
+// TestPostgresCommitsPerCall proves --commit op from the server's side:
+// pg_stat_database's commits and the transaction ids the server handed out.
+func TestPostgresCommitsPerCall(t *testing.T) {
+	needPostgres(t)
+	const calls = 40
+	for _, c := range []struct {
+		commit  string
+		perCall int64
+	}{{"op", 15}, {"unit", 1}} {
+		t.Run("commit="+c.commit, func(t *testing.T) {
+			res := workloadtest.Run(t, spec(t, "nms"), map[string]string{
+				"db": "postgres:managed", "commit": c.commit, "units": strconv.Itoa(calls), "lines": "300", "set": "autovacuum=off",
+			})
+			d := res.Stats.Delta
+			want := c.perCall * calls
+			if d["write_xacts"] != want {
+				t.Errorf("the server handed out %d transaction ids for %d calls, want %d", d["write_xacts"], calls, want)
+			}
+			// pg_stat_database also counts the transactions in which the
+			// server parsed each statement the first time (one per statement).
+			if got := d["commits"]; got < want || got > want+8 {
+				t.Errorf("pg_stat_database counted %d commits for %d calls, want %d (+ at most 8 first parses)", got, calls, want)
+			}
+		})
+	}
+}
+
+func TestPostgresWorkloads(t *testing.T) {
+	needPostgres(t)
+	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "units": "100", "lines": "300", "clients": "4"})
+	if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 100 {
+		t.Fatalf("%d procedure calls, want 100", m.Ops[len(m.Ops)-1].Count)
+	}
+	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
+	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
+	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
+	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "select-only": "true"})
+	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
+}
+
+// TestNoPasswordLeaks: the managed server's random password, and the
+// password of a DSN, appear in no file dbgauge writes.
+func TestNoPasswordLeaks(t *testing.T) {
+	needPostgres(t)
+	p, err := server.StartPostgres(context.Background(), server.PostgresConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.StopClean()
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": p.DSN(false), "units": "50"})
+	b, _ := json.Marshal(res)
+	if strings.Contains(string(b), p.Password) {
+		t.Fatal("the password is in result.json")
+	}
+	if !strings.Contains(res.Config.DB, "xxxxx") {
+		t.Fatalf("the DSN is not masked: %s", res.Config.DB)
+	}
+	managed := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "50"})
+	dir := filepath.Dir(managed.Server.Log)
+	_ = filepath.Walk(dir, func(path string, info os.FileInfo, err error) error {
+		if err == nil && !info.IsDir() {
+			if b, _ := os.ReadFile(path); strings.Contains(string(b), "password=") && strings.Contains(string(b), "@127.0.0.1") {
+				t.Errorf("%s holds a connection string with its password", path)
+			}
+		}
+		return nil
+	})
+}

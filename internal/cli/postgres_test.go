@@ -1,0 +1,109 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+func needPostgres(t *testing.T) {
+	t.Helper()
+	if _, err := server.FindPostgres(""); err != nil {
+		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
+	}
+}
+
+// assertOneLine asserts exit status code and one line on stderr without secret.
+func assertOneLine(t *testing.T, code int, errOut string, want int, secret string) {
+	t.Helper()
+	if code != want || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || !strings.HasPrefix(errOut, "dbgauge: ") {
+		t.Fatalf("exit %d (want %d), stderr %q: want one line", code, want, errOut)
+	}
+	if secret != "" && strings.Contains(errOut, secret) {
+		t.Fatalf("the password reached stderr: %q", errOut)
+	}
+}
+
+func TestPostgresConfigurationErrors(t *testing.T) {
+	needPostgres(t)
+	p, err := server.StartPostgres(context.Background(), server.PostgresConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.StopClean()
+	port, _ := server.FreePort()
+	cases := map[string][]string{
+		"wrong password":      {"--db", "postgres://dbgauge:not-the-secret-pw@127.0.0.1:" + strconv.Itoa(p.Port) + "/postgres?sslmode=disable"},
+		"refused connection":  {"--db", "postgres://dbgauge:not-the-secret-pw@127.0.0.1:" + strconv.Itoa(port) + "/postgres?sslmode=disable"},
+		"missing postgres":    {"--db", "postgres:managed", "--pg-bin", "/nonexistent/bin"},
+		"off on a DSN":        {"--db", p.DSN(false), "--durability", "off"},
+		"unknown setting":     {"--db", "postgres:managed", "--set", "no_such_setting=1"},
+		"socket with a DSN":   {"--db", p.DSN(false), "--socket"},
+		"procedure with op":   {"--db", "postgres:managed", "--procedure", "--commit", "op"},
+		"unparseable DSN":     {"--db", "postgres://a:b@[::1"},
+		"procedure on sqlite": {"--db", "sqlite", "--procedure"},
+	}
+	for name, args := range cases {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			code, out, errOut := runCLI(t, nil, append([]string{"run", "nms", "--units", "10", "--results", dir}, args...)...)
+			assertOneLine(t, code, errOut, ExitUsage, "not-the-secret-pw")
+			if strings.Contains(errOut, p.Password) || out != "" {
+				t.Fatalf("stdout %q, stderr %q", out, errOut)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Fatal("a configuration error left a result folder")
+			}
+		})
+	}
+}
+
+// TestPostgresDiesMidRun: kill -9 of the managed server's postmaster during a
+// run stops the run with one line and exit 3, and leaves a readable result.
+func TestPostgresDiesMidRun(t *testing.T) {
+	needPostgres(t)
+	dir := t.TempDir()
+	go func() {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			files, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+			if len(files) == 0 {
+				continue
+			}
+			var r result.Result
+			b, _ := os.ReadFile(files[0])
+			if json.Unmarshal(b, &r) != nil || r.Server == nil || len(r.Series) < 2 {
+				continue
+			}
+			pid, err := os.ReadFile(filepath.Join(r.Server.DataDir, "postmaster.pid"))
+			if err != nil {
+				continue
+			}
+			n, _ := strconv.Atoi(strings.SplitN(string(pid), "\n", 2)[0])
+			_ = syscall.Kill(n, syscall.SIGKILL)
+			return
+		}
+	}()
+	code, out, errOut := runCLI(t, nil, "run", "nms", "--db", "postgres:managed", "--duration", "60s", "--warmup", "0", "--lines", "300", "--results", dir, "--ceiling", "off")
+	if code != ExitFailed || !strings.Contains(lastLine(errOut), "died") {
+		t.Fatalf("exit %d, stderr ends %q", code, lastLine(errOut))
+	}
+	if !strings.Contains(out, "failed") {
+		t.Fatalf("the summary does not say the run failed:\n%s", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+	res, err := result.Load(filepath.Dir(files[0]))
+	if err != nil || res.Status != result.Failed || !strings.Contains(res.Reason, "died") || res.Summary.OK == 0 {
+		t.Fatalf("result: %v, status %s, reason %q, ok %d", err, res.Status, res.Reason, res.Summary.OK)
+	}
+}

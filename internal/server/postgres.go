@@ -1,0 +1,226 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// PostgresConfig says how to start a managed PostgreSQL.
+type PostgresConfig struct {
+	Bin      string            // folder holding initdb and postgres; "" searches the usual places
+	Dir      string            // the run's folder: the cluster goes in Dir/postgres
+	Settings map[string]string // postgresql.conf parameters, passed as -c name=value
+}
+
+// Postgres is a running managed PostgreSQL.
+type Postgres struct {
+	*Process
+	Bin       string
+	DataDir   string
+	SocketDir string
+	Port      int
+	User      string
+	Password  string
+	Database  string
+	Account   Account
+	Startup   time.Duration // from exec to the first accepted connection
+	Note      string        // what a reader should know (who runs it, where)
+}
+
+// pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
+var pgSearch = []string{"/usr/lib/postgresql/*/bin", "/usr/pgsql-*/bin", "/usr/local/pgsql/bin", "/opt/homebrew/opt/postgresql*/bin"}
+
+// FindPostgres returns the folder holding initdb and postgres: bin if given,
+// else the newest on the usual paths, else $PATH.
+func FindPostgres(bin string) (string, error) {
+	has := func(dir string) bool {
+		for _, f := range []string{"initdb", "postgres"} {
+			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
+				return false
+			}
+		}
+		return true
+	}
+	if bin != "" {
+		if has(bin) {
+			return bin, nil
+		}
+		return "", knob.Bad("give the folder holding initdb and postgres, e.g. --pg-bin /usr/lib/postgresql/15/bin", "--pg-bin %s holds no initdb and postgres", bin)
+	}
+	var found []string
+	for _, pattern := range pgSearch {
+		m, _ := filepath.Glob(pattern)
+		for _, d := range m {
+			if has(d) {
+				found = append(found, d)
+			}
+		}
+	}
+	if len(found) > 0 {
+		sort.Slice(found, func(i, j int) bool { return versionOf(found[i]) < versionOf(found[j]) })
+		return found[len(found)-1], nil
+	}
+	if p, err := exec.LookPath("initdb"); err == nil && has(filepath.Dir(p)) {
+		return filepath.Dir(p), nil
+	}
+	return "", knob.Bad("install it (Debian: apt-get install postgresql) or give --pg-bin DIR",
+		"postgres:managed needs the PostgreSQL server (initdb and postgres), and none was found in %s or $PATH", strings.Join(pgSearch, ", "))
+}
+
+// versionOf extracts the major version from a path like /usr/lib/postgresql/15/bin.
+func versionOf(dir string) int {
+	for _, part := range strings.Split(dir, string(filepath.Separator)) {
+		if n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(part, "pgsql-"), "postgresql@")); err == nil {
+			return n
+		}
+	}
+	return 0
+}
+
+// StartPostgres creates a throwaway cluster and starts it on a free loopback
+// port. The caller must Stop it.
+func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
+	bin, err := FindPostgres(cfg.Bin)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := AccountFor("postgres")
+	if err != nil {
+		return nil, err
+	}
+	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret()}
+	base := filepath.Join(cfg.Dir, "postgres")
+	if !acct.CanReach(cfg.Dir) {
+		// The account cannot reach the run's folder (under /root, say): the
+		// cluster goes to a temporary folder instead, and the result says so.
+		if base, err = os.MkdirTemp("", "dbgauge-postgres-"); err != nil {
+			return nil, err
+		}
+		p.Note = fmt.Sprintf("%s cannot reach %s, so the cluster is in %s; ", acct.Name, cfg.Dir, base)
+	} else if err := os.Mkdir(base, 0o700); err != nil {
+		return nil, err
+	}
+	if acct.Switched {
+		p.Note += fmt.Sprintf("dbgauge runs as root and PostgreSQL refuses root: the server runs as %q", acct.Name)
+	}
+	p.DataDir = filepath.Join(base, "data")
+	// Unix socket paths are limited to ~107 bytes: a short folder of its own.
+	if p.SocketDir, err = os.MkdirTemp("", "dbgauge-pg-"); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{base, p.SocketDir} {
+		if err := acct.Own(d); err != nil {
+			return nil, err
+		}
+	}
+	pwfile := filepath.Join(base, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	if err := acct.Own(pwfile); err != nil {
+		return nil, err
+	}
+	err = acct.Run(filepath.Join(bin, "initdb"), "-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
+		"--pwfile="+pwfile, "-E", "UTF8", "--locale=C", "-N")
+	os.Remove(pwfile)
+	if err != nil {
+		return nil, fmt.Errorf("initdb: %w", err)
+	}
+	logPath := filepath.Join(cfg.Dir, "postgres.log")
+	for attempt := 0; ; attempt++ {
+		if p.Port, err = FreePort(); err != nil {
+			return nil, err
+		}
+		args := []string{"-D", p.DataDir, "-p", strconv.Itoa(p.Port), "-c", "listen_addresses=127.0.0.1",
+			"-c", "unix_socket_directories=" + p.SocketDir}
+		keys := make([]string, 0, len(cfg.Settings))
+		for k := range cfg.Settings {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			args = append(args, "-c", k+"="+cfg.Settings[k])
+		}
+		start := time.Now()
+		if p.Process, err = Start(acct, logPath, filepath.Join(bin, "postgres"), args...); err != nil {
+			return nil, err
+		}
+		err = p.waitReady(ctx)
+		p.Startup = time.Since(start)
+		if err == nil {
+			return p, nil
+		}
+		_, _ = p.Stop(syscall.SIGKILL, 5*time.Second)
+		// Another process may have taken the port between asking and binding.
+		if attempt < 2 && strings.Contains(p.LogTail(5), "could not bind") {
+			continue
+		}
+		return nil, err
+	}
+}
+
+func secret() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// waitReady connects until the server accepts, or it exits, or 60 s pass.
+func (p *Postgres) waitReady(ctx context.Context) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, time.Second)
+		c, err := pgconn.Connect(cctx, p.DSN(false))
+		cancel()
+		if err == nil {
+			return c.Close(ctx)
+		}
+		select {
+		case <-p.Done():
+			return fmt.Errorf("postgres exited while starting; its log ends with: %s", p.LogTail(5))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("postgres did not accept connections within 60 s: %w; its log ends with: %s", err, p.LogTail(5))
+		}
+	}
+}
+
+// DSN returns a connection string for the server, over TCP or, with socket,
+// its Unix socket. It holds the password: redact it before showing it.
+func (p *Postgres) DSN(socket bool) string {
+	host := "127.0.0.1"
+	if socket {
+		host = p.SocketDir
+	}
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(p.User, p.Password), Path: "/" + p.Database}
+	q := url.Values{"host": {host}, "port": {strconv.Itoa(p.Port)}, "sslmode": {"disable"}}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// StopClean shuts the server down (fast shutdown: SIGINT), removes the
+// cluster's files (the log stays), and returns how long the shutdown took.
+func (p *Postgres) StopClean() (time.Duration, error) {
+	d, err := p.Stop(syscall.SIGINT, 60*time.Second)
+	os.RemoveAll(filepath.Dir(p.DataDir))
+	os.RemoveAll(p.SocketDir)
+	return d, err
+}

@@ -1,0 +1,251 @@
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Account is the system user a server runs as.
+type Account struct {
+	Name     string
+	UID, GID int
+	// Switched is true when dbgauge is root and the server runs as Name.
+	Switched bool
+}
+
+// AccountFor returns who runs a server: the current user when not root;
+// when root, the first of preferred that exists (an engine's system user),
+// or a "dbgauge" system user, created if need be.
+func AccountFor(preferred ...string) (Account, error) {
+	if os.Geteuid() != 0 {
+		u, err := user.Current()
+		if err != nil {
+			return Account{}, err
+		}
+		return Account{Name: u.Username, UID: os.Geteuid(), GID: os.Getegid()}, nil
+	}
+	for _, name := range append(preferred, "dbgauge") {
+		if a, err := lookup(name); err == nil {
+			return a, nil
+		}
+	}
+	out, err := exec.Command("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", "dbgauge").CombinedOutput()
+	if err != nil {
+		return Account{}, fmt.Errorf("dbgauge runs as root, and database servers refuse root; creating a \"dbgauge\" system user to run them failed: %w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return lookup("dbgauge")
+}
+
+func lookup(name string) (Account, error) {
+	u, err := user.Lookup(name)
+	if err != nil {
+		return Account{}, err
+	}
+	uid, err1 := strconv.Atoi(u.Uid)
+	gid, err2 := strconv.Atoi(u.Gid)
+	if err := errors.Join(err1, err2); err != nil {
+		return Account{}, err
+	}
+	return Account{Name: name, UID: uid, GID: gid, Switched: true}, nil
+}
+
+// attr returns process attributes that run a command as a, in a process
+// group of its own (so that a kill reaches every process of the server).
+func (a Account) attr() *syscall.SysProcAttr {
+	at := &syscall.SysProcAttr{Setpgid: true}
+	if a.Switched {
+		at.Credential = &syscall.Credential{Uid: uint32(a.UID), Gid: uint32(a.GID)}
+	}
+	return at
+}
+
+// Own gives path (a file or a folder, not recursively) to the account.
+func (a Account) Own(path string) error {
+	if !a.Switched {
+		return nil
+	}
+	return os.Chown(path, a.UID, a.GID)
+}
+
+// CanReach reports whether the account can traverse every folder down to dir.
+func (a Account) CanReach(dir string) bool {
+	if !a.Switched {
+		return true
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for p := abs; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil {
+			return false
+		}
+		sys, ok := st.Sys().(*syscall.Stat_t)
+		if !ok {
+			return false
+		}
+		mode := st.Mode().Perm()
+		switch {
+		case int(sys.Uid) == a.UID:
+			if mode&0o100 == 0 {
+				return false
+			}
+		case int(sys.Gid) == a.GID:
+			if mode&0o010 == 0 {
+				return false
+			}
+		case mode&0o001 == 0:
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
+}
+
+// Run runs a command as the account and returns its output on failure.
+func (a Account) Run(name string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = a.attr()
+	cmd.Dir = "/"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// FreePort asks the kernel for a free TCP port on loopback.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Process is a running server process, with its log.
+type Process struct {
+	Name    string
+	LogPath string
+	cmd     *exec.Cmd
+	log     *os.File
+	done    chan struct{}
+	exitErr error
+	mu      sync.Mutex
+	stopped bool // Stop or Kill was asked: an exit is not a death
+}
+
+// Start starts a server process as a, its output appended to logPath.
+func Start(a Account, logPath, name string, args ...string) (*Process, error) {
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = a.attr()
+	cmd.Stdout, cmd.Stderr, cmd.Dir = log, log, "/"
+	if err := cmd.Start(); err != nil {
+		log.Close()
+		return nil, err
+	}
+	p := &Process{Name: filepath.Base(name), LogPath: logPath, cmd: cmd, log: log, done: make(chan struct{})}
+	go func() {
+		err := cmd.Wait()
+		p.mu.Lock()
+		p.exitErr = err
+		p.mu.Unlock()
+		log.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Died returns why the process exited when nobody asked it to, or nil.
+func (p *Process) Died() error {
+	select {
+	case <-p.done:
+	default:
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return nil
+	}
+	why := "exited"
+	if p.exitErr != nil {
+		why = p.exitErr.Error()
+	}
+	return fmt.Errorf("%s died (%s); its log ends with: %s", p.Name, why, p.LogTail(3))
+}
+
+// Stop sends sig (the engine's clean shutdown) and waits up to timeout, then
+// kills. It returns how long the shutdown took.
+func (p *Process) Stop(sig syscall.Signal, timeout time.Duration) (time.Duration, error) {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	start := time.Now()
+	select {
+	case <-p.done:
+		return 0, nil
+	default:
+	}
+	if err := p.cmd.Process.Signal(sig); err != nil {
+		return 0, err
+	}
+	select {
+	case <-p.done:
+		return time.Since(start), nil
+	case <-time.After(timeout):
+		_ = p.Kill()
+		return time.Since(start), fmt.Errorf("%s did not stop within %s: killed", p.Name, timeout)
+	}
+}
+
+// Kill kills the whole process group at once (kill -9), as a crash would.
+func (p *Process) Kill() error {
+	p.mu.Lock()
+	p.stopped = true
+	p.mu.Unlock()
+	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	<-p.done
+	return err
+}
+
+// LogTail returns the last n non-empty lines of the log, joined by " | ".
+func (p *Process) LogTail(n int) string {
+	f, err := os.Open(p.LogPath)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	var lines []string
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if t := strings.TrimSpace(s.Text()); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}

@@ -1,0 +1,378 @@
+// Package tpcb is pgbench's TPC-B-like transaction, on pgbench's own schema
+// and data, so that dbgauge and pgbench can be measured on the same server in
+// the same run. A dataset pgbench -i made is reused as it is.
+package tpcb
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Spec registers tpcb in the catalog.
+var Spec = workload.Spec{
+	Name:    "tpcb",
+	Summary: "pgbench's TPC-B-like transaction (or its select-only variant) on pgbench's schema",
+	Source:  "pgbench, the yardstick every PostgreSQL engineer knows",
+	Unit:    "transaction",
+	Units:   "transactions",
+	APIs:    []backend.API{backend.SQL},
+	Knobs: []knob.Spec{
+		{Name: "scale", Default: "1", Values: "N", Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
+		{Name: "select-only", Bool: true, Values: "switch", Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
+	},
+	New: newTPCB,
+}
+
+// Config is tpcb's typed configuration.
+type Config struct {
+	Scale      int    `json:"scale"`
+	SelectOnly bool   `json:"select_only"`
+	Commit     string `json:"commit"`
+}
+
+// pgbench's constants (pgbench.c: naccounts, ntellers, nbranches).
+const (
+	accountsPerBranch = 100000
+	tellersPerBranch  = 10
+)
+
+const (
+	opBegin = iota
+	opUpdateAccount
+	opSelectAccount
+	opUpdateTeller
+	opUpdateBranch
+	opInsertHistory
+	opCommit
+)
+
+var opNames = []string{"begin", "update_account", "select_account", "update_teller", "update_branch", "insert_history", "commit"}
+
+type tpcb struct {
+	cfg     Config
+	common  workload.Common
+	acked   atomic.Int64 // TPC-B transactions whose commit returned
+	history int64        // history rows before the run
+}
+
+func newTPCB(c workload.Common, v *knob.Values) (workload.Workload, error) {
+	scale, err := v.Int("scale", 1, 100_000)
+	if err != nil {
+		return nil, err
+	}
+	so, err := v.Bool("select-only")
+	if err != nil {
+		return nil, err
+	}
+	return &tpcb{cfg: Config{Scale: int(scale), SelectOnly: so, Commit: c.Commit.String()}, common: c}, nil
+}
+
+func (w *tpcb) Shape() workload.Shape {
+	name := "tpcb"
+	if w.cfg.SelectOnly {
+		name = "select-only"
+	}
+	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames}
+}
+
+func (w *tpcb) Config() any { return w.cfg }
+
+// The builtin scripts of pgbench (pgbench.c, "tpcb-like" and "select-only").
+var (
+	updAccount = &backend.Stmt{SQL: "UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?"}
+	selAccount = &backend.Stmt{SQL: "SELECT abalance FROM pgbench_accounts WHERE aid = ?"}
+	updTeller  = &backend.Stmt{SQL: "UPDATE pgbench_tellers SET tbalance = tbalance + ? WHERE tid = ?"}
+	updBranch  = &backend.Stmt{SQL: "UPDATE pgbench_branches SET bbalance = bbalance + ? WHERE bid = ?"}
+	insHistory = &backend.Stmt{SQL: "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"}
+	insBranch  = &backend.Stmt{SQL: "INSERT INTO pgbench_branches (bid, bbalance) VALUES (?, 0)"}
+	insTeller  = &backend.Stmt{SQL: "INSERT INTO pgbench_tellers (tid, bid, tbalance) VALUES (?, ?, 0)"}
+	insAccount = &backend.Stmt{SQL: "INSERT INTO pgbench_accounts (aid, bid, abalance, filler) VALUES (?, ?, 0, '')"}
+	countRows  = &backend.Stmt{SQL: "SELECT (SELECT count(*) FROM pgbench_branches), (SELECT count(*) FROM pgbench_accounts), (SELECT count(*) FROM pgbench_history)"}
+	sums       = &backend.Stmt{SQL: "SELECT (SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts), (SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers), (SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches), (SELECT coalesce(sum(delta), 0) FROM pgbench_history), (SELECT count(*) FROM pgbench_history)"}
+)
+
+var tables = []string{"pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches"}
+
+// pgbench -i's tables, fillfactor 100.
+var ddl = []string{
+	"CREATE TABLE pgbench_history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))",
+	"CREATE TABLE pgbench_tellers (tid int not null, bid int, tbalance int, filler char(84))",
+	"CREATE TABLE pgbench_accounts (aid int not null, bid int, abalance int, filler char(84))",
+	"CREATE TABLE pgbench_branches (bid int not null, bbalance int, filler char(88))",
+}
+
+func sqlDB(db backend.DB) (backend.SQLDB, error) {
+	s, ok := db.(backend.SQLDB)
+	if !ok {
+		return nil, fmt.Errorf("tpcb: %T speaks no SQL", db)
+	}
+	return s, nil
+}
+
+// Load reuses a dataset of the same scale (one pgbench -i made, too) or
+// builds one as pgbench -i does: tables, data (COPY where the engine has it),
+// VACUUM, then primary keys.
+func (w *tpcb) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
+	sdb, err := sqlDB(db)
+	if err != nil {
+		return workload.Dataset{}, err
+	}
+	c, err := sdb.Conn(ctx)
+	if err != nil {
+		return workload.Dataset{}, err
+	}
+	defer c.Close()
+	d := sdb.Dialect()
+	ds := workload.Dataset{Facts: map[string]string{"scale": strconv.Itoa(w.cfg.Scale)}}
+	var n int64
+	if err := c.QueryRow(ctx, &backend.Stmt{SQL: d.HasTable}, []any{"pgbench_accounts"}, &n); err != nil {
+		return ds, err
+	}
+	var branches, accounts int64
+	if n > 0 {
+		if err := c.QueryRow(ctx, countRows, nil, &branches, &accounts, &w.history); err != nil {
+			return ds, err
+		}
+	}
+	if branches == int64(w.cfg.Scale) && accounts == int64(w.cfg.Scale)*accountsPerBranch {
+		ds.Reused = true
+	} else if err := w.build(ctx, c, d); err != nil {
+		return ds, fmt.Errorf("tpcb: load scale %d: %w", w.cfg.Scale, err)
+	}
+	ds.Facts["accounts"] = strconv.Itoa(w.cfg.Scale * accountsPerBranch)
+	ds.Facts["history"] = strconv.FormatInt(w.history, 10)
+	return ds, nil
+}
+
+func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) error {
+	w.history = 0
+	for _, t := range tables {
+		if err := c.ExecScript(ctx, "DROP TABLE IF EXISTS "+t); err != nil {
+			return err
+		}
+	}
+	for _, q := range ddl {
+		if d.Name == "postgres" {
+			q += " WITH (fillfactor = 100)"
+		}
+		if err := c.ExecScript(ctx, q); err != nil {
+			return err
+		}
+	}
+	scale := w.cfg.Scale
+	if err := c.Begin(ctx); err != nil {
+		return err
+	}
+	err := func() error {
+		for b := 1; b <= scale; b++ {
+			if _, err := c.Exec(ctx, insBranch, b); err != nil {
+				return err
+			}
+		}
+		for t := 1; t <= scale*tellersPerBranch; t++ {
+			if _, err := c.Exec(ctx, insTeller, t, (t-1)/tellersPerBranch+1); err != nil {
+				return err
+			}
+		}
+		naccounts := scale * accountsPerBranch
+		if cp, ok := c.(backend.Copier); ok {
+			aid := 0
+			_, err := cp.CopyFrom(ctx, "pgbench_accounts", []string{"aid", "bid", "abalance", "filler"}, func() ([]any, bool) {
+				if aid == naccounts {
+					return nil, false
+				}
+				aid++
+				return []any{aid, (aid-1)/accountsPerBranch + 1, 0, ""}, true
+			})
+			return err
+		}
+		for aid := 1; aid <= naccounts; aid++ {
+			if _, err := c.Exec(ctx, insAccount, aid, (aid-1)/accountsPerBranch+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}()
+	if err != nil {
+		_ = c.Rollback(ctx)
+		return err
+	}
+	if err := c.Commit(ctx); err != nil {
+		return err
+	}
+	if d.Name == "postgres" {
+		for _, q := range []string{
+			"VACUUM ANALYZE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history",
+			"ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)",
+			"ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)",
+			"ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
+		} {
+			if err := c.ExecScript(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, q := range []string{
+		"CREATE UNIQUE INDEX pgbench_branches_pkey ON pgbench_branches (bid)",
+		"CREATE UNIQUE INDEX pgbench_tellers_pkey ON pgbench_tellers (tid)",
+		"CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)",
+	} {
+		if err := c.ExecScript(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Client returns a client running pgbench's transaction.
+func (w *tpcb) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand) (workload.Client, error) {
+	sdb, err := sqlDB(db)
+	if err != nil {
+		return nil, err
+	}
+	c, err := sdb.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &client{w: w, c: c, rng: rng, g: workload.Group{Commit: w.common.Commit},
+		naccounts: w.cfg.Scale * accountsPerBranch, ntellers: w.cfg.Scale * tellersPerBranch}, nil
+}
+
+type client struct {
+	w                   *tpcb
+	c                   backend.Conn
+	rng                 *rand.Rand
+	g                   workload.Group
+	naccounts, ntellers int
+	pending             int64
+	abalance            int64
+	aid, bid, tid       int
+	delta               int
+	steps               [opInsertHistory + 1]func() error // one closure per operation, made once
+	stepCtx             context.Context
+}
+
+// step returns the function of operation op, bound to the current draw.
+func (c *client) step(ctx context.Context, op int) func() error {
+	if c.steps[op] == nil || c.stepCtx != ctx {
+		c.stepCtx = ctx
+		c.steps[opUpdateAccount] = func() error { return c.exec(ctx, updAccount, c.delta, c.aid) }
+		c.steps[opSelectAccount] = func() error { return c.c.QueryRow(ctx, selAccount, []any{c.aid}, &c.abalance) }
+		c.steps[opUpdateTeller] = func() error { return c.exec(ctx, updTeller, c.delta, c.tid) }
+		c.steps[opUpdateBranch] = func() error { return c.exec(ctx, updBranch, c.delta, c.bid) }
+		c.steps[opInsertHistory] = func() error { return c.exec(ctx, insHistory, c.tid, c.bid, c.aid, c.delta) }
+	}
+	return c.steps[op]
+}
+
+// Do runs one transaction: pgbench's \\set lines draw aid, bid, tid and delta
+// uniformly, as here.
+func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
+	aid := 1 + c.rng.IntN(c.naccounts)
+	if c.w.cfg.SelectOnly {
+		c.aid = aid
+		return ops.Time(opSelectAccount, c.step(ctx, opSelectAccount))
+	}
+	bid := 1 + c.rng.IntN(c.w.cfg.Scale)
+	tid := 1 + c.rng.IntN(c.ntellers)
+	delta := c.rng.IntN(10001) - 5000
+	if c.g.UnitBegins() {
+		if err := ops.Time(opBegin, func() error { return c.c.Begin(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+		c.g.Open = true
+	}
+	c.aid, c.bid, c.tid, c.delta = aid, bid, tid, delta
+	for op := opUpdateAccount; op <= opInsertHistory; op++ {
+		if err := ops.Time(op, c.step(ctx, op)); err != nil {
+			return c.fail(ctx, err)
+		}
+	}
+	c.pending++
+	if c.g.Commit.Mode == workload.PerOp {
+		c.acknowledge()
+		return nil
+	}
+	if c.g.UnitEnds() {
+		if err := ops.Time(opCommit, func() error { return c.c.Commit(ctx) }); err != nil {
+			return c.fail(ctx, err)
+		}
+		c.acknowledge()
+	}
+	return nil
+}
+
+// exec runs a statement that must change one row.
+func (c *client) exec(ctx context.Context, st *backend.Stmt, args ...any) error {
+	n, err := c.c.Exec(ctx, st, args...)
+	if err == nil && n != 1 {
+		return workload.Inconsistent("tpcb: %q changed %d rows, want 1", st.SQL, n)
+	}
+	return err
+}
+
+func (c *client) acknowledge() {
+	c.w.acked.Add(c.pending)
+	c.pending, c.g.Open, c.g.Pending = 0, false, 0
+}
+
+func (c *client) fail(ctx context.Context, err error) error {
+	lost := c.g.Pending
+	if c.g.Open {
+		_ = c.c.Rollback(ctx)
+	}
+	c.pending, c.g.Open, c.g.Pending = 0, false, 0
+	if lost > 0 {
+		return &workload.Lost{Units: lost, Err: err}
+	}
+	return err
+}
+
+// Close commits a group left open by --commit every:N.
+func (c *client) Close(ctx context.Context) error {
+	defer c.c.Close()
+	if !c.g.Open {
+		return nil
+	}
+	if err := c.c.Commit(ctx); err != nil {
+		return c.fail(ctx, err)
+	}
+	c.acknowledge()
+	return nil
+}
+
+// Check verifies what pgbench's transaction keeps true: every balance moved
+// by the same deltas, and one history row per acknowledged transaction.
+func (w *tpcb) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
+	sdb, err := sqlDB(db)
+	if err != nil {
+		return nil, err
+	}
+	c, err := sdb.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var a, t, b, h, rows int64
+	if err := c.QueryRow(ctx, sums, nil, &a, &t, &b, &h, &rows); err != nil {
+		return nil, err
+	}
+	want := w.history + w.acked.Load()
+	checks := []workload.Check{
+		{Name: "balances_agree", OK: a == t && t == b && b == h,
+			Detail: fmt.Sprintf("sums of balances: accounts %d, tellers %d, branches %d, history deltas %d", a, t, b, h)},
+	}
+	if !w.cfg.SelectOnly {
+		checks = append(checks, workload.Check{Name: "history_matches_acknowledged", OK: rows == want,
+			Detail: fmt.Sprintf("%d history rows; %d before + %d transactions acknowledged = %d", rows, w.history, w.acked.Load(), want)})
+	}
+	return checks, nil
+}
