@@ -223,6 +223,13 @@ type Dialect struct {
 	HasTable string
 }
 
+// OnConflictUpsert is the upsert of SQLite and PostgreSQL:
+//
+//	INSERT INTO t(k, v) VALUES(?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v
+func OnConflictUpsert(table string) string {
+	return "INSERT INTO " + table + "(k, v) VALUES(?, ?) ON CONFLICT(k) DO UPDATE SET v = excluded.v"
+}
+
 // KVDB is a DB that speaks key-value.
 type KVDB interface {
 	DB

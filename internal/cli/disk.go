@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -65,27 +64,8 @@ records it all in a result folder. Runs on a data folder use the ceiling it find
 }
 
 func probe(ctx context.Context, env *Env, cancel context.CancelFunc, req bench.DiskRequest) error {
-	stop := make(chan struct{})
-	var interrupted atomic.Bool
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case _, ok := <-env.Signals:
-				if !ok {
-					return
-				}
-				if interrupted.CompareAndSwap(false, true) {
-					close(stop)
-				} else {
-					cancel()
-				}
-			}
-		}
-	}()
+	stop, interrupted, release := watchSignals(env, cancel, nil)
+	defer release()
 	headed := false
 	res, dir, err := bench.ProbeDisk(ctx, req, stop, func(r *result.Result, c result.DiskCell) {
 		if !headed {
@@ -105,7 +85,7 @@ func probe(ctx context.Context, env *Env, cancel context.CancelFunc, req bench.D
 	switch {
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted.Load():
+	case interrupted():
 		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
 	}
 	return nil

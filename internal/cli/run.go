@@ -98,29 +98,11 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
 func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
-	stop := make(chan struct{})
 	p := &progress{env: env}
-	var interrupted atomic.Bool
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			case _, ok := <-env.Signals:
-				if !ok {
-					return
-				}
-				if interrupted.CompareAndSwap(false, true) {
-					close(stop)
-					p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
-				} else {
-					cancel()
-				}
-			}
-		}
-	}()
+	stop, interrupted, release := watchSignals(env, cancel, func() {
+		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
+	})
+	defer release()
 	res, err := plan.Execute(ctx, stop, p)
 	p.clear()
 	var bad *knob.Error
@@ -134,7 +116,7 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 	switch {
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted.Load():
+	case interrupted():
 		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
 	case !res.Summary.ChecksOK:
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}
@@ -142,6 +124,36 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 		return exitError{ExitUnmet, "a requirement was not met"}
 	}
 	return nil
+}
+
+// watchSignals wires the interrupts: the first closes stop (and calls
+// onFirst), the second cancels. interrupted says whether one came; release
+// stops watching.
+func watchSignals(env *Env, cancel context.CancelFunc, onFirst func()) (stop <-chan struct{}, interrupted func() bool, release func()) {
+	stopCh := make(chan struct{})
+	var got atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case _, ok := <-env.Signals:
+				if !ok {
+					return
+				}
+				if got.CompareAndSwap(false, true) {
+					close(stopCh)
+					if onFirst != nil {
+						onFirst()
+					}
+				} else {
+					cancel()
+				}
+			}
+		}
+	}()
+	return stopCh, got.Load, func() { close(done) }
 }
 
 // progress prints the session's notes and one line a second to stderr.

@@ -114,6 +114,15 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 		commits = counter(t, db, "commits")
 	}
 	must(c.ExecScript(ctx, create))
+	d := db.Dialect()
+	if d.Name == "" || d.Blob == "" || d.Upsert == nil || d.HasTable == "" {
+		t.Fatalf("the dialect is incomplete: %+v", d)
+	}
+	var tables int64
+	must(c.QueryRow(ctx, &backend.Stmt{SQL: d.HasTable}, []any{"conf"}, &tables))
+	if tables != 1 {
+		t.Errorf("HasTable found %d tables named conf, want 1", tables)
+	}
 
 	must(c.Begin(ctx))
 	if _, err := c.Exec(ctx, ins, 1, "rolled back"); err != nil {
