@@ -5,7 +5,8 @@
 # two tools within each round. Prints transactions/s, the ratio dbgauge ÷
 # pgbench, and each tool's client CPU (user + system) per transaction.
 #   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" bench/vs-pgbench.sh
-# Both tools connect over TCP; dbgauge reuses the tables pgbench -i loaded.
+# Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
+# dbgauge reuses the tables pgbench -i loaded.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
@@ -41,8 +42,10 @@ log = open(os.path.join(work, "postgres.log"), "w")
 srv = subprocess.Popen([os.path.join(BIN, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
                         "-c", "unix_socket_directories=" + work, "-c", "max_connections=50"],
                        preexec_fn=demote, stdout=log, stderr=log)
-env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=str(port), PGUSER="bench", PGDATABASE="postgres")
-dsn = f"postgres://bench@127.0.0.1:{port}/postgres?sslmode=disable"
+SOCKET = os.environ.get("SOCKET", "") not in ("", "0")
+host = work if SOCKET else "127.0.0.1"
+env = dict(os.environ, PGHOST=host, PGPORT=str(port), PGUSER="bench", PGDATABASE="postgres")
+dsn = f"postgres://bench@/postgres?host={host}&port={port}&sslmode=disable"
 try:
     for _ in range(200):
         if subprocess.run([os.path.join(BIN, "pg_isready"), "-q"], env=env).returncode == 0:
@@ -92,7 +95,7 @@ try:
     for (mode, c), rs in ratios.items():
         rs.sort()
         print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
-    print(f"scale {SCALE}, {DURATION} s per test, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
+    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
 finally:
     srv.terminate(); srv.wait()
     shutil.rmtree(work, ignore_errors=True)
