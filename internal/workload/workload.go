@@ -196,3 +196,21 @@ func (g *Group) UnitEnds() bool {
 	g.Pending++
 	return false
 }
+
+// Committed resets the group after its transaction committed.
+func (g *Group) Committed() { g.Open, g.Pending = false, 0 }
+
+// Abort ends the group after err: it calls rollback when a transaction is
+// open, resets the group, and returns err, wrapped in *Lost when earlier
+// units of the group were rolled back with it.
+func (g *Group) Abort(err error, rollback func()) error {
+	lost := g.Pending
+	if g.Open {
+		rollback()
+	}
+	g.Committed()
+	if lost > 0 {
+		return &Lost{Units: lost, Err: err}
+	}
+	return err
+}

@@ -188,7 +188,8 @@ func (c *client) commit(ctx context.Context) error {
 	}
 	if err == nil {
 		c.w.acked.Add(c.pending)
-		c.pending, c.g.Open, c.g.Pending = 0, false, 0
+		c.pending = 0
+		c.g.Committed()
 	}
 	return err
 }
@@ -231,15 +232,8 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 }
 
 func (c *client) fail(ctx context.Context, err error) error {
-	lost := c.g.Pending
-	if c.g.Open {
-		c.rollback(ctx)
-	}
-	c.pending, c.g.Open, c.g.Pending = 0, false, 0
-	if lost > 0 {
-		return &workload.Lost{Units: lost, Err: err}
-	}
-	return err
+	c.pending = 0
+	return c.g.Abort(err, func() { c.rollback(ctx) })
 }
 
 // Close commits a group left open by --commit every:N.

@@ -87,7 +87,7 @@ func (c *client) commit(ctx context.Context, ops workload.Ops) error {
 
 // acknowledge counts the committed transaction's operations as acknowledged.
 func (c *client) acknowledge() {
-	c.g.Open, c.g.Pending = false, 0
+	c.g.Committed()
 	a := &c.w.acked
 	a.inserts.Add(c.pending.inserts)
 	a.deletes.Add(c.pending.deletes)
@@ -99,17 +99,9 @@ func (c *client) acknowledge() {
 
 // fail rolls back the open transaction and reports the units lost with it.
 func (c *client) fail(ctx context.Context, err error) error {
-	lost := c.g.Pending
-	if c.g.Open {
-		_ = c.s.rollback(ctx)
-	}
-	c.g.Open, c.g.Pending = false, 0
 	c.pending = struct{ inserts, deletes, vsat, cu int64 }{}
 	c.q.rollback()
-	if lost > 0 {
-		return &workload.Lost{Units: lost, Err: err}
-	}
-	return err
+	return c.g.Abort(err, func() { _ = c.s.rollback(ctx) })
 }
 
 func (c *client) insert(ctx context.Context) error {

@@ -207,24 +207,21 @@ func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) err
 	if err := c.Commit(ctx); err != nil {
 		return err
 	}
+	// pgbench -i: vacuum, then primary keys; elsewhere unique indexes.
+	finish := []string{
+		"CREATE UNIQUE INDEX pgbench_branches_pkey ON pgbench_branches (bid)",
+		"CREATE UNIQUE INDEX pgbench_tellers_pkey ON pgbench_tellers (tid)",
+		"CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)",
+	}
 	if d.Name == "postgres" {
-		for _, q := range []string{
+		finish = []string{
 			"VACUUM ANALYZE pgbench_branches, pgbench_tellers, pgbench_accounts, pgbench_history",
 			"ALTER TABLE pgbench_branches ADD PRIMARY KEY (bid)",
 			"ALTER TABLE pgbench_tellers ADD PRIMARY KEY (tid)",
 			"ALTER TABLE pgbench_accounts ADD PRIMARY KEY (aid)",
-		} {
-			if err := c.ExecScript(ctx, q); err != nil {
-				return err
-			}
 		}
-		return nil
 	}
-	for _, q := range []string{
-		"CREATE UNIQUE INDEX pgbench_branches_pkey ON pgbench_branches (bid)",
-		"CREATE UNIQUE INDEX pgbench_tellers_pkey ON pgbench_tellers (tid)",
-		"CREATE UNIQUE INDEX pgbench_accounts_pkey ON pgbench_accounts (aid)",
-	} {
+	for _, q := range finish {
 		if err := c.ExecScript(ctx, q); err != nil {
 			return err
 		}
@@ -256,30 +253,15 @@ type client struct {
 	abalance            int64
 	aid, bid, tid       int
 	delta               int
-	steps               [opInsertHistory + 1]func() error // one closure per operation, made once
-	stepCtx             context.Context
-}
-
-// step returns the function of operation op, bound to the current draw.
-func (c *client) step(ctx context.Context, op int) func() error {
-	if c.steps[op] == nil || c.stepCtx != ctx {
-		c.stepCtx = ctx
-		c.steps[opUpdateAccount] = func() error { return c.exec(ctx, updAccount, c.delta, c.aid) }
-		c.steps[opSelectAccount] = func() error { return c.c.QueryRow(ctx, selAccount, []any{c.aid}, &c.abalance) }
-		c.steps[opUpdateTeller] = func() error { return c.exec(ctx, updTeller, c.delta, c.tid) }
-		c.steps[opUpdateBranch] = func() error { return c.exec(ctx, updBranch, c.delta, c.bid) }
-		c.steps[opInsertHistory] = func() error { return c.exec(ctx, insHistory, c.tid, c.bid, c.aid, c.delta) }
-	}
-	return c.steps[op]
 }
 
 // Do runs one transaction: pgbench's \\set lines draw aid, bid, tid and delta
 // uniformly, as here.
 func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	aid := 1 + c.rng.IntN(c.naccounts)
+	c.aid = aid
 	if c.w.cfg.SelectOnly {
-		c.aid = aid
-		return ops.Time(opSelectAccount, c.step(ctx, opSelectAccount))
+		return ops.Time(opSelectAccount, func() error { return c.step(ctx, opSelectAccount) })
 	}
 	bid := 1 + c.rng.IntN(c.w.cfg.Scale)
 	tid := 1 + c.rng.IntN(c.ntellers)
@@ -290,9 +272,9 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 		}
 		c.g.Open = true
 	}
-	c.aid, c.bid, c.tid, c.delta = aid, bid, tid, delta
+	c.bid, c.tid, c.delta = bid, tid, delta
 	for op := opUpdateAccount; op <= opInsertHistory; op++ {
-		if err := ops.Time(op, c.step(ctx, op)); err != nil {
+		if err := ops.Time(op, func() error { return c.step(ctx, op) }); err != nil {
 			return c.fail(ctx, err)
 		}
 	}
@@ -310,6 +292,23 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	return nil
 }
 
+// step runs operation op of pgbench's transaction with the current draw.
+func (c *client) step(ctx context.Context, op int) error {
+	switch op {
+	case opUpdateAccount:
+		return c.exec(ctx, updAccount, c.delta, c.aid)
+	case opSelectAccount:
+		return c.c.QueryRow(ctx, selAccount, []any{c.aid}, &c.abalance)
+	case opUpdateTeller:
+		return c.exec(ctx, updTeller, c.delta, c.tid)
+	case opUpdateBranch:
+		return c.exec(ctx, updBranch, c.delta, c.bid)
+	case opInsertHistory:
+		return c.exec(ctx, insHistory, c.tid, c.bid, c.aid, c.delta)
+	}
+	return fmt.Errorf("tpcb: no operation %d", op)
+}
+
 // exec runs a statement that must change one row.
 func (c *client) exec(ctx context.Context, st *backend.Stmt, args ...any) error {
 	n, err := c.c.Exec(ctx, st, args...)
@@ -321,19 +320,13 @@ func (c *client) exec(ctx context.Context, st *backend.Stmt, args ...any) error 
 
 func (c *client) acknowledge() {
 	c.w.acked.Add(c.pending)
-	c.pending, c.g.Open, c.g.Pending = 0, false, 0
+	c.pending = 0
+	c.g.Committed()
 }
 
 func (c *client) fail(ctx context.Context, err error) error {
-	lost := c.g.Pending
-	if c.g.Open {
-		_ = c.c.Rollback(ctx)
-	}
-	c.pending, c.g.Open, c.g.Pending = 0, false, 0
-	if lost > 0 {
-		return &workload.Lost{Units: lost, Err: err}
-	}
-	return err
+	c.pending = 0
+	return c.g.Abort(err, func() { _ = c.c.Rollback(ctx) })
 }
 
 // Close commits a group left open by --commit every:N.
