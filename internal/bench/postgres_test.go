@@ -81,9 +81,12 @@ func TestPostgresCommitsPerCall(t *testing.T) {
 
 func TestPostgresWorkloads(t *testing.T) {
 	needPostgres(t)
-	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "units": "100", "lines": "300", "clients": "4"})
+	// Four clients calling the procedure deadlock now and then (PostgreSQL
+	// detects it after deadlock_timeout, 1 s): the units, not the default
+	// 1 s of workloadtest, must end this run.
+	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "units": "100", "duration": "60s", "lines": "300", "clients": "4"})
 	if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 100 {
-		t.Fatalf("%d procedure calls, want 100", m.Ops[len(m.Ops)-1].Count)
+		t.Fatalf("%d procedure calls, want 100 (failures %+v)", m.Ops[len(m.Ops)-1].Count, m.Failures)
 	}
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
