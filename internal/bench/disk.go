@@ -31,7 +31,7 @@ func ProbeDisk(ctx context.Context, req DiskRequest, stop <-chan struct{}, each 
 	if name == "" {
 		name = dev.FS
 	}
-	w, err := createWriter(req.Results, "disk", name)
+	w, err := createWriter(req.Results, "", "disk", name)
 	if err != nil {
 		return nil, "", err
 	}

@@ -16,10 +16,18 @@ var Knobs = []knob.Spec{
 	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
 	{Name: "prepare", Default: "once", Values: "once|each", Usage: "prepare statements once per connection, or at every use"},
 	{Name: "set", Values: "key=value", Repeat: true, Usage: "a raw engine setting (repeatable); read back and recorded"},
-	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
+	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
 	{Name: "retries", Default: "10", Values: "N", Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
 	{Name: "seed", Values: "N", Usage: "random seed (default: from the clock); recorded in the result"},
-	{Name: "stop-file", Values: "PATH", Usage: "end the run cleanly when this file appears"},
-	{Name: "results", Default: "results", Values: "DIR", Usage: "folder that receives the result folder of each run"},
+	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
+	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
 	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
+	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.
+	{Name: "repeat", Default: "1", Values: "N", Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
+	{Name: "shuffle", Bool: true, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},
+	{Name: "resume", Values: "DIR", Single: true, Usage: "finish an interrupted matrix: run only the cells of DIR without a completed result"},
+	{Name: "reuse-data", Bool: true, Single: true, Usage: "let the cells of a matrix share one embedded database instead of a fresh one each"},
 }
+
+// MatrixKnobs are the knobs of the matrix itself, never passed to a cell.
+var MatrixKnobs = []string{"repeat", "shuffle", "resume", "reuse-data"}

@@ -26,6 +26,9 @@ type Request struct {
 	Workload workload.Spec
 	Values   *knob.Values // common and workload knobs
 	Args     []string     // the command line, for the record
+	// ResultID names the result folder inside --results (a matrix names its
+	// cells); "" makes one from the time, the workload and the backend.
+	ResultID string
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -41,7 +44,8 @@ type Plan struct {
 	results string
 	config  result.Config
 	args    []string
-	ceiling bool // probe the data folder's flush ceiling
+	ceiling bool   // probe the data folder's flush ceiling
+	id      string // the result folder's name, or "" for one made up
 }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.
@@ -79,7 +83,7 @@ func NewValues(spec workload.Spec) *knob.Values {
 // NewPlan validates req. Every error it returns is bad input (*knob.Error).
 func NewPlan(req Request) (*Plan, error) {
 	v := req.Values
-	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args)}
+	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID}
 	db := v.Get("db")
 	var ok bool
 	if p.bspec, ok = catalog.Backend(db); !ok {

@@ -41,7 +41,7 @@ var ErrRunFailed = errors.New("run failed")
 // abandons the units in flight. The result is returned whenever a result
 // folder was written, even with an error.
 func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) (*result.Result, error) {
-	w, err := createWriter(p.results, p.wspec.Name, p.bspec.Name)
+	w, err := createWriter(p.results, p.id, p.wspec.Name, p.bspec.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +79,14 @@ func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) 
 // Dir returns the folder of a result written by Execute.
 func Dir(root string, res *result.Result) string { return filepath.Join(root, res.ID) }
 
-func createWriter(root, wl, be string) (*result.Writer, error) {
+func createWriter(root, id, wl, be string) (*result.Writer, error) {
+	if id != "" {
+		w, err := result.Create(root, id)
+		if err != nil {
+			return nil, knob.Bad("pass --results DIR with a folder you can write", "cannot create the result folder %s: %v", filepath.Join(root, id), err)
+		}
+		return w, nil
+	}
 	stamp := time.Now().Format("20060102-150405")
 	var err error
 	for i := 1; i < 100; i++ {

@@ -33,6 +33,7 @@ type Env struct {
 	Stderr  io.Writer
 	Signals <-chan os.Signal // interrupts: the first stops cleanly, the second abandons
 	IsTTY   bool             // stderr is a terminal: progress overwrites one line
+	Exe     string           // the binary a matrix runs its cells with ("" = this one)
 }
 
 // usageError marks errors raised by cobra itself (unknown command, bad flag).
@@ -113,6 +114,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env))
 	return root
 }

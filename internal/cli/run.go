@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -14,6 +16,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -58,6 +61,13 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 	bind(fs, bench.CommonKnobs(spec))
 	bind(fs, bench.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		knobs := given(fs, env.Args)
+		if _, axes := matrix.Split(knobs, single(spec)); len(axes) > 0 || fs.Changed("resume") || (fs.Changed("repeat") && fs.Lookup("repeat").Value.String() != "1") {
+			for _, k := range knobs {
+				values.Set(k.Name, k.Value)
+			}
+			return runMatrix(ctx, env, cancel, spec, values, knobs)
+		}
 		fs.Visit(func(f *pflag.Flag) {
 			if sa, ok := f.Value.(pflag.SliceValue); ok {
 				for _, s := range sa.GetSlice() {
@@ -67,7 +77,8 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			}
 			values.Set(f.Name, f.Value.String())
 		})
-		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
+		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...),
+			ResultID: os.Getenv(matrix.ResultIDEnv)})
 		if err != nil {
 			return err
 		}
@@ -98,7 +109,10 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
 func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
-	p := &progress{env: env}
+	p := &progress{env: env, cell: os.Getenv(matrix.CellEnv)}
+	if d, err := time.ParseDuration(os.Getenv(matrix.AfterEnv)); err == nil {
+		p.after = d
+	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
 		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
 	})
@@ -112,6 +126,9 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 	dir := bench.Dir(plan.ResultsRoot(), res)
 	if perr := report.Summary(env.Stdout, res, dir); perr != nil && err == nil {
 		return perr
+	}
+	if _, herr := writeRunReport(dir, res); herr != nil && err == nil {
+		return fmt.Errorf("write the report: %w", herr)
 	}
 	switch {
 	case err != nil:
@@ -158,9 +175,11 @@ func watchSignals(env *Env, cancel context.CancelFunc, onFirst func()) (stop <-c
 
 // progress prints the session's notes and one line a second to stderr.
 type progress struct {
-	env  *Env
-	mu   sync.Mutex
-	open bool // a progress line is on screen without its newline
+	env   *Env
+	cell  string        // a matrix's cell: "3/24"
+	after time.Duration // the matrix's time left after this cell
+	mu    sync.Mutex
+	open  bool // a progress line is on screen without its newline
 }
 
 func (p *progress) Note(msg string) {
@@ -181,6 +200,13 @@ func (p *progress) Second(res *result.Result, s result.Second) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	line := report.Progress(res, s)
+	if p.cell != "" {
+		left := p.after
+		if res.Config.Units == 0 {
+			left += time.Duration(res.Config.Warmup+res.Config.Duration) - time.Duration(s.T*float64(time.Second))
+		}
+		line += fmt.Sprintf("  [cell %s, matrix done in ~%s]", p.cell, max(left, 0).Round(time.Second))
+	}
 	if p.env.IsTTY {
 		fmt.Fprint(p.env.Stderr, "\r\033[K"+line)
 		p.open = true

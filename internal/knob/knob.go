@@ -22,6 +22,7 @@ type Spec struct {
 	Usage   string // one line: what it does
 	Bool    bool   // a switch: given without a value
 	Repeat  bool   // may be given several times (values joined by "\n")
+	Single  bool   // never a matrix axis: commas in its value are its own
 }
 
 // Values holds the value of each knob that the user set, by name. Unset knobs

@@ -1,0 +1,235 @@
+package analysis
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/stats"
+)
+
+// MetricsFor returns the metrics compared for a headline such as "calls/s":
+// the rate first, then p50 and p99.
+func MetricsFor(rate string) []Metric {
+	return []Metric{
+		{Key: "rate", Label: rate, HigherBetter: true},
+		{Key: "p50_us", Label: "p50", Unit: "µs"},
+		{Key: "p99_us", Label: "p99", Unit: "µs"},
+	}
+}
+
+// value returns a run's headline value of metric key.
+func value(r *result.Result, key string) float64 {
+	switch key {
+	case "rate":
+		return r.Summary.Rate
+	case "p50_us":
+		return float64(r.Summary.P50Us)
+	case "p99_us":
+		return float64(r.Summary.P99Us)
+	}
+	return 0
+}
+
+// PerSecond returns a run's per-second samples of metric key in the measure
+// phase, leaving out the slivers at phase boundaries.
+func PerSecond(r *result.Result, key string) []float64 {
+	var out []float64
+	for _, s := range r.Series {
+		if s.Phase != "measure" || s.Dt < 0.5 {
+			continue
+		}
+		switch key {
+		case "rate":
+			out = append(out, float64(s.OK)/s.Dt)
+		case "p50_us":
+			if s.OK > 0 {
+				out = append(out, float64(s.P50Us))
+			}
+		case "p99_us":
+			if s.OK > 0 {
+				out = append(out, float64(s.P99Us))
+			}
+		}
+	}
+	return out
+}
+
+// NewGroup summarises the runs of one cell.
+func NewGroup(key string, values map[string]string, runs []*result.Result, dirs []string, metrics []Metric) *Group {
+	g := &Group{Key: key, Values: values, Runs: runs, Dirs: dirs, Stats: map[string]stats.Summary{}}
+	for _, m := range metrics {
+		xs := make([]float64, len(runs))
+		for i, r := range runs {
+			xs[i] = value(r, m.Key)
+		}
+		g.Stats[m.Key] = stats.Summarize(xs)
+	}
+	return g
+}
+
+// Diff compares group b with group a on metric key: Welch's t when both have
+// repeats, a bootstrap over per-second samples when both are one run.
+func Diff(a, b *Group, key string, seed uint64) stats.Diff {
+	if a == b {
+		return stats.Identity()
+	}
+	if len(a.Runs) >= 2 && len(b.Runs) >= 2 {
+		xa, xb := make([]float64, len(a.Runs)), make([]float64, len(b.Runs))
+		for i, r := range a.Runs {
+			xa[i] = value(r, key)
+		}
+		for i, r := range b.Runs {
+			xb[i] = value(r, key)
+		}
+		return stats.Welch(xa, xb)
+	}
+	var sa, sb []float64
+	for _, r := range a.Runs {
+		sa = append(sa, PerSecond(r, key)...)
+	}
+	for _, r := range b.Runs {
+		sb = append(sb, PerSecond(r, key)...)
+	}
+	d := stats.Bootstrap(sa, sb, seed)
+	// Seconds of one run show the noise inside it, not between runs (a VM
+	// drifts by more than that): with one run each, nothing inside ±5 % is
+	// called a difference.
+	if d.Significant && d.Lo <= 1+SingleRunMargin && d.Hi >= 1/(1+SingleRunMargin) {
+		d.Significant = false
+	}
+	return d
+}
+
+// SingleRunMargin is the smallest difference called between single runs.
+const SingleRunMargin = 0.05
+
+// Verdict words a difference: "faster", "slower" or "not significant".
+func Verdict(d stats.Diff, m Metric) string {
+	switch {
+	case d.Method == "identity":
+		return "base"
+	case !d.Significant:
+		return "not significant"
+	case (d.Ratio > 1) == m.HigherBetter:
+		return "faster"
+	default:
+		return "slower"
+	}
+}
+
+// LoadMatrix reads a matrix folder and analyses the cells that completed.
+func LoadMatrix(dir string) (*Matrix, error) {
+	idx, err := matrix.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	out := &Matrix{Dir: dir, Index: idx, Metrics: MetricsFor(idx.Metric)}
+	byKey := map[string]*Group{}
+	for _, c := range matrix.Combos(idx.Axes) {
+		key := matrix.Key(idx.Axes, c)
+		var runs []*result.Result
+		var dirs []string
+		for _, cell := range idx.Cells {
+			if cell.Key != key || cell.Status != result.Completed {
+				continue
+			}
+			r, err := result.Load(filepath.Join(dir, cell.Dir))
+			if err != nil {
+				return nil, fmt.Errorf("cell %s: %w", cell.ID, err)
+			}
+			runs, dirs = append(runs, r), append(dirs, cell.Dir)
+		}
+		g := NewGroup(key, c, runs, dirs, out.Metrics)
+		byKey[key] = g
+		out.Groups = append(out.Groups, g)
+	}
+	out.Missing = len(matrix.Pending(idx))
+	for ai, a := range idx.Axes {
+		out.Effects = append(out.Effects, effect(idx, ai, a, byKey))
+	}
+	out.Scaling = scaling(idx, byKey)
+	return out, nil
+}
+
+// others lists the combinations of every axis but skip, and names each.
+func others(axes []result.Axis, skip int) ([]map[string]string, []string) {
+	rest := slices.Delete(slices.Clone(axes), skip, skip+1)
+	combos := matrix.Combos(rest)
+	names := make([]string, len(combos))
+	for i, c := range combos {
+		names[i] = matrix.Key(rest, c)
+	}
+	return combos, names
+}
+
+func with(c map[string]string, k, v string) map[string]string {
+	m := make(map[string]string, len(c)+1)
+	for a, b := range c {
+		m[a] = b
+	}
+	m[k] = v
+	return m
+}
+
+func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group) Effect {
+	e := Effect{Knob: a.Knob, Values: a.Values}
+	combos, names := others(idx.Axes, ai)
+	for ci, c := range combos {
+		row := EffectRow{Others: names[ci]}
+		base := byKey[matrix.Key(idx.Axes, with(c, a.Knob, a.Values[0]))]
+		for _, v := range a.Values {
+			g := byKey[matrix.Key(idx.Axes, with(c, a.Knob, v))]
+			row.Stats = append(row.Stats, g.Stats["rate"])
+			if len(g.Runs) == 0 || len(base.Runs) == 0 {
+				row.Diffs = append(row.Diffs, stats.Diff{Method: "none", P: 1})
+				continue
+			}
+			row.Diffs = append(row.Diffs, Diff(base, g, "rate", idx.Seed))
+		}
+		e.Rows = append(e.Rows, row)
+	}
+	return e
+}
+
+func scaling(idx *result.Matrix, byKey map[string]*Group) *Scaling {
+	ai := slices.IndexFunc(idx.Axes, func(a result.Axis) bool { return a.Knob == "clients" && a.Flag == "" })
+	if ai < 0 || len(idx.Axes[ai].Values) < 2 {
+		return nil
+	}
+	vals := slices.Clone(idx.Axes[ai].Values)
+	sort.SliceStable(vals, func(i, j int) bool { return atoi(vals[i]) < atoi(vals[j]) })
+	s := &Scaling{}
+	for _, v := range vals {
+		s.Clients = append(s.Clients, atoi(v))
+	}
+	combos, names := others(idx.Axes, ai)
+	for ci, c := range combos {
+		line := ScalingLine{Others: names[ci]}
+		best := 0.0
+		for _, v := range vals {
+			g := byKey[matrix.Key(idx.Axes, with(c, "clients", v))]
+			line.Rate = append(line.Rate, g.Stats["rate"])
+			line.P99 = append(line.P99, g.Stats["p99_us"])
+			best = max(best, g.Stats["rate"].Mean)
+		}
+		for i, r := range line.Rate {
+			if best > 0 && r.N > 0 && r.Mean >= 0.95*best {
+				line.Plateau = s.Clients[i]
+				break
+			}
+		}
+		s.Lines = append(s.Lines, line)
+	}
+	return s
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(strings.TrimSpace(s))
+	return n
+}

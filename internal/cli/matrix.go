@@ -1,0 +1,243 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/bench"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/report"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// given returns the knobs the user set, in the order of the command line.
+func given(fs *pflag.FlagSet, args []string) []matrix.Knob {
+	var out []matrix.Knob
+	fs.Visit(func(f *pflag.Flag) {
+		if sa, ok := f.Value.(pflag.SliceValue); ok {
+			out = append(out, matrix.Knob{Name: f.Name, Value: strings.Join(sa.GetSlice(), "\n")})
+			return
+		}
+		out = append(out, matrix.Knob{Name: f.Name, Value: f.Value.String()})
+	})
+	pos := func(name string) int {
+		for i, a := range args {
+			if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+				return i
+			}
+		}
+		return len(args)
+	}
+	slices.SortStableFunc(out, func(a, b matrix.Knob) int { return pos(a.Name) - pos(b.Name) })
+	return out
+}
+
+// single says whether a knob can never be an axis.
+func single(spec workload.Spec) func(string) bool {
+	specs := map[string]knob.Spec{}
+	for _, list := range [][]knob.Spec{spec.Knobs, bench.CommonKnobs(spec), bench.BackendKnobs()} {
+		for _, k := range list {
+			specs[k.Name] = k
+		}
+	}
+	return func(name string) bool { k := specs[name]; return k.Single || k.Bool }
+}
+
+// planMatrix validates a matrix: every cell's plan is checked before any
+// runs, so bad input in the last cell is said now, not in an hour.
+func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matrix.Knob) (*result.Matrix, string, error) {
+	repeat, err := values.Int("repeat", 1, 10_000)
+	if err != nil {
+		return nil, "", err
+	}
+	shuffle, err := values.Bool("shuffle")
+	if err != nil {
+		return nil, "", err
+	}
+	reuse, err := values.Bool("reuse-data")
+	if err != nil {
+		return nil, "", err
+	}
+	var cellKnobs []matrix.Knob
+	for _, k := range knobs {
+		if !slices.Contains(bench.MatrixKnobs, k.Name) && k.Name != "results" {
+			cellKnobs = append(cellKnobs, k)
+		}
+	}
+	fixed, axes := matrix.Split(cellKnobs, single(spec))
+	root := values.Get("results")
+	id := time.Now().Format("20060102-150405") + "-matrix-" + spec.Name
+	m := matrix.New(id, spec.Name, spec.Metric(), redact.Args(append([]string{"dbgauge"}, env.Args...)),
+		fixed, axes, int(repeat), shuffle, uint64(time.Now().UnixNano()))
+	m.ReuseData = reuse
+	if reuse {
+		db := values.Get("db")
+		if slices.ContainsFunc(axes, func(a result.Axis) bool { return a.Knob == "db" }) || strings.Contains(db, ":") {
+			return nil, "", knob.Bad("drop --reuse-data, or give one embedded --db by name (sqlite, bbolt)",
+				"--reuse-data shares one embedded database file among the cells; it cannot with --db %s", redact.DSN(db))
+		}
+		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
+		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+".db"))
+	}
+	if err := validateCells(spec, m); err != nil {
+		return nil, "", err
+	}
+	return m, filepath.Join(root, id), nil
+}
+
+// validateCells builds every distinct cell's plan, which writes nothing.
+func validateCells(spec workload.Spec, m *result.Matrix) error {
+	seen := map[string]bool{}
+	for _, c := range m.Cells {
+		if seen[c.Key] {
+			continue
+		}
+		seen[c.Key] = true
+		fs := pflag.NewFlagSet("cell", pflag.ContinueOnError)
+		bind(fs, spec.Knobs)
+		bind(fs, bench.CommonKnobs(spec))
+		bind(fs, bench.BackendKnobs())
+		if err := fs.Parse(matrix.CellFlags(m, c)); err != nil {
+			return knob.Bad("see dbgauge run "+spec.Name+" --help", "cell %s: %v", c.Key, err)
+		}
+		values := bench.NewValues(spec)
+		fs.Visit(func(f *pflag.Flag) {
+			if sa, ok := f.Value.(pflag.SliceValue); ok {
+				for _, s := range sa.GetSlice() {
+					values.Set(f.Name, s)
+				}
+				return
+			}
+			values.Set(f.Name, f.Value.String())
+		})
+		if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values}); err != nil {
+			var bad *knob.Error
+			if errors.As(err, &bad) && len(m.Axes) > 0 {
+				return knob.Bad(bad.Hint, "in the cell %s: %s", c.Key, bad.What)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// runMatrix runs a new matrix, or resumes one.
+func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec, values *knob.Values, knobs []matrix.Knob) error {
+	var m *result.Matrix
+	var dir string
+	if dir = values.Get("resume"); dir != "" {
+		var err error
+		if m, err = matrix.Load(dir); err != nil {
+			return knob.Bad("give the folder of an interrupted matrix (it holds matrix.json)", "--resume %s: %v", dir, err)
+		}
+		if m.Workload != spec.Name {
+			return knob.Bad("resume it with dbgauge run "+m.Workload+" --resume "+dir, "%s is a matrix of %s, not %s", dir, m.Workload, spec.Name)
+		}
+		for _, k := range knobs {
+			if k.Name != "resume" {
+				return knob.Bad("give --resume alone: the matrix keeps its own knobs", "--%s with --resume", k.Name)
+			}
+		}
+		for _, a := range m.Args {
+			if strings.Contains(a, redact.Mask) {
+				return knob.Bad("resume with a DSN without a password (use PGPASSWORD or ~/.pgpass)",
+					"the matrix's %s had a password, which dbgauge did not keep", strings.SplitN(a, "=", 2)[0])
+			}
+		}
+		if err := validateCells(spec, m); err != nil {
+			return err
+		}
+	} else {
+		var err error
+		if m, dir, err = planMatrix(env, spec, values, knobs); err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
+			return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", dir, err)
+		}
+		if err := matrix.Save(dir, m); err != nil {
+			return err
+		}
+	}
+	exe := env.Exe
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return fmt.Errorf("find the dbgauge binary to run the cells with: %w", err)
+		}
+	}
+	pending := len(matrix.Pending(m))
+	fmt.Fprintf(env.Stderr, "dbgauge: matrix %s, %s, %d to run, in %s\n", m.Workload, matrix.Size(m), pending, dir)
+	stop, interrupted, release := watchSignals(env, cancel, func() {
+		fmt.Fprintln(env.Stderr, "\ndbgauge: stopping: the cell in flight finishes its units (interrupt again to abandon them); --resume finishes the matrix")
+	})
+	defer release()
+	r := &matrix.Runner{Dir: dir, Exe: exe, Stderr: env.Stderr, Obs: &matrixProgress{env: env}, PerCell: perCell(values)}
+	runErr := r.Run(ctx, m, stop)
+	if errors.Is(runErr, matrix.ErrBadCell) {
+		return knob.Bad("fix the knob and run the matrix again", "%v", runErr)
+	}
+	a, err := analysis.LoadMatrix(dir)
+	if err != nil {
+		return err
+	}
+	html, herr := writeMatrixReport(a)
+	if err := report.Matrix(env.Stdout, a, html); err != nil {
+		return err
+	}
+	switch {
+	case runErr != nil:
+		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", runErr, dir)}
+	case herr != nil:
+		return exitError{ExitFailed, "write the report: " + herr.Error()}
+	case interrupted() || m.Status == result.Interrupted:
+		return exitError{ExitInterrupted, "interrupted: dbgauge run " + m.Workload + " --resume " + dir + " finishes the matrix"}
+	case m.Status == result.Failed:
+		return exitError{ExitFailed, fmt.Sprintf("%d cell(s) failed: see their results in %s", a.Missing, dir)}
+	}
+	return nil
+}
+
+// perCell guesses a cell's wall time before one has run.
+func perCell(v *knob.Values) time.Duration {
+	w, _ := v.Duration("warmup")
+	d, _ := v.Duration("duration")
+	return w + d + 2*time.Second
+}
+
+// matrixProgress prints a line before each cell, with the time left.
+type matrixProgress struct{ env *Env }
+
+func (p *matrixProgress) CellStarts(m *result.Matrix, i, n, total int, eta time.Duration) {
+	c := m.Cells[i]
+	left := ""
+	if eta >= time.Second {
+		left = ", about " + eta.Round(time.Second).String() + " left"
+	}
+	rep := ""
+	if m.Repeat > 1 {
+		rep = fmt.Sprintf(" (repeat %d of %d)", c.Repeat, m.Repeat)
+	}
+	fmt.Fprintf(p.env.Stderr, "dbgauge: cell %d/%d: %s%s%s\n", n, total, c.Key, rep, left)
+}
+
+func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
+	c := m.Cells[i]
+	if res == nil {
+		fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s\n", c.ID, c.Status, c.Reason)
+		return
+	}
+	fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s %s, p99 %s\n", c.ID, res.Status, report.Rate(res.Summary.Rate), res.Summary.Metric, report.Us(res.Summary.P99Us))
+}

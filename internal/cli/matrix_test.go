@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/htmlreport/browsertest"
+	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// matrixDir returns the one matrix folder under root.
+func matrixDir(t *testing.T, root string) string {
+	t.Helper()
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-matrix-*"))
+	if len(dirs) != 1 {
+		t.Fatalf("want one matrix folder in %s, got %v", root, dirs)
+	}
+	return dirs[0]
+}
+
+// TestMatrixRepeats runs a 2×2 matrix twice over on SQLite, each cell in its
+// own process, and checks the index, the groups with their intervals, each
+// knob's effect and the reports.
+func TestMatrixRepeats(t *testing.T) {
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "400", "--durability", "sync,off",
+		"--prepare", "once,each", "--repeat", "2", "--ceiling", "off", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	dir := matrixDir(t, root)
+	m, err := matrix.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Cells) != 8 || m.Status != result.Completed || len(m.Axes) != 2 || m.Axes[0].Knob != "durability" {
+		t.Fatalf("index: %d cells, status %s, axes %+v", len(m.Cells), m.Status, m.Axes)
+	}
+	seen := map[string]bool{}
+	for _, c := range m.Cells {
+		r, err := result.Load(filepath.Join(dir, c.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Config.Durability != c.Values["durability"] || r.Config.Prepare != c.Values["prepare"] || r.Summary.OK != 400 {
+			t.Errorf("cell %s ran %s/%s with %d ok", c.ID, r.Config.Durability, r.Config.Prepare, r.Summary.OK)
+		}
+		if seen[r.Engine.Path] {
+			t.Errorf("cell %s reused the database %s", c.ID, r.Engine.Path)
+		}
+		seen[r.Engine.Path] = true
+	}
+	a, err := analysis.LoadMatrix(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Groups) != 4 || a.Missing != 0 {
+		t.Fatalf("%d groups, %d missing", len(a.Groups), a.Missing)
+	}
+	for _, g := range a.Groups {
+		s := g.Stats["rate"]
+		if s.N != 2 || !(s.Lo <= s.Mean && s.Mean <= s.Hi) || s.Mean <= 0 {
+			t.Errorf("group %s: %+v", g.Key, s)
+		}
+	}
+	if e := a.Effects[0]; e.Knob != "durability" || len(e.Rows) != 2 || e.Rows[0].Diffs[1].Method != "welch" {
+		t.Errorf("durability effect: %+v", e)
+	}
+	for _, want := range []string{"durability=sync prepare=once", "durability: against durability=sync", "report.html"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	for _, f := range []string{filepath.Join(dir, ReportFile), filepath.Join(dir, m.Cells[0].Dir, ReportFile)} {
+		if _, err := os.Stat(f); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(errs, "cell 8/8") {
+		t.Errorf("no progress per cell:\n%s", errs)
+	}
+	browse(t, filepath.Join(dir, ReportFile), "matrix")
+	browse(t, filepath.Join(dir, m.Cells[0].Dir, ReportFile), "cell")
+}
+
+// browse opens a report in headless Chromium: no console error, no
+// exception, no network request, every chart drawn. The screenshot goes to
+// $DBGAUGE_SCREENSHOTS when set.
+func browse(t *testing.T, page, name string) {
+	t.Helper()
+	if _, err := browsertest.Chromium(); err != nil {
+		t.Skip(err) // .ci/run installs chromium: in CI this never skips
+	}
+	shots := os.Getenv("DBGAUGE_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	seen, err := browsertest.Check(ctx, page, filepath.Join(shots, name+".png"))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(seen.ConsoleErrors)+len(seen.Exceptions)+len(seen.Requests) > 0 {
+		t.Errorf("%s: console errors %q, exceptions %q, requests %q", name, seen.ConsoleErrors, seen.Exceptions, seen.Requests)
+	}
+	if !seen.Drawn || seen.Charts < 2 || seen.Painted != seen.Charts {
+		t.Errorf("%s: drawn %v, %d charts, %d painted", name, seen.Drawn, seen.Charts, seen.Painted)
+	}
+}
+
+// TestMatrixBadCell says which cell is wrong before anything runs.
+func TestMatrixBadCell(t *testing.T) {
+	root := t.TempDir()
+	code, _, errs := runCLI(t, nil, "run", "insert", "--durability", "sync,fast", "--results", root)
+	if code != ExitUsage || !strings.Contains(errs, "durability=fast") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(root, "*")); len(dirs) != 0 {
+		t.Errorf("bad input left %v", dirs)
+	}
+}
+
+// TestMatrixResume kills a matrix halfway (kill -9 of the matrix process,
+// whose cell is then told to stop by the kernel) and resumes it: only the
+// cells without a completed result run again.
+func TestMatrixResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 6 cells")
+	}
+	root := t.TempDir()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "run", "insert", "--duration", "1s", "--warmup", "0", "--durability", "off,lazy,sync",
+		"--text-bytes", "10,100", "--ceiling", "off", "--results", root)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var dir string
+	var before *result.Matrix
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatal("the matrix did not complete two cells in 60 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+		dirs, _ := filepath.Glob(filepath.Join(root, "*-matrix-*"))
+		if len(dirs) != 1 {
+			continue
+		}
+		dir = dirs[0]
+		m, err := matrix.Load(dir)
+		if err != nil || len(m.Cells)-len(matrix.Pending(m)) < 2 {
+			continue
+		}
+		time.Sleep(300 * time.Millisecond) // into the third cell
+		_ = cmd.Process.Kill()             // kill -9 of the matrix only
+		_ = cmd.Wait()
+		break
+	}
+	time.Sleep(2 * time.Second) // the orphaned cell stops on SIGINT and saves its result
+	before, err = matrix.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := map[string]time.Time{}
+	for _, c := range before.Cells {
+		if c.Status == result.Completed {
+			r, err := result.Load(filepath.Join(dir, c.Dir))
+			if err != nil {
+				t.Fatal(err)
+			}
+			done[c.ID] = r.Started
+		}
+	}
+	missing := len(before.Cells) - len(done)
+	if len(done) < 2 || missing < 1 {
+		t.Fatalf("before resume: %d done, %d missing", len(done), missing)
+	}
+
+	code, out, errs := runCLI(t, nil, "run", "insert", "--resume", dir)
+	if code != ExitOK {
+		t.Fatalf("resume: exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "cell "+strconv.Itoa(missing)+"/"+strconv.Itoa(missing)) || strings.Contains(errs, "/"+strconv.Itoa(len(before.Cells))+":") {
+		t.Errorf("resume ran other than the %d missing cells:\n%s", missing, errs)
+	}
+	after, err := matrix.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Status != result.Completed || len(matrix.Pending(after)) != 0 {
+		t.Fatalf("after resume: %s, %d pending", after.Status, len(matrix.Pending(after)))
+	}
+	for id, started := range done {
+		r, err := result.Load(filepath.Join(dir, "cells", id))
+		if err != nil || !r.Started.Equal(started) {
+			t.Errorf("cell %s, completed before the kill, ran again (%v)", id, err)
+		}
+	}
+}

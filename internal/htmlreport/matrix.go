@@ -1,0 +1,410 @@
+package htmlreport
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/stats"
+)
+
+// headline is the metric a matrix's effects and scaling are about.
+func headline(m *analysis.Matrix) analysis.Metric {
+	if len(m.Metrics) > 0 {
+		return m.Metrics[0]
+	}
+	label := "rate"
+	if m.Index != nil && m.Index.Metric != "" {
+		label = m.Index.Metric
+	}
+	return analysis.Metric{Key: "rate", Label: label, HigherBetter: true}
+}
+
+func metricName(m analysis.Metric) string {
+	if m.Unit != "" && m.Unit != "µs" {
+		return m.Label + " (" + m.Unit + ")"
+	}
+	return m.Label
+}
+
+func (d *doc) matrix(m *analysis.Matrix) error {
+	d.Kind = "matrix"
+	d.Head = matrixHeader(m)
+	d.Title = "dbgauge matrix: " + d.Head.Title
+	head := headline(m)
+
+	for _, e := range m.Effects {
+		s, err := d.effect(head, e)
+		if err != nil {
+			return err
+		}
+		d.add(s)
+	}
+	if m.Scaling != nil && len(m.Scaling.Clients) > 0 && len(m.Scaling.Lines) > 0 {
+		s, err := d.scaling(head, m.Scaling)
+		if err != nil {
+			return err
+		}
+		d.add(s)
+	}
+	d.add(groupsSection(m))
+	d.add(missingSection(m))
+	return nil
+}
+
+func matrixHeader(m *analysis.Matrix) header {
+	h := header{}
+	ix := m.Index
+	if ix == nil {
+		ix = &result.Matrix{}
+	}
+	workload := ix.Workload
+	if workload == "" {
+		for _, g := range m.Groups {
+			if len(g.Runs) > 0 && g.Runs[0] != nil {
+				workload = g.Runs[0].Config.Workload
+				break
+			}
+		}
+	}
+	h.Title = orDash(workload) + " matrix"
+	if ix.Status != "" {
+		h.Badges = append(h.Badges, statusBadge(ix.Status))
+	}
+	if m.Missing > 0 {
+		h.Badges = append(h.Badges, badge{plural(m.Missing, "cell") + " missing", "warn"})
+	}
+	var axes []string
+	for _, a := range ix.Axes {
+		axes = append(axes, a.Knob+" = "+strings.Join(a.Values, ", "))
+	}
+	if len(axes) > 0 {
+		h.Lines = append(h.Lines, "axes: "+strings.Join(axes, " · "))
+	}
+	line := "metric " + orDash(headline(m).Label)
+	if ix.Repeat > 0 {
+		line += fmt.Sprintf(" · repeat %d", ix.Repeat)
+	}
+	if ix.Shuffle {
+		line += fmt.Sprintf(" · shuffled (seed %d)", ix.Seed)
+	}
+	if ix.ReuseData {
+		line += " · data reused between cells"
+	}
+	if m.Dir != "" {
+		line += " · " + m.Dir
+	}
+	h.Lines = append(h.Lines, line)
+	if len(ix.Args) > 0 {
+		h.Lines = append(h.Lines, "every cell: "+strings.Join(ix.Args, " "))
+	}
+	if ix.ID != "" && !ix.Started.IsZero() {
+		h.Lines = append(h.Lines, "matrix "+ix.ID+" · started "+ix.Started.Format("2006-01-02 15:04:05 MST"))
+	}
+
+	total := len(ix.Cells)
+	done := 0
+	for _, c := range ix.Cells {
+		if c.Status == result.Completed {
+			done++
+		}
+	}
+	cells := card{Label: "cells done", Value: strconv.Itoa(done)}
+	if total > 0 {
+		cells.Unit = "of " + strconv.Itoa(total)
+	}
+	missing := card{Label: "missing", Value: strconv.Itoa(m.Missing), Note: "cells with no completed result"}
+	if m.Missing > 0 {
+		missing.Class = "bad"
+	}
+	h.Cards = append(h.Cards, cells, missing, card{Label: "combinations", Value: strconv.Itoa(len(m.Groups))})
+	if ix.Repeat > 0 {
+		h.Cards = append(h.Cards, card{Label: "repeat", Value: strconv.Itoa(ix.Repeat)})
+	}
+	return h
+}
+
+func summaryAt(list []stats.Summary, i int) (stats.Summary, bool) {
+	if i < len(list) && list[i].N > 0 {
+		return list[i], true
+	}
+	return stats.Summary{}, false
+}
+
+func diffAt(list []stats.Diff, i int) (stats.Diff, bool) {
+	if i < len(list) {
+		return list[i], true
+	}
+	return stats.Diff{}, false
+}
+
+// effect is one knob's bar chart (with 95 % whiskers) and its table of ratios.
+func (d *doc) effect(head analysis.Metric, e analysis.Effect) (*section, error) {
+	if len(e.Values) == 0 || len(e.Rows) == 0 {
+		return nil, nil
+	}
+	cats := make([]string, len(e.Rows))
+	for i, r := range e.Rows {
+		cats[i] = orAll(r.Others)
+	}
+	var series arr
+	slots := len(e.Values)
+	for j, v := range e.Values {
+		name := e.Knob + "=" + v
+		bars, whisk := arr{}, arr{}
+		for i, r := range e.Rows {
+			s, ok := summaryAt(r.Stats, j)
+			if !ok {
+				bars = append(bars, obj{"value": "-"})
+				continue
+			}
+			lines := []string{name, cats[i], head.Label + " " + value(head, s.Mean)}
+			if s.N > 1 {
+				lines = append(lines, "95% interval "+interval(head, s), fmt.Sprintf("n = %d, CV %s", s.N, pct(100*s.CV)))
+				whisk = append(whisk, arr{i, round(s.Lo, 6), round(s.Hi, 6), j, slots, barMaxWidth})
+			} else {
+				lines = append(lines, fmt.Sprintf("n = %d", s.N))
+			}
+			bars = append(bars, obj{"value": round(s.Mean, 6), "tip": tip(lines...)})
+		}
+		series = append(series, obj{"type": "bar", "name": name, "data": bars, "color": color(j),
+			"barGap": barGap, "barCategoryGap": barCatGap, "barMaxWidth": barMaxWidth})
+		if len(whisk) > 0 {
+			series = append(series, whiskers(name, "errorBars", "#1f2328", whisk, false))
+		}
+	}
+	o := base()
+	o["tooltip"] = obj{"trigger": "item", "formatter": "fn:tip"}
+	o["xAxis"] = categoryAxis("", cats)
+	y := valueAxis(metricName(head))
+	y["min"] = 0
+	o["yAxis"] = y
+	o["series"] = series
+	if len(cats) > 3 {
+		o["xAxis"].(obj)["axisLabel"] = with(axisText("#1f2328"), "interval", 0, "rotate", 20)
+	}
+	ch, err := d.addChart("effect of "+e.Knob, 320, o)
+	if err != nil {
+		return nil, err
+	}
+
+	t := &table{Head: []string{"others", e.Knob, head.Label, "ratio", "95% interval", "verdict"},
+		Num: []bool{false, false, true, true, true, false}}
+	for i, r := range e.Rows {
+		for j, v := range e.Values {
+			s, ok := summaryAt(r.Stats, j)
+			mean := "–"
+			if ok {
+				mean = meanPM(head, s)
+			}
+			row := []cell{{Text: cats[i]}, {Text: v}, {Text: mean}}
+			if j == 0 {
+				row = append(row, cell{Text: "1×", Class: "muted"}, cell{Text: "base", Class: "muted"}, cell{Text: "base", Class: "muted"})
+			} else if df, ok := diffAt(r.Diffs, j); ok && df.Ratio != 0 {
+				w := verdictWord(head, df, "")
+				row = append(row, cell{Text: ratio(df.Ratio)}, cell{Text: ratioInterval(df)}, cell{Text: w, Class: verdictClass(w), Title: diffTitle(df)})
+			} else {
+				row = append(row, cell{Text: "–"}, cell{Text: "–"}, cell{Text: "no data", Class: "neutral"})
+			}
+			t.Rows = append(t.Rows, row)
+		}
+	}
+	if len(e.Rows) == 1 && e.Rows[0].Others == "" {
+		t.Head, t.Num = t.Head[1:], t.Num[1:]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][1:]
+		}
+	}
+	title := fmt.Sprintf("Effect of %s", e.Knob)
+	return &section{Title: title, Layout: "chart-table",
+		Note: fmt.Sprintf("%s for each value of %s, everything else held equal; whiskers are 95%% confidence intervals of the mean over repeats. Ratios are against %s=%s.",
+			head.Label, e.Knob, e.Knob, e.Values[0]),
+		Items: []item{{Chart: ch}, {Table: t}}}, nil
+}
+
+func diffTitle(df stats.Diff) string {
+	if df.Method == "" {
+		return ""
+	}
+	return fmt.Sprintf("%s, p = %.3g", df.Method, df.P)
+}
+
+// scaling draws throughput and p99 against clients.
+func (d *doc) scaling(head analysis.Metric, sc *analysis.Scaling) (*section, error) {
+	cats := make([]string, len(sc.Clients))
+	for i, c := range sc.Clients {
+		cats[i] = strconv.Itoa(c)
+	}
+	p99 := analysis.Metric{Key: "p99_us", Label: "p99", Unit: "µs"}
+	build := func(m analysis.Metric, pick func(analysis.ScalingLine) []stats.Summary, toMs bool, plateau bool) obj {
+		var series arr
+		for li, l := range sc.Lines {
+			name := orAll(l.Others)
+			col := color(li)
+			pts, whisk := arr{}, arr{}
+			list := pick(l)
+			conv := func(v float64) float64 {
+				if toMs {
+					return round(v/1000, 6)
+				}
+				return round(v, 6)
+			}
+			for k := range sc.Clients {
+				s, ok := summaryAt(list, k)
+				if !ok {
+					pts = append(pts, obj{"value": "-"})
+					continue
+				}
+				lines := []string{name, plural(sc.Clients[k], "client"), m.Label + " " + value(m, s.Mean)}
+				if s.N > 1 {
+					lines = append(lines, "95% interval "+interval(m, s), fmt.Sprintf("n = %d", s.N))
+					whisk = append(whisk, arr{k, conv(s.Lo), conv(s.Hi), 0, 1})
+				}
+				pts = append(pts, obj{"value": conv(s.Mean), "tip": tip(lines...)})
+			}
+			line := obj{"type": "line", "name": name, "data": pts, "color": col, "symbolSize": 7, "lineStyle": obj{"width": 2}}
+			if plateau && l.Plateau > 0 {
+				for k, c := range sc.Clients {
+					s, ok := summaryAt(list, k)
+					if c != l.Plateau || !ok {
+						continue
+					}
+					label := fmt.Sprintf("plateau: %d clients", c)
+					line["markPoint"] = obj{"symbol": "circle", "symbolSize": 14, "silent": true,
+						"itemStyle": obj{"color": "#fff", "borderColor": col, "borderWidth": 3},
+						"label": with(text(12, col), "show", true, "position", "top", "formatter", label, "fontWeight", "bold", "distance", 8,
+							"backgroundColor", "rgba(255, 255, 255, 0.85)", "padding", arr{1, 4}),
+						"data": arr{obj{"coord": arr{k, conv(s.Mean)}, "name": label}}}
+					line["markLine"] = obj{"symbol": "none", "silent": true,
+						"lineStyle": obj{"color": col, "type": "dashed", "width": 1},
+						"label":     obj{"show": false},
+						"data":      arr{arr{obj{"coord": arr{k, 0}}, obj{"coord": arr{k, conv(s.Mean)}}}}}
+				}
+			}
+			series = append(series, line)
+			if len(whisk) > 0 {
+				series = append(series, whiskers(name, "errorBars", col, whisk, false))
+			}
+		}
+		o := base()
+		o["tooltip"] = obj{"trigger": "item", "formatter": "fn:tip"}
+		o["xAxis"] = bottomAxis(categoryAxis("clients", cats))
+		name := metricName(m)
+		if toMs {
+			name = m.Label + " (ms)"
+		}
+		y := valueAxis(name)
+		y["min"] = 0
+		o["yAxis"] = y
+		o["series"] = series
+		return o
+	}
+	thr, err := d.addChart("throughput against clients", 320, build(head, func(l analysis.ScalingLine) []stats.Summary { return l.Rate }, false, true))
+	if err != nil {
+		return nil, err
+	}
+	lat, err := d.addChart("p99 against clients", 320, build(p99, func(l analysis.ScalingLine) []stats.Summary { return l.P99 }, true, false))
+	if err != nil {
+		return nil, err
+	}
+	var plateaus []string
+	for _, l := range sc.Lines {
+		if l.Plateau > 0 {
+			plateaus = append(plateaus, fmt.Sprintf("%s: %d clients", orAll(l.Others), l.Plateau))
+		}
+	}
+	note := "One line per combination of the other knobs; whiskers are 95% confidence intervals."
+	if len(plateaus) > 0 {
+		note += " Plateau (the fewest clients reaching 95% of the best throughput): " + strings.Join(plateaus, "; ") + "."
+	}
+	return &section{Title: "Scaling with clients", Layout: "two", Note: note, Items: []item{
+		{Title: "Throughput", Chart: thr},
+		{Title: "p99 latency", Chart: lat},
+	}}, nil
+}
+
+// groupsSection is the sortable table of every combination.
+func groupsSection(m *analysis.Matrix) *section {
+	if len(m.Groups) == 0 {
+		return nil
+	}
+	metrics := m.Metrics
+	if len(metrics) == 0 {
+		metrics = []analysis.Metric{headline(m)}
+	}
+	head := []string{"combination"}
+	num := []bool{false}
+	for _, mt := range metrics {
+		head = append(head, metricName(mt))
+		num = append(num, true)
+	}
+	head = append(head, "CV", "n", "runs")
+	num = append(num, true, true, false)
+	t := &table{Head: head, Num: num, Sortable: true}
+	for _, g := range m.Groups {
+		if g == nil {
+			continue
+		}
+		row := []cell{{Text: orAll(g.Key)}}
+		n := 0
+		for _, mt := range metrics {
+			s, ok := g.Stats[mt.Key]
+			if !ok || s.N == 0 {
+				row = append(row, cell{Text: "–", Sort: "-1"})
+				continue
+			}
+			n = max(n, s.N)
+			c := cell{Text: meanPM(mt, s), Sort: strconv.FormatFloat(s.Mean, 'g', -1, 64),
+				Title: fmt.Sprintf("95%% interval %s, n = %d, CV %s", interval(mt, s), s.N, pct(100*s.CV))}
+			if s.Noisy && mt.Key != metrics[0].Key {
+				c.Badges = append(c.Badges, badge{"noisy", "warn"})
+			}
+			row = append(row, c)
+		}
+		cv := cell{Text: "–", Sort: "-1"}
+		if s, ok := g.Stats[metrics[0].Key]; ok && s.N > 1 {
+			cv = cell{Text: pct(100 * s.CV), Sort: strconv.FormatFloat(s.CV, 'g', -1, 64),
+				Title: "coefficient of variation of " + metrics[0].Label}
+			if s.Noisy {
+				cv.Badges = append(cv.Badges, badge{"noisy", "warn"})
+			}
+		}
+		var links []link
+		for j, dir := range g.Dirs {
+			links = append(links, link{Text: "r" + strconv.Itoa(j+1), Href: dir + "/report.html"})
+		}
+		runs := cell{Links: links, Sort: strconv.Itoa(len(g.Dirs))}
+		if len(links) == 0 {
+			runs.Text = "–"
+		}
+		row = append(row, cv, cell{Text: strconv.Itoa(n), Sort: strconv.Itoa(n)}, runs)
+		t.Rows = append(t.Rows, row)
+	}
+	return &section{Title: "Every combination", Layout: "one",
+		Note:  fmt.Sprintf("Means ± half the 95%% confidence interval over repeats. A CV above %s marks the cell noisy. Click a header to sort; the links open each run's report.", pct(100*stats.NoisyCV)),
+		Items: []item{{Table: t}}}
+}
+
+// missingSection lists the cells that have no completed result.
+func missingSection(m *analysis.Matrix) *section {
+	if m.Index == nil {
+		return nil
+	}
+	t := &table{Head: []string{"cell", "combination", "status", "reason"}}
+	for _, c := range m.Index.Cells {
+		if c.Status == result.Completed {
+			continue
+		}
+		st := string(c.Status)
+		if st == "" {
+			st = "not run"
+		}
+		t.Rows = append(t.Rows, []cell{{Text: c.ID}, {Text: c.Key}, {Text: st, Class: "bad"}, {Text: c.Reason}})
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return &section{Title: "Cells without a completed result", Layout: "one", Items: []item{{Table: t}}}
+}

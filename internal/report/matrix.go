@@ -1,0 +1,141 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/stats"
+)
+
+// Interval formats a summary: "1234 ± 56" (the 95 % half-interval), or the
+// mean alone for one run; a noisy one (CV over 5 %) is marked.
+func Interval(s stats.Summary, us bool) string {
+	f := func(x float64) string {
+		if us {
+			return Us(int64(x + 0.5))
+		}
+		return Rate(x)
+	}
+	if s.N == 0 {
+		return "—"
+	}
+	out := f(s.Mean)
+	if s.N > 1 {
+		out += " ± " + f((s.Hi-s.Lo)/2)
+	}
+	if s.Noisy {
+		out += fmt.Sprintf(" noisy (CV %.0f%%)", 100*s.CV)
+	}
+	return out
+}
+
+// RatioLine formats a difference: "×1.23 (1.10–1.37) faster".
+func RatioLine(d stats.Diff, verdict string) string {
+	if d.Method == "none" {
+		return "—"
+	}
+	if d.Method == "identity" {
+		return "base"
+	}
+	return fmt.Sprintf("×%.3f (%.3f–%.3f) %s", d.Ratio, d.Lo, d.Hi, verdict)
+}
+
+// Matrix prints the cells of a matrix with their intervals, then each
+// knob's effect.
+func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
+	b := &strings.Builder{}
+	idx := m.Index
+	fmt.Fprintf(b, "dbgauge matrix %s: %s\n", idx.Workload, idx.Status)
+	fmt.Fprintf(b, "  folder  %s\n", m.Dir)
+	if htmlPath != "" {
+		fmt.Fprintf(b, "  report  %s\n", htmlPath)
+	}
+	if m.Missing > 0 {
+		fmt.Fprintf(b, "  %d cell(s) without a completed result: dbgauge run %s --resume %s\n", m.Missing, idx.Workload, m.Dir)
+	}
+	fmt.Fprintln(b)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  cell\t%s\tp50\tp99\truns\n", idx.Metric)
+	for _, g := range m.Groups {
+		key := g.Key
+		if key == "" {
+			key = "all"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", key, Interval(g.Stats["rate"], false),
+			Interval(g.Stats["p50_us"], true), Interval(g.Stats["p99_us"], true), len(g.Runs))
+	}
+	_ = tw.Flush()
+	rate := analysis.MetricsFor(idx.Metric)[0]
+	for _, e := range m.Effects {
+		if len(e.Values) < 2 {
+			continue
+		}
+		fmt.Fprintf(b, "\n  %s: against %s=%s\n", e.Knob, e.Knob, e.Values[0])
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		for _, row := range e.Rows {
+			for i, v := range e.Values[1:] {
+				where := ""
+				if row.Others != "" {
+					where = " at " + row.Others
+				}
+				d := row.Diffs[i+1]
+				fmt.Fprintf(tw, "    %s=%s%s\t%s\n", e.Knob, v, where, RatioLine(d, analysis.Verdict(d, rate)))
+			}
+		}
+		_ = tw.Flush()
+	}
+	if s := m.Scaling; s != nil {
+		for _, l := range s.Lines {
+			where := ""
+			if l.Others != "" {
+				where = " at " + l.Others
+			}
+			if l.Plateau > 0 {
+				fmt.Fprintf(b, "\n  throughput reaches 95 %% of its best at %d clients%s\n", l.Plateau, where)
+			}
+		}
+	}
+	_, err := io.WriteString(out, b.String())
+	return err
+}
+
+// Compare prints a comparison: each metric of each matched cell, every
+// input's value with its interval, and its ratio to the first.
+func Compare(out io.Writer, c *analysis.Comparison) error {
+	b := &strings.Builder{}
+	fmt.Fprintf(b, "dbgauge compare, against %s\n", c.Labels[0])
+	for i, l := range c.Labels {
+		fmt.Fprintf(b, "  %c  %s\n", 'A'+i, l)
+	}
+	fmt.Fprintln(b)
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	head := "  cell\tmetric"
+	for i := range c.Labels {
+		head += fmt.Sprintf("\t%c", 'A'+i)
+	}
+	for i := range c.Labels[1:] {
+		head += fmt.Sprintf("\t%c ÷ A", 'B'+i)
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range c.Rows {
+		key := r.Key
+		if key == "" {
+			key = "—"
+		}
+		line := "  " + key + "\t" + r.Metric.Label
+		for _, s := range r.Stats {
+			line += "\t" + Interval(s, r.Metric.Unit != "")
+		}
+		for i, d := range r.Diffs[1:] {
+			line += "\t" + RatioLine(d, r.Verdict[i+1])
+		}
+		fmt.Fprintln(tw, line)
+	}
+	_ = tw.Flush()
+	fmt.Fprintln(b, "\n  intervals are 95 %: Welch's t over repeats, or a block bootstrap over per-second samples for single runs")
+	_, err := io.WriteString(out, b.String())
+	return err
+}
