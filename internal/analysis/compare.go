@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -59,6 +62,9 @@ func Compare(inputs []*Input, seed uint64) (*Comparison, error) {
 	for _, in := range inputs {
 		lone = lone && len(in.Groups) == 1
 	}
+	if lone {
+		labelDifferences(inputs, c.Labels)
+	}
 	metrics := MetricsFor(c.Metric)
 	for _, g0 := range inputs[0].Groups {
 		row := []*Group{g0}
@@ -93,4 +99,48 @@ func Compare(inputs []*Input, seed uint64) (*Comparison, error) {
 		return nil, ErrNoMatch
 	}
 	return c, nil
+}
+
+// labelDifferences adds to each lone run's label the knobs in which the runs
+// differ: "20261122-010537-nms-sqlite (durability=off)".
+func labelDifferences(inputs []*Input, labels []string) {
+	knobs := make([]map[string]string, len(inputs))
+	names := map[string]bool{}
+	for i, in := range inputs {
+		r := in.Groups[0].Runs[0]
+		knobs[i] = map[string]string{"db": r.Config.Backend, "durability": r.Config.Durability, "commit": r.Config.Commit,
+			"prepare": r.Config.Prepare, "clients": strconv.Itoa(r.Config.Clients), "engine": r.Engine.Version}
+		for k, v := range r.Config.Knobs {
+			if _, ok := knobs[i][k]; !ok && k != "results" && k != "seed" {
+				knobs[i][k] = v
+			}
+		}
+		for k := range knobs[i] {
+			names[k] = true
+		}
+	}
+	var differ []string
+	for k := range names {
+		for _, m := range knobs[1:] {
+			if m[k] != knobs[0][k] {
+				differ = append(differ, k)
+				break
+			}
+		}
+	}
+	sort.Strings(differ)
+	if len(differ) == 0 {
+		return
+	}
+	for i := range labels {
+		var parts []string
+		for _, k := range differ {
+			v := knobs[i][k]
+			if v == "" {
+				v = "(default)"
+			}
+			parts = append(parts, k+"="+v)
+		}
+		labels[i] += " (" + strings.Join(parts, " ") + ")"
+	}
 }

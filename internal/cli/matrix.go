@@ -164,6 +164,13 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 		if m, dir, err = planMatrix(env, spec, values, knobs); err != nil {
 			return err
 		}
+		sub := "cells"
+		if m.ReuseData {
+			sub = "data" // and cells, below
+		}
+		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
+			return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", dir, err)
+		}
 		if err := os.MkdirAll(filepath.Join(dir, "cells"), 0o755); err != nil {
 			return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", dir, err)
 		}
@@ -235,7 +242,7 @@ func (p *matrixProgress) CellStarts(m *result.Matrix, i, n, total int, eta time.
 
 func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
 	c := m.Cells[i]
-	if res == nil {
+	if res == nil || res.Status == result.Failed {
 		fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s\n", c.ID, c.Status, c.Reason)
 		return
 	}

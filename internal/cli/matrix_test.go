@@ -212,3 +212,28 @@ func TestMatrixResume(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixReuseData lets the cells share one embedded database file.
+func TestMatrixReuseData(t *testing.T) {
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "100", "--durability", "sync,off", "--reuse-data", "--ceiling", "off", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	dir := matrixDir(t, root)
+	var paths []string
+	for _, c := range []string{"001-r1", "002-r1"} {
+		r, err := result.Load(filepath.Join(dir, "cells", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, r.Engine.Path)
+	}
+	if paths[0] != paths[1] || !strings.HasPrefix(paths[0], filepath.Join(dir, "data")) {
+		t.Errorf("database files %q", paths)
+	}
+	code, _, errs = runCLI(t, nil, "run", "insert", "--db", "sqlite,bbolt", "--reuse-data", "--results", root)
+	if code != ExitUsage || !strings.Contains(errs, "--reuse-data") {
+		t.Errorf("reuse over a db axis: exit %d %s", code, errs)
+	}
+}
