@@ -221,6 +221,10 @@ type Dialect struct {
 	Upsert func(table string) string
 	// HasTable counts the tables named by its one parameter (0 or 1).
 	HasTable string
+	// LockSkip ends a SELECT that takes rows for this transaction, skipping
+	// rows other transactions hold (" FOR UPDATE SKIP LOCKED"); "" where the
+	// engine serialises writers and needs none (SQLite).
+	LockSkip string
 }
 
 // OnConflictUpsert is the upsert of SQLite and PostgreSQL:

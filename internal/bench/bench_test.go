@@ -1,10 +1,19 @@
 package bench_test
 
 import (
+	"compress/gzip"
+	"database/sql"
+	"encoding/csv"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
+	_ "github.com/mattn/go-sqlite3" // to corrupt a database behind dbgauge's back
+
+	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -163,5 +172,93 @@ func TestDatasetReuse(t *testing.T) {
 				t.Fatal("a run with other --lines reused the dataset")
 			}
 		})
+	}
+}
+
+// TestOLTPEmulCorruptBalance changes one balance behind the workload's back:
+// the checks fail and name the ware.
+func TestOLTPEmulCorruptBalance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "oe.db")
+	args := map[string]string{"db": "sqlite:" + path, "init-docs": "200", "wares": "20", "mode": "small", "duration": "1s"}
+	workloadtest.Run(t, spec(t, "oltp-emul"), args)
+	db, err := sql.Open("sqlite3", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`UPDATE oe_balances SET avl = avl + 1 WHERE ware = 7`); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	res := workloadtest.Exec(t, spec(t, "oltp-emul"), args)
+	failed := map[string]string{}
+	for _, c := range res.Checks {
+		if !c.OK {
+			failed[c.Name] = c.Detail
+		}
+	}
+	for _, name := range []string{"avl_plus_res_is_inc_minus_out", "ware_balances_equal_logs", "ware_balances_equal_documents"} {
+		if !strings.Contains(failed[name], "ware 7:") {
+			t.Errorf("check %s: %q, want it to name ware 7", name, failed[name])
+		}
+	}
+	if len(failed) != 3 || res.Summary.ChecksOK {
+		t.Errorf("failed checks %v, checks_ok %v", failed, res.Summary.ChecksOK)
+	}
+}
+
+// TestInterval: --interval 2s makes the series one point per two seconds,
+// adding up to the phase's count, with exact (merged) percentiles.
+func TestInterval(t *testing.T) {
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"duration": "4s", "interval": "2s", "durability": "off"})
+	var ok int64
+	n := 0
+	for _, s := range res.Series {
+		if s.Phase != "measure" {
+			continue
+		}
+		ok += s.OK
+		n++
+		if s.Dt > 2.2 || (s.Dt < 1.8 && n < 2) {
+			t.Errorf("point of %.2f s: %+v", s.Dt, s)
+		}
+		if s.OK > 0 && (s.P99Us < s.P50Us || s.MaxUs < s.P99Us) {
+			t.Errorf("percentiles out of order: %+v", s)
+		}
+	}
+	if n < 2 || n > 3 || ok != res.Summary.OK {
+		t.Errorf("%d measure points adding to %d, summary %d", n, ok, res.Summary.OK)
+	}
+	if res.Config.Interval.String() != "2s" {
+		t.Errorf("interval recorded as %s", res.Config.Interval)
+	}
+}
+
+// TestLogUnits: --log-units writes one line per unit, readable with zcat.
+func TestLogUnits(t *testing.T) {
+	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"units": "300", "log-units": "true", "lines": "300"})
+	if res.UnitLog != bench.UnitLogFile {
+		t.Fatalf("unit_log %q", res.UnitLog)
+	}
+	// The SQLite file, and so its folder's device, is the result folder.
+	f, err := os.Open(filepath.Join(res.Environment.DataDir.Path, bench.UnitLogFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(gz).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 301 || rows[0][0] != "t_s" || rows[1][4] != "ok" {
+		t.Fatalf("%d rows, first %v %v", len(rows), rows[0], rows[min(1, len(rows)-1)])
+	}
+	for _, r := range rows[1:] {
+		if us, err := strconv.Atoi(r[3]); err != nil || us <= 0 || r[2] != "call" || r[1] != "0" {
+			t.Fatalf("row %v", r)
+		}
 	}
 }

@@ -19,6 +19,8 @@ var Knobs = []knob.Spec{
 	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
 	{Name: "retries", Default: "10", Values: "N", Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
 	{Name: "seed", Values: "N", Usage: "random seed (default: from the clock); recorded in the result"},
+	{Name: "interval", Default: "1s", Values: "duration", Usage: "resolution of the series, the dynamic report (seed 001: 1m); percentiles are exact per interval"},
+	{Name: "log-units", Bool: true, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
 	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},

@@ -34,18 +34,20 @@ type Request struct {
 // Plan is a validated request: everything is known to make sense before any
 // file is written.
 type Plan struct {
-	wspec   workload.Spec
-	bspec   backend.Spec
-	w       workload.Workload
-	api     backend.API
-	run     run.Config
-	bopts   backend.Options
-	require []verdict.Requirement
-	results string
-	config  result.Config
-	args    []string
-	ceiling bool   // probe the data folder's flush ceiling
-	id      string // the result folder's name, or "" for one made up
+	wspec    workload.Spec
+	bspec    backend.Spec
+	w        workload.Workload
+	api      backend.API
+	run      run.Config
+	bopts    backend.Options
+	require  []verdict.Requirement
+	results  string
+	config   result.Config
+	args     []string
+	ceiling  bool          // probe the data folder's flush ceiling
+	interval time.Duration // the series' resolution
+	logUnits bool          // write every unit to units.csv.gz
+	id       string        // the result folder's name, or "" for one made up
 }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.
@@ -135,7 +137,7 @@ func NewPlan(req Request) (*Plan, error) {
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
 		Durability: string(p.bopts.Durability), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
-		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Explicit()),
+		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Explicit()), Interval: result.Duration(p.interval),
 		Workloads: p.w.Config(),
 	}
 	for _, kv := range p.bopts.Set {
@@ -183,6 +185,15 @@ func (p *Plan) runConfig(v *knob.Values) error {
 	}
 	if c.Rate, err = v.Float("rate"); err != nil {
 		return err
+	}
+	if p.logUnits, err = v.Bool("log-units"); err != nil {
+		return err
+	}
+	if p.interval, err = v.Duration("interval"); err != nil {
+		return err
+	}
+	if p.interval < time.Second || p.interval%time.Second != 0 {
+		return knob.Bad("give whole seconds, e.g. --interval 1m", "--interval %s: the series is made of whole seconds", p.interval)
 	}
 	retries, err := v.Int("retries", 0, 1000)
 	if err != nil {

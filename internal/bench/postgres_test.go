@@ -93,6 +93,11 @@ func TestPostgresWorkloads(t *testing.T) {
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "select-only": "true"})
 	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
+	// Consumers on FOR UPDATE SKIP LOCKED: eight clients, no failures, the books balance.
+	res = workloadtest.Run(t, spec(t, "oltp-emul"), map[string]string{"db": "postgres:managed", "init-docs": "300", "clients": "8", "duration": "3s", "wares": "50"})
+	if res.Summary.Failed > 0 {
+		t.Errorf("oltp-emul on PostgreSQL: %d failed actions: %+v", res.Summary.Failed, res.Phase("measure").Failures)
+	}
 }
 
 // TestNoPasswordLeaks: the managed server's random password, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -114,6 +115,17 @@ type session struct {
 	measured bool             // the clock has started
 	before   map[string]int64 // engine counters when the measure phase began
 	mu       sync.Mutex
+	acc      *span    // the --interval being gathered, when longer than a second
+	unitLog  *unitLog // --log-units
+}
+
+// span gathers the one-second intervals of a longer --interval, merging their
+// histograms so that its percentiles are exact.
+type span struct {
+	phase          string
+	start, end     time.Time
+	ok, fail, retr int64
+	hist           *hdrhistogram.Histogram
 }
 
 func (s *session) save() error { return s.writer.Save(s.res) }
@@ -183,9 +195,28 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return s.w.Client(ctx, db, id, rng)
 	}
 	stop, died := s.watch(stop)
-	out, err := run.Run(ctx, s.run, s.w.Shape(), open, stop, s)
+	cfg := s.run
+	if s.logUnits {
+		ul, err := newUnitLog(s.writer.Dir(), s.w.Shape().Kinds(), time.Now())
+		if err != nil {
+			return fmt.Errorf("--log-units: %w", err)
+		}
+		s.unitLog, cfg.Log = ul, ul.Unit
+		s.res.UnitLog = UnitLogFile
+		defer func() {
+			if err := ul.Close(); err != nil {
+				s.obs.Note("closing " + UnitLogFile + " failed: " + err.Error())
+			}
+		}()
+	}
+	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	if err != nil {
 		return err
+	}
+	if len(out.Phases) > 0 {
+		s.mu.Lock()
+		s.flushSpan(out.Phases[len(out.Phases)-1]) // the last, shorter --interval
+		s.mu.Unlock()
 	}
 	if err := died(); err != nil {
 		s.finishPhases(out.Phases)
@@ -303,22 +334,59 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 // series, refreshes the phase record and saves the result.
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	all := iv.All()
-	sec := result.Second{
-		T: iv.End.Sub(s.runStart(p)).Seconds(), Dt: iv.End.Sub(iv.Start).Seconds(),
-		Phase: p.Name, OK: iv.OK(), Failed: iv.Failed(), Retries: iv.Retries(),
-		P50Us: all.ValueAtQuantile(50), P99Us: all.ValueAtQuantile(99), MaxUs: all.Max(),
-	}
-	if all.TotalCount() == 0 {
-		sec.MaxUs = 0
-	}
+	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.res.Series = append(s.res.Series, sec)
+	if s.interval > time.Second {
+		// The series holds --interval points; the live line stays per second.
+		if s.acc != nil && s.acc.phase != p.Name {
+			s.flushSpan(p)
+		}
+		if s.acc == nil {
+			s.acc = &span{phase: p.Name, start: iv.Start, hist: metrics.NewHistogram()}
+		}
+		a := s.acc
+		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
+		a.hist.Merge(all)
+		if a.end.Sub(a.start) >= s.interval-s.interval/20 {
+			s.flushSpan(p)
+		}
+	} else {
+		s.res.Series = append(s.res.Series, sec)
+	}
 	s.setPhase(p.Record(true))
 	if err := s.save(); err != nil {
 		s.obs.Note("saving the result failed: " + err.Error())
 	}
+	if s.unitLog != nil {
+		if err := s.unitLog.Flush(); err != nil {
+			s.obs.Note("writing " + UnitLogFile + " failed: " + err.Error())
+		}
+	}
 	s.obs.Second(s.res, sec)
+}
+
+// point makes a point of the series.
+func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retries int64, h *hdrhistogram.Histogram) result.Second {
+	sec := result.Second{
+		T: end.Sub(s.runStart(p)).Seconds(), Dt: end.Sub(start).Seconds(),
+		Phase: p.Name, OK: ok, Failed: failed, Retries: retries,
+		P50Us: h.ValueAtQuantile(50), P99Us: h.ValueAtQuantile(99), MaxUs: h.Max(),
+	}
+	if h.TotalCount() == 0 {
+		sec.MaxUs = 0
+	}
+	return sec
+}
+
+// flushSpan appends the gathered --interval to the series. Call with s.mu held.
+func (s *session) flushSpan(p *metrics.Phase) {
+	if a := s.acc; a != nil {
+		pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
+		pt.Phase = a.phase
+		s.res.Series = append(s.res.Series, pt)
+		s.acc = nil
+	}
 }
 
 // runStart returns when the first phase began.
@@ -356,6 +424,9 @@ func (s *session) summarize() {
 	sum := result.Summary{Metric: s.wspec.Metric(), ChecksOK: true}
 	if m := s.res.Phase(run.Measure); m != nil {
 		sum.Rate, sum.OK, sum.Failed, sum.Retries, sum.Seconds = m.Rate, m.OK, m.Failed, m.Retries, m.Seconds
+		if s.wspec.PerMinute {
+			sum.PerMinute = 60 * m.Rate
+		}
 		if n := m.OK + m.Failed; n > 0 {
 			sum.ErrorsPct = 100 * float64(m.Failed) / float64(n)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
+	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
 )
 
@@ -20,6 +21,7 @@ func Workloads() []workload.Spec {
 		nms.Spec,
 		insert.Spec,
 		tpcb.Spec,
+		oltpemul.Spec,
 	}
 }
 

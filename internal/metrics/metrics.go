@@ -362,7 +362,9 @@ func (p *Phase) Record(hist bool) result.Phase {
 		out.Rate = float64(out.OK) / secs
 	}
 	for i, h := range p.units {
-		out.Units = append(out.Units, Summarize(p.shape.Units[i], h, hist))
+		u := Summarize(p.shape.Units[i], h, hist)
+		u.Failed = p.failed[i]
+		out.Units = append(out.Units, u)
 	}
 	for i, h := range p.ops {
 		out.Ops = append(out.Ops, Summarize(p.shape.Ops[i], h, hist))

@@ -91,6 +91,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 			fmt.Fprintf(b, "; %d rolled back with their group", m.Lost)
 		}
 		fmt.Fprintln(b, ")")
+		if s.PerMinute > 0 {
+			fmt.Fprintf(b, "  P  %s %s/min (the seed's unit: successful business actions per minute)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
+		}
 		if m.All.Count > 0 {
 			fmt.Fprintf(b, "  latency  p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
 		}
@@ -222,6 +225,7 @@ func deviceLine(d result.Device) string {
 }
 
 func operations(b *strings.Builder, m *result.Phase) {
+	unitKinds(b, m)
 	rows := 0
 	for _, op := range m.Ops {
 		if op.Count > 0 {
@@ -242,6 +246,23 @@ func operations(b *strings.Builder, m *result.Phase) {
 			continue
 		}
 		fmt.Fprintf(b, "  %-*s %10d %9s %9s %9s %9s\n", width, op.Name, op.Count, Us(op.P50Us), Us(op.P95Us), Us(op.P99Us), Us(op.MaxUs))
+	}
+}
+
+// unitKinds prints each kind of unit, when there are several: how many
+// succeeded and failed, and their latency.
+func unitKinds(b *strings.Builder, m *result.Phase) {
+	if len(m.Units) < 2 {
+		return
+	}
+	width := len("unit")
+	for _, u := range m.Units {
+		width = max(width, len(u.Name))
+	}
+	fmt.Fprintln(b)
+	fmt.Fprintf(b, "  %-*s %10s %8s %9s %9s %9s %9s\n", width, "unit", "ok", "failed", "p50", "p95", "p99", "max")
+	for _, u := range m.Units {
+		fmt.Fprintf(b, "  %-*s %10d %8d %9s %9s %9s %9s\n", width, u.Name, u.Count, u.Failed, Us(u.P50Us), Us(u.P95Us), Us(u.P99Us), Us(u.MaxUs))
 	}
 }
 

@@ -47,6 +47,8 @@ type Result struct {
 	// Durability judges a run's commit rate against the data folder's
 	// flush ceiling; nil where no local folder could be probed.
 	Durability *Durability `json:"durability,omitempty"`
+	// UnitLog names the file of --log-units in the result folder.
+	UnitLog string `json:"unit_log,omitempty"`
 	// Disk holds what `dbgauge disk` measured (its result has no phases).
 	Disk *Disk `json:"disk,omitempty"`
 }
@@ -73,6 +75,7 @@ type Config struct {
 	Set        []string          `json:"set,omitempty"`
 	Require    []string          `json:"require,omitempty"`
 	StopFile   string            `json:"stop_file,omitempty"`
+	Interval   Duration          `json:"interval"`        // the series' resolution
 	Knobs      map[string]string `json:"knobs"`           // every knob the user set explicitly
 	Workloads  any               `json:"workload_config"` // the workload's typed config
 }
@@ -154,6 +157,9 @@ type Summary struct {
 	LogBytesPerUnit float64 `json:"log_bytes_per_unit,omitempty"`
 	LogBytesPerHour float64 `json:"log_bytes_per_hour,omitempty"`
 	Pass            *bool   `json:"pass,omitempty"` // all requirements met; nil without --require
+	// PerMinute is the headline per minute, for workloads whose own unit it
+	// is (OLTP-EMUL's P: business actions per minute).
+	PerMinute float64 `json:"per_minute,omitempty"`
 }
 
 // Phase holds the metrics of one phase: "warmup" (discarded from the
@@ -183,7 +189,8 @@ type Phase struct {
 // runs can be merged later without averaging percentiles.
 type Latency struct {
 	Name   string  `json:"name"`
-	Count  int64   `json:"count"`
+	Count  int64   `json:"count"`            // timed: units or operations that succeeded
+	Failed int64   `json:"failed,omitempty"` // units of this kind that failed after retries
 	MinUs  int64   `json:"min_us"`
 	MeanUs float64 `json:"mean_us"`
 	P50Us  int64   `json:"p50_us"`

@@ -32,6 +32,10 @@ type Config struct {
 	Seed     uint64        // randomness is seeded from (Seed, client)
 	StopFile string        // the run ends cleanly when this file appears
 	Tick     time.Duration // interval of the series; 1s when 0
+	// Log, when set, is told of every unit that ended (err nil when it
+	// succeeded), from the client's goroutine: it must be safe for
+	// concurrent use and quick.
+	Log func(client, kind int, start time.Time, d time.Duration, err error)
 }
 
 // Reason says why a run stopped.
@@ -350,9 +354,15 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			now := time.Now()
 			rec.Unit(kind, now.Sub(start))
 			r.lastOK.Store(now.UnixNano())
+			if r.cfg.Log != nil {
+				r.cfg.Log(id, kind, start, now.Sub(start), nil)
+			}
 			continue
 		}
 		rec.Failed(kind, err)
+		if r.cfg.Log != nil {
+			r.cfg.Log(id, kind, start, time.Since(start), err)
+		}
 		switch dberr.ClassOf(err) {
 		case dberr.Fatal:
 			r.mu.Lock()

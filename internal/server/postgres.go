@@ -104,6 +104,11 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 		return nil, err
 	}
 	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret()}
+	// The server and its tools run from other working folders: absolute paths
+	// only (--results oe is relative).
+	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+		return nil, err
+	}
 	base := filepath.Join(cfg.Dir, "postgres")
 	if !acct.CanReach(cfg.Dir) {
 		// The account cannot reach the run's folder (under /root, say): the

@@ -27,6 +27,9 @@ type Spec struct {
 	Defaults map[string]string
 	// New parses the knobs into the workload's typed config.
 	New func(c Common, v *knob.Values) (Workload, error)
+	// PerMinute says the workload's own headline is per minute (OLTP-EMUL's
+	// P); the summary shows it beside the per-second rate.
+	PerMinute bool
 }
 
 // Metric returns the headline metric's name: "calls/s".
@@ -57,6 +60,15 @@ type Workload interface {
 type Shape struct {
 	Units []Weighted // unit kinds dealt from a deck in these proportions
 	Ops   []string   // operations timed inside units
+}
+
+// Kinds returns the names of the unit kinds.
+func (s Shape) Kinds() []string {
+	out := make([]string, len(s.Units))
+	for i, u := range s.Units {
+		out[i] = u.Name
+	}
+	return out
 }
 
 // Weighted is a unit kind and its share of the mix.

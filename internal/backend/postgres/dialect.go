@@ -7,4 +7,5 @@ var dialect = backend.Dialect{
 	Blob:     "BYTEA",
 	Upsert:   backend.OnConflictUpsert,
 	HasTable: "SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename = ?",
+	LockSkip: " FOR UPDATE SKIP LOCKED",
 }

@@ -1,0 +1,25 @@
+package oltpemul
+
+import (
+	"context"
+
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// payment: a customer pays us, or we pay a supplier, part or all of what is
+// owed, never more. The contractor's balance row is locked first, so two
+// payments to one contractor cannot both spend the same debt.
+func (c *client) payment(ctx context.Context, ops workload.Ops, contractor int64) error {
+	var owed int64
+	err := ops.Time(opPick, func() error {
+		if _, err := c.c.Exec(ctx, c.w.st.lockMoney, contractor); err != nil {
+			return err
+		}
+		return c.c.QueryRow(ctx, c.w.st.owed, []any{contractor}, &owed)
+	})
+	if err != nil || owed <= 0 {
+		return err
+	}
+	pay := owed/2 + c.rng.Int64N(owed-owed/2+1)
+	return c.logMoney(ctx, ops, contractor, 0, -pay)
+}
