@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/HdrHistogram/hdrhistogram-go"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlkv"
