@@ -171,6 +171,12 @@ type Copier interface {
 	CopyFrom(ctx context.Context, table string, columns []string, next func() ([]any, bool)) (int64, error)
 }
 
+// Checker is an optional ability: the engine's own integrity check (SQLite's
+// PRAGMA integrity_check, bbolt's Check), run after a crash.
+type Checker interface {
+	Integrity(ctx context.Context) (ok bool, detail string, err error)
+}
+
 // Statser is an optional ability: the engine's own counters (commits,
 // flushes, pages written…), read before and after the measure phase.
 type Statser interface {

@@ -29,6 +29,9 @@ type Request struct {
 	// ResultID names the result folder inside --results (a matrix names its
 	// cells); "" makes one from the time, the workload and the backend.
 	ResultID string
+	// Ledger, for dbgauge crash, hears of every commit; the workload must
+	// be able to tell it (workload.Ledgered).
+	Ledger workload.Ledger
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -107,6 +110,13 @@ func NewPlan(req Request) (*Plan, error) {
 	}
 	if err := p.pickAPI(v); err != nil {
 		return nil, err
+	}
+	if req.Ledger != nil {
+		l, ok := p.w.(workload.Ledgered)
+		if !ok {
+			return nil, knob.Bad("use a workload that records its commits: insert", "%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
+		}
+		l.SetLedger(req.Ledger)
 	}
 	if r, ok := p.w.(workload.Requirer); ok {
 		for _, a := range r.Requires() {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/crash"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/report"
@@ -77,8 +78,16 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			}
 			values.Set(f.Name, f.Value.String())
 		})
-		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...),
-			ResultID: os.Getenv(matrix.ResultIDEnv)})
+		ledger, err := crash.ChildLedger()
+		if err != nil {
+			return err
+		}
+		req := bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...),
+			ResultID: os.Getenv(matrix.ResultIDEnv)}
+		if ledger != nil {
+			req.Ledger = ledger
+		}
+		plan, err := bench.NewPlan(req)
 		if err != nil {
 			return err
 		}

@@ -111,6 +111,22 @@ type Check struct {
 	Detail string
 }
 
+// Ledger hears of a workload's commits, for dbgauge crash: Begin before a
+// commit that would make ids durable, Acked once the engine acknowledged it.
+// It is safe for concurrent use.
+type Ledger interface {
+	Begin(ids []int64)
+	Acked(ids []int64)
+}
+
+// Ledgered is an optional ability: the workload tells a ledger which ids each
+// commit makes durable, and can list the ids a database holds.
+type Ledgered interface {
+	SetLedger(l Ledger)
+	// Present returns the ids the database holds.
+	Present(ctx context.Context, db backend.DB) (map[int64]bool, error)
+}
+
 // Requirer is an optional ability: engine abilities the config needs.
 type Requirer interface {
 	Requires() []backend.Ability

@@ -227,3 +227,25 @@ func (d *db) Close() error {
 	}
 	return d.sql.Close()
 }
+
+// Integrity runs PRAGMA integrity_check: "ok", or the problems it lists.
+func (d *db) Integrity(ctx context.Context) (bool, string, error) {
+	rows, err := d.admin.QueryContext(ctx, "PRAGMA integrity_check")
+	if err != nil {
+		return false, "", classify(err)
+	}
+	defer rows.Close()
+	var lines []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return false, "", classify(err)
+		}
+		lines = append(lines, s)
+	}
+	if err := rows.Err(); err != nil {
+		return false, "", classify(err)
+	}
+	detail := strings.Join(lines, "; ")
+	return detail == "ok", "PRAGMA integrity_check: " + detail, nil
+}

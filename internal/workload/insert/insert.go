@@ -49,6 +49,48 @@ type insert struct {
 	acked  atomic.Int64
 	base   int64
 	text   string
+	ledger workload.Ledger // dbgauge crash: told of every commit
+}
+
+// SetLedger makes every commit tell l the f1 values it makes durable.
+func (w *insert) SetLedger(l workload.Ledger) { w.ledger = l }
+
+// Present returns the f1 values the database holds.
+func (w *insert) Present(ctx context.Context, db backend.DB) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	switch d := db.(type) {
+	case backend.SQLDB:
+		c, err := d.Conn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		err = c.Query(ctx, allF1, nil, func(scan func(dest ...any) error) error {
+			var f1 int64
+			if err := scan(&f1); err != nil {
+				return err
+			}
+			out[f1] = true
+			return nil
+		})
+		return out, err
+	case backend.KVDB:
+		c, err := d.KVConn(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Close()
+		if err := c.Begin(ctx, false); err != nil {
+			return nil, err
+		}
+		defer c.Rollback(ctx)
+		err = c.Scan(ctx, table, func(k, _ []byte) error {
+			out[int64(binary.BigEndian.Uint64(k))] = true
+			return nil
+		})
+		return out, err
+	}
+	return nil, fmt.Errorf("insert: backend %T is neither SQL nor key-value", db)
 }
 
 func newInsert(c workload.Common, v *knob.Values) (workload.Workload, error) {
@@ -74,6 +116,7 @@ var (
 	createTable = `CREATE TABLE IF NOT EXISTS mytab (f1 integer, f2 varchar(100))`
 	insRow      = &backend.Stmt{SQL: `INSERT INTO mytab (f1, f2) VALUES (?, ?)`}
 	tallyRows   = &backend.Stmt{SQL: `SELECT count(*), count(DISTINCT f1), coalesce(max(f1), 0) FROM mytab`}
+	allF1       = &backend.Stmt{SQL: `SELECT f1 FROM mytab`}
 )
 
 const table = "mytab"
@@ -170,6 +213,7 @@ type client struct {
 	kv      backend.KVConn
 	g       workload.Group
 	pending int64
+	ids     []int64 // the f1 values of the open transaction, for the ledger
 }
 
 func (c *client) begin(ctx context.Context) error {
@@ -180,6 +224,9 @@ func (c *client) begin(ctx context.Context) error {
 }
 
 func (c *client) commit(ctx context.Context) error {
+	if l := c.w.ledger; l != nil {
+		l.Begin(c.ids)
+	}
 	var err error
 	if c.sql != nil {
 		err = c.sql.Commit(ctx)
@@ -187,6 +234,10 @@ func (c *client) commit(ctx context.Context) error {
 		err = c.kv.Commit(ctx)
 	}
 	if err == nil {
+		if l := c.w.ledger; l != nil {
+			l.Acked(c.ids)
+		}
+		c.ids = c.ids[:0]
 		c.w.acked.Add(c.pending)
 		c.pending = 0
 		c.g.Committed()
@@ -223,6 +274,9 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 		return c.fail(ctx, err)
 	}
 	c.pending++
+	if c.w.ledger != nil {
+		c.ids = append(c.ids, f1)
+	}
 	if c.g.Commit.Mode == workload.PerOp || c.g.UnitEnds() {
 		if err := ops.Time(opCommit, func() error { return c.commit(ctx) }); err != nil {
 			return c.fail(ctx, err)
@@ -233,6 +287,7 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 
 func (c *client) fail(ctx context.Context, err error) error {
 	c.pending = 0
+	c.ids = c.ids[:0]
 	return c.g.Abort(err, func() { c.rollback(ctx) })
 }
 

@@ -1,0 +1,225 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/bench"
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/crash"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+func newCrashCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "crash WORKLOAD [flags]",
+		Short: "kill a write workload at seeded random moments; count the acknowledged commits that did not survive",
+		Long: `crash runs a write workload in a child process, kills it with SIGKILL at a
+seeded random moment after its first acknowledged commit, reopens the database,
+times the recovery, and compares what it holds with the ledger of acknowledged
+commits the controlling process kept: lost (acknowledged, then missing),
+unknown (in flight at the kill), and the engine's own integrity check. Any knob
+given a comma list is compared (--durability sync,lazy,off).`,
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return knob.Bad("use one of "+strings.Join(catalog.WorkloadNames(), ", "), "there is no workload %q", args[0])
+		},
+	}
+	for _, spec := range catalog.Workloads() {
+		cmd.AddCommand(newCrashWorkloadCmd(ctx, env, cancel, spec))
+	}
+	return cmd
+}
+
+// knobs a crash sets itself for its runs.
+var crashOwned = []string{"db", "results", "duration", "warmup", "units", "seed", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data"}
+
+func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   spec.Name + " [flags]",
+		Short: "crash " + spec.Name + " and count what survives",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return knob.Bad("flags start with --, e.g. --cycles 5", "unexpected argument %q", args[0])
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	cycles := fs.Int("cycles", 5, "faults per configuration, each on a fresh database")
+	power := fs.Bool("power-loss", false, "cut the power instead of killing the process (not yet: see docs/crash.md)")
+	after := fs.String("fault-after", "1s-3s", "the fault comes at a seeded random moment this long after the first acknowledged commit")
+	bind(fs, spec.Knobs)
+	bind(fs, bench.CommonKnobs(spec))
+	bind(fs, bench.BackendKnobs())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if *power {
+			return knob.Bad("run without --power-loss: process kills (kill -9) work today",
+				"--power-loss needs the test disk's power-cut mode, which is not built yet")
+		}
+		if *cycles < 1 || *cycles > 10_000 {
+			return knob.Bad("give --cycles between 1 and 10000", "--cycles %d", *cycles)
+		}
+		window, err := parseWindow(*after)
+		if err != nil {
+			return err
+		}
+		var knobs []matrix.Knob
+		for _, k := range given(fs, env.Args) {
+			if !slices.Contains([]string{"cycles", "power-loss", "fault-after"}, k.Name) {
+				knobs = append(knobs, k)
+			}
+		}
+		values := bench.NewValues(spec)
+		for _, k := range knobs {
+			values.Set(k.Name, k.Value)
+		}
+		seed := uint64(time.Now().UnixNano())
+		if fs.Changed("seed") {
+			s, err := values.Int("seed", 0, 1<<62)
+			if err != nil {
+				return err
+			}
+			seed = uint64(s)
+		}
+		var cellKnobs []matrix.Knob
+		for _, k := range knobs {
+			if !slices.Contains(crashOwned, k.Name) || k.Name == "db" {
+				cellKnobs = append(cellKnobs, k)
+			}
+		}
+		fixed, axes := matrix.Split(cellKnobs, single(spec))
+		rec := &result.Crash{
+			Schema: result.CrashSchema, Status: result.Running, Command: redact.Args(append([]string{"dbgauge"}, env.Args...)),
+			Workload: spec.Name, Fault: "kill -9", Seed: seed, Started: time.Now().UTC(), Axes: axes,
+		}
+		targets := map[string]crash.Target{}
+		for _, c := range matrix.Combos(axes) {
+			t, err := crashTarget(spec, fixed, axes, c)
+			if err != nil {
+				return err
+			}
+			key := matrix.Key(axes, c)
+			targets[key] = t
+			if rec.Backend == "" || rec.Backend == t.Backend {
+				rec.Backend = t.Backend
+			} else {
+				rec.Backend = "several"
+			}
+			rec.Configs = append(rec.Configs, result.CrashConfig{Key: key, Values: c})
+		}
+		root := values.Get("results")
+		rec.ID = time.Now().Format("20060102-150405") + "-crash-" + spec.Name
+		dir := filepath.Join(root, rec.ID)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", dir, err)
+		}
+		exe := env.Exe
+		if exe == "" {
+			if exe, err = os.Executable(); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(env.Stderr, "dbgauge: crash %s: %d configuration(s) × %d cycles of kill -9, seed %d, in %s\n", spec.Name, len(rec.Configs), *cycles, seed, dir)
+		stop, interrupted, release := watchSignals(env, cancel, func() {
+			fmt.Fprintln(env.Stderr, "dbgauge: stopping after this cycle")
+		})
+		defer release()
+		ctl := &crash.Controller{Dir: dir, Exe: exe, Cycles: *cycles, Seed: seed, After: window,
+			Log:    func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: "+s) },
+			Target: func(v map[string]string) (crash.Target, error) { return targets[matrix.Key(axes, v)], nil }}
+		runErr := ctl.Run(ctx, rec, stop)
+		fmt.Fprintf(env.Stdout, "dbgauge crash %s on %s (%s, seed %d): %s\n  folder  %s\n\n", spec.Name, rec.Backend, rec.Fault, seed, rec.Status, dir)
+		for _, c := range rec.Configs {
+			if c.Summary != "" {
+				fmt.Fprintln(env.Stdout, "  "+c.Summary)
+			}
+		}
+		switch {
+		case runErr != nil:
+			return exitError{ExitFailed, fmt.Sprintf("%v (what was found is in %s)", runErr, dir)}
+		case interrupted():
+			return exitError{ExitInterrupted, "interrupted: what was found is in " + dir}
+		}
+		return nil
+	}
+	return cmd
+}
+
+// parseWindow reads "1s-3s" (or one duration).
+func parseWindow(s string) ([2]time.Duration, error) {
+	lo, hi, ok := strings.Cut(s, "-")
+	if !ok {
+		hi = lo
+	}
+	a, err1 := time.ParseDuration(strings.TrimSpace(lo))
+	b, err2 := time.ParseDuration(strings.TrimSpace(hi))
+	if err1 != nil || err2 != nil || a < 0 || b < a {
+		return [2]time.Duration{}, knob.Bad("give a window such as --fault-after 1s-3s", "--fault-after %q is not MIN-MAX", s)
+	}
+	return [2]time.Duration{a, b}, nil
+}
+
+// noLedger stands in for the real one while plans are validated.
+type noLedger struct{}
+
+func (noLedger) Begin([]int64) {}
+func (noLedger) Acked([]int64) {}
+
+// crashTarget validates one configuration and says how to run and verify it.
+func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, combo map[string]string) (crash.Target, error) {
+	m := &result.Matrix{Workload: spec.Name, Axes: axes, Args: matrix.Flags(fixed)}
+	flags := matrix.CellFlags(m, result.Cell{Values: combo})
+	values := bench.NewValues(spec)
+	be := "sqlite"
+	var rest []string
+	for _, f := range flags {
+		name, val, _ := strings.Cut(strings.TrimPrefix(f, "--"), "=")
+		if name == "db" {
+			be = val
+			continue
+		}
+		values.Set(name, val)
+		rest = append(rest, f)
+	}
+	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt"}[be]
+	if ext == "" {
+		return crash.Target{}, knob.Bad("use --db sqlite or --db bbolt (a fresh file per cycle)",
+			"crash runs embedded engines for now, not --db %s: killing a server's process group and restarting it on its data comes next", redact.DSN(be))
+	}
+	values.Set("db", be)
+	values.Set("results", os.TempDir())
+	if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Ledger: noLedger{}}); err != nil {
+		return crash.Target{}, err
+	}
+	bspec, _ := catalog.Backend(be)
+	dur := backend.Durability(values.Get("durability"))
+	w, err := spec.New(workload.Common{Commit: workload.Commit{Mode: workload.PerUnit, Every: 1}, Clients: 1, Seed: 1}, values)
+	if err != nil {
+		return crash.Target{}, err
+	}
+	led := w.(workload.Ledgered)
+	return crash.Target{
+		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
+		Open: func(ctx context.Context, path string) (backend.DB, error) {
+			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: dur, Prepare: backend.Prepare("once"), Conns: 1, Values: values})
+		},
+		Present: led.Present,
+	}, nil
+}

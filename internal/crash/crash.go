@@ -1,0 +1,293 @@
+package crash
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// ResultIDEnv names the child's result folder (the matrix's own variable).
+const ResultIDEnv = "DBGAUGE_RESULT_ID"
+
+// Controller runs the cycles of one crash folder.
+type Controller struct {
+	Dir    string // the crash folder
+	Exe    string // the dbgauge binary
+	Cycles int
+	Seed   uint64
+	After  [2]time.Duration // the fault comes this long after the first acknowledgement
+	Log    func(string)     // a line for people
+	// Target says how to run and verify one configuration.
+	Target func(values map[string]string) (Target, error)
+}
+
+// Target is one configuration: the child's flags, the embedded engine that
+// runs inside it, and how to reopen and read the database after the fault.
+type Target struct {
+	Flags   []string // workload first: "insert", "--durability=lazy", …
+	Backend string   // "sqlite" or "bbolt"
+	Ext     string   // the database file's extension
+	Open    func(ctx context.Context, path string) (backend.DB, error)
+	Present func(ctx context.Context, db backend.DB) (map[int64]bool, error) // the ids it holds
+}
+
+// Run runs every cycle of every configuration, saving rec after each.
+func (c *Controller) Run(ctx context.Context, rec *result.Crash, stop <-chan struct{}) error {
+	for ci := range rec.Configs {
+		cfg := &rec.Configs[ci]
+		for n := 1; n <= c.Cycles; n++ {
+			select {
+			case <-stop:
+				rec.Status = result.Interrupted
+				return c.save(rec)
+			default:
+			}
+			t, err := c.Target(cfg.Values)
+			if err != nil {
+				return err
+			}
+			cy := c.cycle(ctx, ci, n, t)
+			cfg.Cycles = append(cfg.Cycles, cy)
+			cfg.Summary = Summarize(cfg)
+			c.Log(fmt.Sprintf("%s cycle %d: %s", keyOr(cfg.Key), n, line(cy)))
+			if err := c.save(rec); err != nil {
+				return err
+			}
+		}
+	}
+	rec.Status = result.Completed
+	return c.save(rec)
+}
+
+func keyOr(k string) string {
+	if k == "" {
+		return "run"
+	}
+	return k
+}
+
+func (c *Controller) save(rec *result.Crash) error {
+	rec.Updated = time.Now().UTC()
+	b, err := json.MarshalIndent(rec, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(c.Dir, "."+result.CrashFile+".tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(c.Dir, result.CrashFile))
+}
+
+// faultAt is the moment of cycle n's fault: the same seed, the same moments.
+func (c *Controller) faultAt(ci, n int) time.Duration {
+	rng := rand.New(rand.NewPCG(c.Seed, uint64(ci)<<32|uint64(n)))
+	span := c.After[1] - c.After[0]
+	if span <= 0 {
+		return c.After[0]
+	}
+	return c.After[0] + time.Duration(rng.Int64N(int64(span)))
+}
+
+// cycle runs the workload in a child, kills it, reopens the database and
+// compares it with the ledger.
+func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.CrashCycle {
+	rel := filepath.Join(fmt.Sprintf("config-%02d", ci+1), fmt.Sprintf("cycle-%02d", n))
+	dir := filepath.Join(c.Dir, rel)
+	cy := result.CrashCycle{N: n, Dir: rel}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		cy.Error = err.Error()
+		return cy
+	}
+	path := filepath.Join(dir, "data"+t.Ext)
+	at := c.faultAt(ci, n)
+	bk, err := c.runAndKill(ctx, dir, path, at, t, ci, n)
+	cy.FaultAt = at.Seconds()
+	if err != nil {
+		cy.Error = err.Error()
+		return cy
+	}
+	cy.Acknowledged, cy.Unknown = int64(len(bk.acked)), int64(len(bk.begun))
+
+	start := time.Now()
+	db, err := t.Open(ctx, path)
+	if err != nil {
+		cy.Error = "the database did not open again: " + err.Error()
+		return cy
+	}
+	defer db.Close()
+	present, err := t.Present(ctx, db)
+	cy.RecoverySeconds = time.Since(start).Seconds()
+	if err != nil {
+		cy.Error = "the database opened but its rows cannot be read: " + err.Error()
+		return cy
+	}
+	cy.Started = true
+	compare(bk, present, &cy)
+	if ch, ok := db.(backend.Checker); ok {
+		cy.IntegrityOK, cy.Integrity, err = ch.Integrity(ctx)
+		if err != nil {
+			cy.Integrity = "the integrity check failed to run: " + err.Error()
+		}
+	} else {
+		cy.Integrity, cy.IntegrityOK = "no integrity check for this engine", true
+	}
+	return cy
+}
+
+// runAndKill starts the workload in a child with a ledger pipe, waits for
+// the first acknowledged commit, waits at, and kills the child with SIGKILL.
+func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.Duration, t Target, ci, n int) (*book, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	logf, err := os.Create(filepath.Join(dir, "run.log"))
+	if err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	defer logf.Close()
+	args := append([]string{"run"}, t.Flags...)
+	args = append(args, "--db="+t.Backend+":"+path, "--results="+dir, "--duration=1h", "--warmup=0", "--ceiling=off",
+		"--seed="+strconv.FormatUint(c.Seed+uint64(ci)<<20+uint64(n), 10))
+	cmd := exec.CommandContext(ctx, c.Exe, args...)
+	cmd.Env = append(os.Environ(), LedgerEnv+"=3", ResultIDEnv+"=run")
+	cmd.ExtraFiles = []*os.File{w}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		_ = w.Close()
+		return nil, err
+	}
+	_ = w.Close() // the child holds the only write end: EOF when it dies
+	bk := newBook()
+	done := make(chan error, 1)
+	go func() { done <- bk.read(r) }()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+
+	select {
+	case <-bk.first:
+	case err := <-exited:
+		return nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+	case <-time.After(2 * time.Minute):
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		werr := <-exited
+		return nil, fmt.Errorf("no commit was acknowledged within 2 minutes (the run was killed: %w)", werr)
+	}
+	select {
+	case <-time.After(at):
+	case err := <-exited:
+		return nil, fmt.Errorf("the run ended before the fault (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+	}
+	// kill -9 of the process that holds the engine, and of anything it started.
+	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if werr := <-exited; werr == nil {
+		return nil, errors.New("the run ended on its own just before the kill: no fault happened")
+	}
+	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("read the ledger: %w", err)
+	}
+	return bk, nil
+}
+
+// tail returns the last line of a log.
+func tail(path string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return lines[len(lines)-1]
+}
+
+// line describes a cycle in one line.
+func line(cy result.CrashCycle) string {
+	if !cy.Started {
+		return "FAILED: " + cy.Error
+	}
+	s := fmt.Sprintf("fault at %.2f s: %d acknowledged, %d lost, %d unknown (%d survived), recovered in %.0f ms, %s",
+		cy.FaultAt, cy.Acknowledged, cy.Lost, cy.Unknown, cy.UnknownSurvived, cy.RecoverySeconds*1000, cy.Integrity)
+	if cy.Phantom > 0 {
+		s += fmt.Sprintf(", %d rows never committed", cy.Phantom)
+	}
+	return s
+}
+
+// Summarize says what a configuration's cycles found, in one line: lost
+// commits, databases that did not open, failed integrity checks.
+func Summarize(cfg *result.CrashConfig) string {
+	n := len(cfg.Cycles)
+	var lostCycles, dead, bad int
+	var maxLost, maxUnknown int64
+	var acked []int64
+	for _, cy := range cfg.Cycles {
+		switch {
+		case !cy.Started:
+			dead++
+			continue
+		case !cy.IntegrityOK:
+			bad++
+		}
+		if cy.Lost > 0 {
+			lostCycles++
+		}
+		maxLost, maxUnknown = max(maxLost, cy.Lost), max(maxUnknown, cy.Unknown)
+		acked = append(acked, cy.Acknowledged)
+	}
+	parts := []string{fmt.Sprintf("0 lost in %d cycles", n-dead)}
+	if lostCycles > 0 {
+		parts[0] = fmt.Sprintf("lost up to %d acknowledged commits in %d of %d cycles", maxLost, lostCycles, n-dead)
+	}
+	if dead > 0 {
+		parts = append(parts, fmt.Sprintf("DID NOT OPEN AGAIN in %d cycles", dead))
+	}
+	if bad > 0 {
+		parts = append(parts, fmt.Sprintf("integrity check FAILED in %d cycles", bad))
+	} else if n-dead > 0 {
+		parts = append(parts, "integrity ok")
+	}
+	parts = append(parts, fmt.Sprintf("at most %d in flight (unknown)", maxUnknown))
+	if len(acked) > 0 {
+		parts = append(parts, fmt.Sprintf("%d–%d acknowledged per cycle", slices.Min(acked), slices.Max(acked)))
+	}
+	return keyOr(cfg.Key) + ": " + strings.Join(parts, "; ")
+}
+
+// compare counts, against the ledger, the acknowledged ids missing from the
+// database (lost), the ids in flight that survived, and ids present that
+// were never committed (phantoms: a bug in the engine or in dbgauge).
+func compare(bk *book, present map[int64]bool, cy *result.CrashCycle) {
+	var lost []int64
+	for id := range bk.acked {
+		if !present[id] {
+			lost = append(lost, id)
+		}
+	}
+	slices.Sort(lost)
+	cy.Lost = int64(len(lost))
+	cy.LostSample = lost[:min(len(lost), 10)]
+	cy.UnknownSurvived, cy.Phantom = 0, 0
+	for id := range present {
+		switch {
+		case bk.acked[id]:
+		case bk.begun[id]:
+			cy.UnknownSurvived++
+		default:
+			cy.Phantom++
+		}
+	}
+}

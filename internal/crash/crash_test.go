@@ -1,0 +1,78 @@
+package crash
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// TestLedgerAndCompare: a child's ledger lines, read back, then compared with
+// what a database holds.
+func TestLedgerAndCompare(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &pipeLedger{f: w}
+	for id := int64(1); id <= 10; id++ {
+		l.Begin([]int64{id})
+		if id <= 8 {
+			l.Acked([]int64{id})
+		}
+	}
+	l.Begin([]int64{11, 12})
+	_ = w.Close()
+	bk := newBook()
+	if err := bk.read(r); err != nil {
+		t.Fatal(err)
+	}
+	if len(bk.acked) != 8 || len(bk.begun) != 4 {
+		t.Fatalf("acked %d, begun %d", len(bk.acked), len(bk.begun))
+	}
+	select {
+	case <-bk.first:
+	default:
+		t.Error("the first acknowledgement was not signalled")
+	}
+	// The database lost 3 and 7, kept 9 of the unknown, and holds 99 nobody wrote.
+	present := map[int64]bool{1: true, 2: true, 4: true, 5: true, 6: true, 8: true, 9: true, 99: true}
+	var cy result.CrashCycle
+	compare(bk, present, &cy)
+	if cy.Lost != 2 || !slices.Equal(cy.LostSample, []int64{3, 7}) || cy.UnknownSurvived != 1 || cy.Phantom != 1 {
+		t.Errorf("%+v", cy)
+	}
+	cfg := &result.CrashConfig{Key: "durability=lazy", Cycles: []result.CrashCycle{
+		{Started: true, Acknowledged: 100, Lost: 0, Unknown: 1, IntegrityOK: true},
+		{Started: true, Acknowledged: 120, Lost: 12, Unknown: 1, IntegrityOK: true},
+		{Started: false, Error: "the database did not open again: file is not a database"},
+	}}
+	s := Summarize(cfg)
+	for _, want := range []string{"lost up to 12 acknowledged commits in 1 of 2 cycles", "DID NOT OPEN AGAIN in 1 cycles", "100–120 acknowledged"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("summary %q lacks %q", s, want)
+		}
+	}
+}
+
+func TestFaultMomentsAreSeeded(t *testing.T) {
+	a := &Controller{Seed: 7, After: [2]time.Duration{time.Second, 3 * time.Second}}
+	b := &Controller{Seed: 7, After: a.After}
+	c := &Controller{Seed: 8, After: a.After}
+	same := true
+	for n := 1; n <= 5; n++ {
+		if a.faultAt(0, n) != b.faultAt(0, n) {
+			t.Fatal("the same seed gave another moment")
+		}
+		if at := a.faultAt(0, n); at < time.Second || at > 3*time.Second {
+			t.Errorf("moment %v outside the window", at)
+		}
+		same = same && a.faultAt(0, n) == c.faultAt(0, n)
+	}
+	if same {
+		t.Error("another seed gave the same moments")
+	}
+}
