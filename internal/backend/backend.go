@@ -158,6 +158,7 @@ type ServerInfo struct {
 	Account         string  // the system user it runs as
 	DataDir         string  // its cluster (removed after the run)
 	Port            int     // loopback TCP port
+	PID             int     // the server's main process; its process group is the server
 	Socket          string  // Unix socket folder
 	Log             string  // its log, kept in the result folder
 	StartupSeconds  float64 // from exec to the first accepted connection

@@ -349,7 +349,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		a := s.acc
 		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
 		a.hist.Merge(all)
-		if a.end.Sub(a.start) >= s.interval-s.interval/20 {
+		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
 			s.flushSpan(p)
 		}
 	} else {

@@ -19,6 +19,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -198,10 +199,10 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		values.Set(name, val)
 		rest = append(rest, f)
 	}
-	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt"}[be]
-	if ext == "" {
-		return crash.Target{}, knob.Bad("use --db sqlite or --db bbolt (a fresh file per cycle)",
-			"crash runs embedded engines for now, not --db %s: killing a server's process group and restarting it on its data comes next", redact.DSN(be))
+	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "postgres:managed": ""}[be]
+	if ext == "" && be != "postgres:managed" {
+		return crash.Target{}, knob.Bad("use --db sqlite, bbolt or postgres:managed (a fresh database per cycle)",
+			"crash needs a database it can create and kill, not --db %s", redact.DSN(be))
 	}
 	values.Set("db", be)
 	values.Set("results", os.TempDir())
@@ -215,6 +216,25 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		return crash.Target{}, err
 	}
 	led := w.(workload.Ledgered)
+	if be == "postgres:managed" {
+		pgBin := values.Get("pg-bin")
+		return crash.Target{
+			Flags: append([]string{spec.Name}, rest...), Backend: "postgres", Managed: true,
+			Open: func(ctx context.Context, dataDir string) (backend.DB, error) {
+				srv, err := server.Reopen(ctx, dataDir, filepath.Join(filepath.Dir(filepath.Dir(dataDir)), "recovery.log"), pgBin)
+				if err != nil {
+					return nil, err
+				}
+				db, err := bspec.Open(ctx, backend.Options{DB: srv.DSN(true), Dir: filepath.Dir(dataDir), Durability: dur, Prepare: backend.Prepare("once"), Conns: 1, Values: values})
+				if err != nil {
+					_, _ = srv.StopClean()
+					return nil, err
+				}
+				return reopened{db.(backend.SQLDB), srv}, nil
+			},
+			Present: led.Present,
+		}, nil
+	}
 	return crash.Target{
 		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
 		Open: func(ctx context.Context, path string) (backend.DB, error) {
@@ -222,4 +242,27 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		},
 		Present: led.Present,
 	}, nil
+}
+
+// reopened is a PostgreSQL cluster started again after a kill: closing it
+// stops the server and removes the cluster (its logs stay).
+type reopened struct {
+	backend.SQLDB
+	srv *server.Postgres
+}
+
+func (r reopened) Close() error {
+	err := r.SQLDB.Close()
+	if _, serr := r.srv.StopClean(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Integrity runs the engine's check.
+func (r reopened) Integrity(ctx context.Context) (bool, string, error) {
+	if c, ok := r.SQLDB.(backend.Checker); ok {
+		return c.Integrity(ctx)
+	}
+	return true, "no integrity check for this engine", nil
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
+
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // ResultIDEnv names the child's result folder (the matrix's own variable).
@@ -39,8 +40,11 @@ type Controller struct {
 // runs inside it, and how to reopen and read the database after the fault.
 type Target struct {
 	Flags   []string // workload first: "insert", "--durability=lazy", …
-	Backend string   // "sqlite" or "bbolt"
+	Backend string   // "sqlite" or "bbolt"; "postgres" with Managed
 	Ext     string   // the database file's extension
+	// Managed: the child starts a server (--db postgres:managed); the fault
+	// kills the server's process group too, and Open gets its data folder.
+	Managed bool
 	Open    func(ctx context.Context, path string) (backend.DB, error)
 	Present func(ctx context.Context, db backend.DB) (map[int64]bool, error) // the ids it holds
 }
@@ -95,7 +99,7 @@ func (c *Controller) save(rec *result.Crash) error {
 
 // faultAt is the moment of cycle n's fault: the same seed, the same moments.
 func (c *Controller) faultAt(ci, n int) time.Duration {
-	rng := rand.New(rand.NewPCG(c.Seed, uint64(ci)<<32|uint64(n)))
+	rng := workload.NewRand(c.Seed, uint64(ci)<<32|uint64(n))
 	span := c.After[1] - c.After[0]
 	if span <= 0 {
 		return c.After[0]
@@ -115,11 +119,14 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 	}
 	path := filepath.Join(dir, "data"+t.Ext)
 	at := c.faultAt(ci, n)
-	bk, err := c.runAndKill(ctx, dir, path, at, t, ci, n)
+	bk, srv, err := c.runAndKill(ctx, dir, path, at, t, ci, n)
 	cy.FaultAt = at.Seconds()
 	if err != nil {
 		cy.Error = err.Error()
 		return cy
+	}
+	if srv != nil {
+		path = srv.DataDir
 	}
 	cy.Acknowledged, cy.Unknown = int64(len(bk.acked)), int64(len(bk.begun))
 
@@ -151,20 +158,24 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 
 // runAndKill starts the workload in a child with a ledger pipe, waits for
 // the first acknowledged commit, waits at, and kills the child with SIGKILL.
-func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.Duration, t Target, ci, n int) (*book, error) {
+func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.Duration, t Target, ci, n int) (*book, *result.Server, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer r.Close()
 	logf, err := os.Create(filepath.Join(dir, "run.log"))
 	if err != nil {
 		_ = w.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	defer logf.Close()
+	db := t.Backend + ":" + path
+	if t.Managed {
+		db = t.Backend + ":managed"
+	}
 	args := append([]string{"run"}, t.Flags...)
-	args = append(args, "--db="+t.Backend+":"+path, "--results="+dir, "--duration=1h", "--warmup=0", "--ceiling=off",
+	args = append(args, "--db="+db, "--results="+dir, "--duration=1h", "--warmup=0", "--ceiling=off",
 		"--seed="+strconv.FormatUint(c.Seed+uint64(ci)<<20+uint64(n), 10))
 	cmd := exec.CommandContext(ctx, c.Exe, args...)
 	cmd.Env = append(os.Environ(), LedgerEnv+"=3", ResultIDEnv+"=run")
@@ -173,7 +184,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.D
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		_ = w.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	_ = w.Close() // the child holds the only write end: EOF when it dies
 	bk := newBook()
@@ -182,29 +193,60 @@ func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.D
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
+	var srv *result.Server
 	select {
 	case <-bk.first:
 	case err := <-exited:
-		return nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+		return nil, nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, tail(filepath.Join(dir, "run.log")))
 	case <-time.After(2 * time.Minute):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		werr := <-exited
-		return nil, fmt.Errorf("no commit was acknowledged within 2 minutes (the run was killed: %w)", werr)
+		return nil, nil, fmt.Errorf("no commit was acknowledged within 2 minutes (the run was killed: %w)", werr)
+	}
+	if t.Managed {
+		// The child saved its result, with the server's process, before it began.
+		res, err := result.Load(filepath.Join(dir, "run"))
+		if err != nil || res.Server == nil || res.Server.PID <= 0 {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-exited
+			return nil, nil, fmt.Errorf("the run's result does not name its server (%v)", err)
+		}
+		srv = res.Server
 	}
 	select {
 	case <-time.After(at):
 	case err := <-exited:
-		return nil, fmt.Errorf("the run ended before the fault (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+		return nil, nil, fmt.Errorf("the run ended before the fault (%w): %s", err, tail(filepath.Join(dir, "run.log")))
 	}
-	// kill -9 of the process that holds the engine, and of anything it started.
+	// kill -9 of the server's whole process group first (what it acknowledged
+	// is what the ledger holds), then of the process that ran the workload.
+	if srv != nil {
+		_ = syscall.Kill(-srv.PID, syscall.SIGKILL)
+	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if werr := <-exited; werr == nil {
-		return nil, errors.New("the run ended on its own just before the kill: no fault happened")
+		return nil, nil, errors.New("the run ended on its own just before the kill: no fault happened")
 	}
 	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("read the ledger: %w", err)
+		return nil, nil, fmt.Errorf("read the ledger: %w", err)
 	}
-	return bk, nil
+	if srv != nil && !gone(srv.PID, 10*time.Second) {
+		return nil, nil, fmt.Errorf("the server's processes (group %d) were still there 10 s after kill -9", srv.PID)
+	}
+	return bk, srv, nil
+}
+
+// gone waits until no process of group pgid is left, so that a restart does
+// not trip over a dying server's lock files.
+func gone(pgid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
 }
 
 // tail returns the last line of a log.

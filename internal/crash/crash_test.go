@@ -75,4 +75,16 @@ func TestFaultMomentsAreSeeded(t *testing.T) {
 	if same {
 		t.Error("another seed gave the same moments")
 	}
+	// Moments spread over the window (PCG's first draws for nearby streams
+	// did not, before the seeds were scrambled).
+	lo, hi := 3*time.Second, time.Duration(0)
+	for ci := 0; ci < 2; ci++ {
+		for n := 1; n <= 5; n++ {
+			at := a.faultAt(ci, n)
+			lo, hi = min(lo, at), max(hi, at)
+		}
+	}
+	if hi-lo < 600*time.Millisecond {
+		t.Errorf("ten moments within %v of each other in a 2 s window", hi-lo)
+	}
 }

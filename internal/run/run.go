@@ -228,7 +228,7 @@ func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, erro
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			clients[id], errs[id] = open(ctx, id, rand.New(rand.NewPCG(r.cfg.Seed, uint64(id))))
+			clients[id], errs[id] = open(ctx, id, workload.NewRand(r.cfg.Seed, uint64(id)))
 		}()
 	}
 	wg.Wait()
@@ -323,7 +323,7 @@ func (o *opTimer) Time(op int, fn func() error) error {
 func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rec := r.set.Recorder(id)
 	// A stream of its own, so that the mix does not depend on the workload's draws.
-	rng := rand.New(rand.NewPCG(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id)))
+	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
 	deck := workload.NewDeck(r.shape.Units, rng)
 	ops := &opTimer{rec: rec}
 	defer func() {

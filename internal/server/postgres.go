@@ -186,11 +186,14 @@ func secret() string {
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (p *Postgres) waitReady(ctx context.Context) error {
+func (p *Postgres) waitReady(ctx context.Context) error { return p.waitReadyOn(ctx, false) }
+
+// waitReadyOn waits over TCP, or over the Unix socket.
+func (p *Postgres) waitReadyOn(ctx context.Context, socket bool) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
-		c, err := pgconn.Connect(cctx, p.DSN(false))
+		c, err := pgconn.Connect(cctx, p.DSN(socket))
 		cancel()
 		if err == nil {
 			return c.Close(ctx)
@@ -216,6 +219,9 @@ func (p *Postgres) DSN(socket bool) string {
 		host = p.SocketDir
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(p.User, p.Password), Path: "/" + p.Database}
+	if p.Password == "" {
+		u.User = url.User(p.User)
+	}
 	q := url.Values{"host": {host}, "port": {strconv.Itoa(p.Port)}, "sslmode": {"disable"}}
 	u.RawQuery = q.Encode()
 	return u.String()
@@ -228,4 +234,61 @@ func (p *Postgres) StopClean() (time.Duration, error) {
 	os.RemoveAll(filepath.Dir(p.DataDir))
 	os.RemoveAll(p.SocketDir)
 	return d, err
+}
+
+// Reopen starts a server again on the cluster of one that was killed, as
+// recovery after a crash: a new port and socket folder, the same account,
+// and local connections trusted (a line put first in pg_hba.conf, and
+// fsynced), since the killed run's password is gone with it. It returns once
+// the server accepts connections; Startup is the recovery time.
+func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Postgres, error) {
+	bin, err := FindPostgres(binHint)
+	if err != nil {
+		return nil, err
+	}
+	acct, err := AccountFor("postgres")
+	if err != nil {
+		return nil, err
+	}
+	hba := filepath.Join(dataDir, "pg_hba.conf")
+	old, err := os.ReadFile(hba)
+	if err != nil {
+		return nil, fmt.Errorf("the killed server's cluster: %w", err)
+	}
+	f, err := os.OpenFile(hba, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(append([]byte("local all all trust\n"), old...))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", DataDir: dataDir}
+	if p.SocketDir, err = os.MkdirTemp("", "dbgauge-pg-"); err != nil {
+		return nil, err
+	}
+	if err := acct.Own(p.SocketDir); err != nil {
+		return nil, err
+	}
+	if p.Port, err = FreePort(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if p.Process, err = Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
+		"-c", "listen_addresses=", "-c", "unix_socket_directories="+p.SocketDir); err != nil {
+		return nil, err
+	}
+	if err := p.waitReadyOn(ctx, true); err != nil {
+		_, _ = p.Stop(syscall.SIGKILL, 5*time.Second)
+		os.RemoveAll(p.SocketDir)
+		return nil, err
+	}
+	p.Startup = time.Since(start)
+	return p, nil
 }

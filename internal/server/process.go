@@ -220,6 +220,10 @@ func (p *Process) Stop(sig syscall.Signal, timeout time.Duration) (time.Duration
 	}
 }
 
+// Pid returns the process id of the server's main process, which leads its
+// process group.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
 // Kill kills the whole process group at once (kill -9), as a crash would.
 func (p *Process) Kill() error {
 	p.mu.Lock()

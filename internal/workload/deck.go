@@ -40,3 +40,18 @@ func (d *Deck) Deal() int {
 	d.next++
 	return c
 }
+
+// NewRand returns a random source for (seed, stream). PCG's first outputs for
+// seeds that differ in a few low bits are alike in their high bits (which
+// IntN uses): both words are scrambled first (splitmix64), so that clients
+// 0, 1, 2… and cycles 1, 2, 3… draw unrelated values.
+func NewRand(seed, stream uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(splitmix(seed^0x6a09e667f3bcc908), splitmix(stream^splitmix(seed))))
+}
+
+func splitmix(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
+}

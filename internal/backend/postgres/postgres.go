@@ -233,7 +233,7 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	d := m.db
 	s := d.srv
 	return backend.ServerInfo{
-		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
+		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
 		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), Note: s.Note,
 	}
 }

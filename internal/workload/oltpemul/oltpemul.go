@@ -199,7 +199,7 @@ func (w *emul) Load(ctx context.Context, db backend.DB) (workload.Dataset, error
 // catalogue inserts the wares, the contractors, their zero balances and the
 // aggregation's lock row, in one transaction.
 func (w *emul) catalogue(ctx context.Context, c backend.Conn) error {
-	rng := rand.New(rand.NewPCG(w.common.Seed, 1))
+	rng := workload.NewRand(w.common.Seed, 1)
 	if err := c.Begin(ctx); err != nil {
 		return err
 	}
@@ -237,7 +237,7 @@ func rollback(ctx context.Context, c backend.Conn, err error) error {
 // fill runs the business actions with one client, 100 to a transaction,
 // until the database holds n documents.
 func (w *emul) fill(ctx context.Context, c backend.Conn, docs int64) (int64, error) {
-	rng := rand.New(rand.NewPCG(w.common.Seed, 2))
+	rng := workload.NewRand(w.common.Seed, 2)
 	cl := &client{w: w, c: c, rng: rng}
 	deck := workload.NewDeck(kinds, rng)
 	for docs < w.cfg.InitDocs {
