@@ -138,6 +138,23 @@ func TestFourHundredClients(t *testing.T) {
 	if m.Failed == 0 || m.Retries == 0 {
 		t.Errorf("400 writers with a 100 ms busy timeout: want busy failures and retries, got %d and %d", m.Failed, m.Retries)
 	}
+	// Over time, by class: the seconds' counts by class add up to the phases'.
+	var byClass, retried int64
+	for _, s := range res.Series {
+		for _, n := range s.FailedBy {
+			byClass += n
+		}
+		for _, n := range s.RetriedBy {
+			retried += n
+		}
+	}
+	var all, allRetried int64
+	for _, p := range res.Phases {
+		all, allRetried = all+p.Failed, allRetried+p.Retries
+	}
+	if byClass != all || retried != allRetried {
+		t.Errorf("failures by class over time add up to %d (phases: %d), retried %d (phases: %d)", byClass, all, retried, allRetried)
+	}
 	t.Logf("400 clients: %d ok, %d failed, %d retries, %.0f calls/s", m.OK, m.Failed, m.Retries, m.Rate)
 }
 

@@ -127,6 +127,19 @@ type span struct {
 	start, end     time.Time
 	ok, fail, retr int64
 	hist           *hdrhistogram.Histogram
+	failedBy       map[string]int64
+	retriedBy      map[string]int64
+}
+
+// addTo adds the counts of src into dst, making it when needed.
+func addTo(dst, src map[string]int64) map[string]int64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]int64{}
+		}
+		dst[k] += v
+	}
+	return dst
 }
 
 func (s *session) save() error { return s.writer.Save(s.res) }
@@ -336,6 +349,7 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
+	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.interval > time.Second {
@@ -349,6 +363,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		a := s.acc
 		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
 		a.hist.Merge(all)
+		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
 		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
 			s.flushSpan(p)
 		}
@@ -384,7 +399,7 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 func (s *session) flushSpan(p *metrics.Phase) {
 	if a := s.acc; a != nil {
 		pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
-		pt.Phase = a.phase
+		pt.Phase, pt.FailedBy, pt.RetriedBy = a.phase, a.failedBy, a.retriedBy
 		s.res.Series = append(s.res.Series, pt)
 		s.acc = nil
 	}

@@ -208,8 +208,10 @@ func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.D
 		res, err := result.Load(filepath.Join(dir, "run"))
 		if err != nil || res.Server == nil || res.Server.PID <= 0 {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-exited
-			return nil, nil, fmt.Errorf("the run's result does not name its server (%v)", err)
+			if werr := <-exited; err == nil {
+				err = werr
+			}
+			return nil, nil, fmt.Errorf("the run's result does not name its server (%w)", err)
 		}
 		srv = res.Server
 	}

@@ -145,8 +145,11 @@ func withFailures(t *testing.T, res *result.Result) *result.Result {
 		t.Fatal(err)
 	}
 	for i := range out.Series {
-		out.Series[i].Failed = int64(i % 3)
+		out.Series[i].Failed = int64(i%2 + i%3)
 		out.Series[i].Retries = int64(5 * (i % 4))
+		// By class: the chart stacks one line per class.
+		out.Series[i].FailedBy = map[string]int64{"retryable": int64(i % 2), "rollback": int64(i % 3)}
+		out.Series[i].RetriedBy = map[string]int64{"retryable": int64(5 * (i % 4))}
 	}
 	m := out.Phase("measure")
 	m.Failures = append(m.Failures, result.Failure{Class: "retryable", Kind: "busy", Code: "SQLITE_BUSY", Count: 4,

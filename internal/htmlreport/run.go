@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -356,17 +357,23 @@ func (d *doc) failureChart(r *result.Result) (*item, error) {
 	if area := warmupArea(r.Series); area != nil {
 		failedSeries["markArea"] = area
 	}
-	o["series"] = arr{
-		failedSeries,
-		obj{"type": "line", "step": "start", "name": "retries", "data": retries, "color": "#fc8452",
-			"showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 1.5}},
+	series := arr{failedSeries, obj{"type": "line", "step": "start", "name": "retries", "data": retries, "color": "#fc8452",
+		"showSymbol": false, "areaStyle": obj{"opacity": 0.15}, "lineStyle": obj{"width": 1.5}}}
+	// By class, when the result counts them (failures over time by class):
+	// failed units stacked in reds, retried errors stacked in oranges.
+	if byClass := classSeries(r.Series); len(byClass) > 0 {
+		series = byClass
+		if area := warmupArea(r.Series); area != nil {
+			series[0].(obj)["markArea"] = area
+		}
 	}
+	o["series"] = series
 	ch, err := d.addChart("failures and retries per second", 340, o)
 	if err != nil {
 		return nil, err
 	}
 	it.Chart = ch
-	it.Note = "Failed units (after their retries) and retried errors in each second."
+	it.Note = "Failed units (after their retries) and retried errors in each second, by error class where the result counts them."
 	return it, nil
 }
 
@@ -687,4 +694,44 @@ func diskSection(r *result.Result) *section {
 		s.Items = append(s.Items, item{Title: "Cells", Table: t, Note: "Flush ceiling " + rate(dk.Ceiling) + "/s on " + dk.Device.Path})
 	}
 	return s
+}
+
+// classSeries draws failures and retried errors per second, one stacked line
+// per error class; nil when the series has no counts by class.
+func classSeries(series []result.Second) arr {
+	classes := func(pick func(result.Second) map[string]int64) []string {
+		seen := map[string]bool{}
+		for _, s := range series {
+			for k := range pick(s) {
+				seen[k] = true
+			}
+		}
+		out := make([]string, 0, len(seen))
+		for k := range seen {
+			out = append(out, k)
+		}
+		sort.Strings(out)
+		return out
+	}
+	failedBy := func(s result.Second) map[string]int64 { return s.FailedBy }
+	retriedBy := func(s result.Second) map[string]int64 { return s.RetriedBy }
+	reds := []string{"#cf222e", "#a40e26", "#ff8182", "#82071e"}
+	oranges := []string{"#fc8452", "#bc4c00", "#fb8f44", "#953800"}
+	var out arr
+	for _, g := range []struct {
+		what    string
+		pick    func(result.Second) map[string]int64
+		colors  []string
+		opacity float64
+	}{{"failed", failedBy, reds, 0.3}, {"retried", retriedBy, oranges, 0.15}} {
+		for i, class := range classes(g.pick) {
+			var data arr
+			for _, s := range series {
+				data = append(data, arr{round(s.T, 6), perSecond(g.pick(s)[class], math.Max(s.Dt, 1))})
+			}
+			out = append(out, obj{"type": "line", "step": "start", "stack": g.what, "name": g.what + ": " + class, "data": data,
+				"color": g.colors[i%len(g.colors)], "showSymbol": false, "areaStyle": obj{"opacity": g.opacity}, "lineStyle": obj{"width": 1.2}})
+		}
+	}
+	return out
 }

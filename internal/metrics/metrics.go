@@ -304,6 +304,23 @@ func (iv *Interval) Failed() int64 {
 // Retries returns the number of retries.
 func (iv *Interval) Retries() int64 { return iv.retries }
 
+// FailedByClass counts the interval's failed units by error class.
+func (iv *Interval) FailedByClass() map[string]int64 { return byClass(iv.failures) }
+
+// RetriedByClass counts the interval's retried errors by error class.
+func (iv *Interval) RetriedByClass() map[string]int64 { return byClass(iv.retried) }
+
+func byClass(m map[failKey]*result.Failure) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := map[string]int64{}
+	for k, f := range m {
+		out[k.class.String()] += f.Count
+	}
+	return out
+}
+
 // All returns the latencies of every unit kind merged. It may return the
 // interval's own histogram: do not modify it.
 func (iv *Interval) All() *hdrhistogram.Histogram { return mergeAll(iv.units) }

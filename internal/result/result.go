@@ -220,9 +220,13 @@ type Second struct {
 	OK      int64   `json:"ok"`
 	Failed  int64   `json:"failed"`
 	Retries int64   `json:"retries,omitempty"`
-	P50Us   int64   `json:"p50_us"`
-	P99Us   int64   `json:"p99_us"`
-	MaxUs   int64   `json:"max_us"`
+	// FailedBy and RetriedBy count this interval's failures and retried
+	// errors by class (busy, deadlock… as dberr names them).
+	FailedBy  map[string]int64 `json:"failed_by,omitempty"`
+	RetriedBy map[string]int64 `json:"retried_by,omitempty"`
+	P50Us     int64            `json:"p50_us"`
+	P99Us     int64            `json:"p99_us"`
+	MaxUs     int64            `json:"max_us"`
 }
 
 // Stats are the engine's own counters before and after the measure phase.
