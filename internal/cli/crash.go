@@ -20,6 +20,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -64,15 +65,20 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	cycles := fs.Int("cycles", 5, "faults per configuration, each on a fresh database")
-	power := fs.Bool("power-loss", false, "cut the power instead of killing the process (not yet: see docs/crash.md)")
+	power := fs.Bool("power-loss", false, "after the kill, cut the power: the database lives on dbgauge's FUSE test disk, which drops every write never flushed")
 	after := fs.String("fault-after", "1s-3s", "the fault comes at a seeded random moment this long after the first acknowledged commit")
 	bind(fs, spec.Knobs)
 	bind(fs, bench.CommonKnobs(spec))
 	bind(fs, bench.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		fault := "kill -9"
 		if *power {
-			return knob.Bad("run without --power-loss: process kills (kill -9) work today",
-				"--power-loss needs the test disk's power-cut mode, which is not built yet")
+			if err := testdisk.Available(); err != nil {
+				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
+				*power = false
+			} else {
+				fault = "power loss (kill -9, then every write never flushed dropped)"
+			}
 		}
 		if *cycles < 1 || *cycles > 10_000 {
 			return knob.Bad("give --cycles between 1 and 10000", "--cycles %d", *cycles)
@@ -108,7 +114,7 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 		fixed, axes := matrix.Split(cellKnobs, single(spec))
 		rec := &result.Crash{
 			Schema: result.CrashSchema, Status: result.Running, Command: redact.Args(append([]string{"dbgauge"}, env.Args...)),
-			Workload: spec.Name, Fault: "kill -9", Seed: seed, Started: time.Now().UTC(), Axes: axes,
+			Workload: spec.Name, Fault: fault, Seed: seed, Started: time.Now().UTC(), Axes: axes,
 		}
 		targets := map[string]crash.Target{}
 		for _, c := range matrix.Combos(axes) {
@@ -117,7 +123,10 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				return err
 			}
 			key := matrix.Key(axes, c)
-			targets[key] = t
+			if len(axes) == 0 { // one configuration: name it by its knobs
+				key = strings.ReplaceAll(strings.Join(t.Flags[1:], " "), "--", "")
+			}
+			targets[matrix.Key(axes, c)] = t
 			if rec.Backend == "" || rec.Backend == t.Backend {
 				rec.Backend = t.Backend
 			} else {
@@ -127,7 +136,10 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 		}
 		root := values.Get("results")
 		rec.ID = time.Now().Format("20060102-150405") + "-crash-" + spec.Name
-		dir := filepath.Join(root, rec.ID)
+		dir, err := filepath.Abs(filepath.Join(root, rec.ID))
+		if err != nil {
+			return err
+		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", dir, err)
 		}
@@ -137,12 +149,12 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				return err
 			}
 		}
-		fmt.Fprintf(env.Stderr, "dbgauge: crash %s: %d configuration(s) × %d cycles of kill -9, seed %d, in %s\n", spec.Name, len(rec.Configs), *cycles, seed, dir)
+		fmt.Fprintf(env.Stderr, "dbgauge: crash %s: %d configuration(s) × %d cycles of %s, seed %d, in %s\n", spec.Name, len(rec.Configs), *cycles, fault, seed, dir)
 		stop, interrupted, release := watchSignals(env, cancel, func() {
 			fmt.Fprintln(env.Stderr, "dbgauge: stopping after this cycle")
 		})
 		defer release()
-		ctl := &crash.Controller{Dir: dir, Exe: exe, Cycles: *cycles, Seed: seed, After: window,
+		ctl := &crash.Controller{Dir: dir, Exe: exe, Cycles: *cycles, Seed: seed, After: window, PowerLoss: *power,
 			Log:    func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: "+s) },
 			Target: func(v map[string]string) (crash.Target, error) { return targets[matrix.Key(axes, v)], nil }}
 		runErr := ctl.Run(ctx, rec, stop)
@@ -210,7 +222,8 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		return crash.Target{}, err
 	}
 	bspec, _ := catalog.Backend(be)
-	dur := backend.Durability(values.Get("durability"))
+	// The database is reopened to be read, with the engine's safest setting:
+	// what survived is on disk already, and recovery itself must be durable.
 	w, err := spec.New(workload.Common{Commit: workload.Commit{Mode: workload.PerUnit, Every: 1}, Clients: 1, Seed: 1}, values)
 	if err != nil {
 		return crash.Target{}, err
@@ -225,7 +238,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 				if err != nil {
 					return nil, err
 				}
-				db, err := bspec.Open(ctx, backend.Options{DB: srv.DSN(true), Dir: filepath.Dir(dataDir), Durability: dur, Prepare: backend.Prepare("once"), Conns: 1, Values: values})
+				db, err := bspec.Open(ctx, backend.Options{DB: srv.DSN(true), Dir: filepath.Dir(dataDir), Durability: backend.Durability("sync"), Prepare: backend.Prepare("once"), Conns: 1, Values: values})
 				if err != nil {
 					_, _ = srv.StopClean()
 					return nil, err
@@ -238,7 +251,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	return crash.Target{
 		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
 		Open: func(ctx context.Context, path string) (backend.DB, error) {
-			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: dur, Prepare: backend.Prepare("once"), Conns: 1, Values: values})
+			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Durability("sync"), Prepare: backend.Prepare("once"), Conns: 1, Values: values})
 		},
 		Present: led.Present,
 	}, nil

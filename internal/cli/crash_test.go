@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 // TestCrashKill kills insert on SQLite and bbolt, synchronous and not, twice
@@ -59,8 +60,7 @@ func TestCrashKill(t *testing.T) {
 func TestCrashBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"crash", "nms"}, // cannot keep a ledger
-		{"crash", "insert", "--db", "postgres:managed"},  // not yet
-		{"crash", "insert", "--power-loss"},              // not yet
+		{"crash", "insert", "--db", "postgres://u@h/db"}, // not a database it can kill
 		{"crash", "insert", "--fault-after", "3s-1s"},    // backwards
 		{"crash", "insert", "--durability", "sync,fast"}, // a bad value in one configuration
 	} {
@@ -68,5 +68,48 @@ func TestCrashBadInput(t *testing.T) {
 		if code != ExitUsage || strings.Count(strings.TrimSpace(errs), "\n") > 0 {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
 		}
+	}
+}
+
+// TestCrashPowerLoss cuts the power after the kill: SQLite in sync mode keeps
+// every acknowledged commit; WAL with synchronous=NORMAL and bbolt without
+// fsync lose acknowledged commits, and dbgauge counts them.
+func TestCrashPowerLoss(t *testing.T) {
+	if err := testdisk.Available(); err != nil {
+		t.Skip(err)
+	}
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "sqlite,bbolt", "--durability", "sync,lazy", "--power-loss",
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "11", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert", result.CrashFile))
+	if len(dirs) != 1 {
+		t.Fatalf("crash records %v", dirs)
+	}
+	b, _ := os.ReadFile(dirs[0])
+	var rec result.Crash
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rec.Fault, "power loss") {
+		t.Errorf("fault %q", rec.Fault)
+	}
+	for _, c := range rec.Configs {
+		var lost int64
+		for _, cy := range c.Cycles {
+			if !cy.Started || cy.Harness || cy.Acknowledged == 0 || cy.Phantom != 0 || cy.Dropped == "" {
+				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
+			}
+			lost += cy.Lost
+		}
+		switch {
+		case c.Values["durability"] == "sync" && lost != 0:
+			t.Errorf("%s lost %d acknowledged commits to a power cut", c.Key, lost)
+		case c.Values["durability"] == "lazy" && lost == 0:
+			t.Errorf("%s lost nothing to two power cuts: unflushed commits must go", c.Key)
+		}
+		t.Log(c.Summary)
 	}
 }

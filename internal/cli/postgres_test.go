@@ -13,6 +13,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 func needPostgres(t *testing.T) {
@@ -137,6 +138,49 @@ func TestCrashPostgres(t *testing.T) {
 			}
 			if c.Values["durability"] == "sync" && cy.Lost != 0 {
 				t.Errorf("sync lost %d acknowledged commits: %v", cy.Lost, cy.LostSample)
+			}
+		}
+		t.Logf("%s", c.Summary)
+	}
+}
+
+// TestCrashPostgresPowerLoss: the cluster on the test disk, the power cut
+// after the kill. fsync on keeps every acknowledged commit; fsync off loses
+// them or leaves a server that does not start, never "0 lost".
+func TestCrashPostgresPowerLoss(t *testing.T) {
+	needPostgres(t)
+	if err := testdisk.Available(); err != nil {
+		t.Skip(err)
+	}
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "postgres:managed", "--durability", "sync,off", "--power-loss",
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "5", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert", result.CrashFile))
+	if len(dirs) != 1 {
+		t.Fatalf("crash records %v", dirs)
+	}
+	b, _ := os.ReadFile(dirs[0])
+	var rec result.Crash
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rec.Configs {
+		for _, cy := range c.Cycles {
+			if cy.Harness || cy.Acknowledged == 0 {
+				t.Errorf("%s cycle %d did not run: %+v", c.Key, cy.N, cy)
+			}
+			switch c.Values["durability"] {
+			case "sync":
+				if !cy.Started || cy.Lost != 0 || !cy.IntegrityOK {
+					t.Errorf("fsync on, power cut: %+v", cy)
+				}
+			case "off":
+				if cy.Started && cy.Lost == 0 {
+					t.Errorf("fsync off, power cut, and nothing lost: %+v", cy)
+				}
 			}
 		}
 		t.Logf("%s", c.Summary)

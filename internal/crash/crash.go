@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -34,6 +35,9 @@ type Controller struct {
 	Log    func(string)     // a line for people
 	// Target says how to run and verify one configuration.
 	Target func(values map[string]string) (Target, error)
+	// PowerLoss puts each cycle's database on dbgauge's FUSE test disk and
+	// cuts the power after the kill: writes never flushed are dropped.
+	PowerLoss bool
 }
 
 // Target is one configuration: the child's flags, the embedded engine that
@@ -114,19 +118,77 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 	dir := filepath.Join(c.Dir, rel)
 	cy := result.CrashCycle{N: n, Dir: rel}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		cy.Error = err.Error()
+		cy.Harness, cy.Error = true, err.Error()
 		return cy
 	}
-	path := filepath.Join(dir, "data"+t.Ext)
+	// Where the engine's files go: the cycle's folder, or the test disk.
+	dataDir := dir
+	var disk *testdisk.Disk
+	base := dir
+	if c.PowerLoss && t.Managed {
+		// The server runs as its own account, which must reach the disk:
+		// a folder of its own under the system's temporary folder.
+		var err error
+		if base, err = os.MkdirTemp("", "dbgauge-crash-"); err != nil {
+			cy.Harness, cy.Error = true, err.Error()
+			return cy
+		}
+		defer func() {
+			keepLogs(filepath.Join(base, "disk", "run"), dir) // the servers' logs stay with the cycle
+			os.RemoveAll(base)
+		}()
+		if err := os.Chmod(base, 0o755); err != nil {
+			cy.Harness, cy.Error = true, err.Error()
+			return cy
+		}
+	}
+	if c.PowerLoss {
+		backing, mnt := filepath.Join(base, "disk"), filepath.Join(base, "mnt")
+		for _, d := range []string{backing, mnt} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				cy.Harness, cy.Error = true, err.Error()
+				return cy
+			}
+		}
+		var err error
+		if disk, err = testdisk.Mount(backing, mnt); err != nil {
+			cy.Harness, cy.Error = true, err.Error()
+			return cy
+		}
+		defer disk.Unmount() //nolint:errcheck // unmounted below; this is for the early returns
+		disk.PowerLoss()
+		dataDir = mnt
+	}
+	path := filepath.Join(dataDir, "data"+t.Ext)
 	at := c.faultAt(ci, n)
-	bk, srv, err := c.runAndKill(ctx, dir, path, at, t, ci, n)
+	bk, srv, err := c.runAndKill(ctx, dir, dataDir, path, at, t, ci, n, disk)
 	cy.FaultAt = at.Seconds()
 	if err != nil {
-		cy.Error = err.Error()
+		cy.Harness, cy.Error = true, err.Error()
 		return cy
 	}
 	if srv != nil {
 		path = srv.DataDir
+	}
+	if disk != nil {
+		// The power cut: every write not flushed is gone. Then the database
+		// is read from the backing folder, as after a reboot.
+		w, f := disk.Unflushed()
+		cy.Dropped = fmt.Sprintf("%d unflushed writes, %d unflushed new files", w, f)
+		if err := disk.Cut(); err != nil {
+			cy.Harness, cy.Error = true, "the power cut failed: "+err.Error()
+			return cy
+		}
+		if err := disk.Unmount(); err != nil {
+			cy.Harness, cy.Error = true, "unmount the test disk: "+err.Error()
+			return cy
+		}
+		rel, err := filepath.Rel(dataDir, path)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			cy.Harness, cy.Error = true, fmt.Sprintf("the database (%s) was not on the test disk (%s), so the power cut could not reach it", path, dataDir)
+			return cy
+		}
+		path = filepath.Join(base, "disk", rel)
 	}
 	cy.Acknowledged, cy.Unknown = int64(len(bk.acked)), int64(len(bk.begun))
 
@@ -158,7 +220,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 
 // runAndKill starts the workload in a child with a ledger pipe, waits for
 // the first acknowledged commit, waits at, and kills the child with SIGKILL.
-func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.Duration, t Target, ci, n int) (*book, *result.Server, error) {
+func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, at time.Duration, t Target, ci, n int, disk *testdisk.Disk) (*book, *result.Server, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -175,7 +237,11 @@ func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.D
 		db = t.Backend + ":managed"
 	}
 	args := append([]string{"run"}, t.Flags...)
-	args = append(args, "--db="+db, "--results="+dir, "--duration=1h", "--warmup=0", "--ceiling=off",
+	results := dir // the result's own files stay off the test disk…
+	if t.Managed {
+		results = dataDir // …but a managed server's cluster lives in it
+	}
+	args = append(args, "--db="+db, "--results="+results, "--duration=1h", "--warmup=0", "--ceiling=off",
 		"--seed="+strconv.FormatUint(c.Seed+uint64(ci)<<20+uint64(n), 10))
 	cmd := exec.CommandContext(ctx, c.Exe, args...)
 	cmd.Env = append(os.Environ(), LedgerEnv+"=3", ResultIDEnv+"=run")
@@ -203,9 +269,12 @@ func (c *Controller) runAndKill(ctx context.Context, dir, path string, at time.D
 		werr := <-exited
 		return nil, nil, fmt.Errorf("no commit was acknowledged within 2 minutes (the run was killed: %w)", werr)
 	}
+	if disk != nil {
+		disk.Checkpoint() // setting up (initdb, the schema) is not under test
+	}
 	if t.Managed {
 		// The child saved its result, with the server's process, before it began.
-		res, err := result.Load(filepath.Join(dir, "run"))
+		res, err := result.Load(filepath.Join(results, "run"))
 		if err != nil || res.Server == nil || res.Server.PID <= 0 {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			if werr := <-exited; err == nil {
@@ -260,13 +329,19 @@ func tail(path string) string {
 
 // line describes a cycle in one line.
 func line(cy result.CrashCycle) string {
+	if cy.Harness {
+		return "NOT RUN (dbgauge's side): " + cy.Error
+	}
 	if !cy.Started {
-		return "FAILED: " + cy.Error
+		return "DID NOT OPEN AGAIN: " + cy.Error
 	}
 	s := fmt.Sprintf("fault at %.2f s: %d acknowledged, %d lost, %d unknown (%d survived), recovered in %.0f ms, %s",
 		cy.FaultAt, cy.Acknowledged, cy.Lost, cy.Unknown, cy.UnknownSurvived, cy.RecoverySeconds*1000, cy.Integrity)
 	if cy.Phantom > 0 {
 		s += fmt.Sprintf(", %d rows never committed", cy.Phantom)
+	}
+	if cy.Dropped != "" {
+		s += "; the cut dropped " + cy.Dropped
 	}
 	return s
 }
@@ -275,11 +350,14 @@ func line(cy result.CrashCycle) string {
 // commits, databases that did not open, failed integrity checks.
 func Summarize(cfg *result.CrashConfig) string {
 	n := len(cfg.Cycles)
-	var lostCycles, dead, bad int
+	var lostCycles, dead, bad, harness int
 	var maxLost, maxUnknown int64
 	var acked []int64
 	for _, cy := range cfg.Cycles {
 		switch {
+		case cy.Harness:
+			harness++
+			continue
 		case !cy.Started:
 			dead++
 			continue
@@ -292,16 +370,20 @@ func Summarize(cfg *result.CrashConfig) string {
 		maxLost, maxUnknown = max(maxLost, cy.Lost), max(maxUnknown, cy.Unknown)
 		acked = append(acked, cy.Acknowledged)
 	}
-	parts := []string{fmt.Sprintf("0 lost in %d cycles", n-dead)}
+	ran := n - dead - harness
+	parts := []string{fmt.Sprintf("0 lost in %d cycles", ran)}
 	if lostCycles > 0 {
-		parts[0] = fmt.Sprintf("lost up to %d acknowledged commits in %d of %d cycles", maxLost, lostCycles, n-dead)
+		parts[0] = fmt.Sprintf("lost up to %d acknowledged commits in %d of %d cycles", maxLost, lostCycles, ran)
+	}
+	if harness > 0 {
+		parts = append(parts, fmt.Sprintf("%d cycles could not be run (dbgauge's side: see their errors)", harness))
 	}
 	if dead > 0 {
 		parts = append(parts, fmt.Sprintf("DID NOT OPEN AGAIN in %d cycles", dead))
 	}
 	if bad > 0 {
 		parts = append(parts, fmt.Sprintf("integrity check FAILED in %d cycles", bad))
-	} else if n-dead > 0 {
+	} else if ran > 0 {
 		parts = append(parts, "integrity ok")
 	}
 	parts = append(parts, fmt.Sprintf("at most %d in flight (unknown)", maxUnknown))
@@ -332,6 +414,16 @@ func compare(bk *book, present map[int64]bool, cy *result.CrashCycle) {
 			cy.UnknownSurvived++
 		default:
 			cy.Phantom++
+		}
+	}
+}
+
+// keepLogs copies the *.log files of from into to.
+func keepLogs(from, to string) {
+	logs, _ := filepath.Glob(filepath.Join(from, "*.log"))
+	for _, l := range logs {
+		if b, err := os.ReadFile(l); err == nil {
+			_ = os.WriteFile(filepath.Join(to, filepath.Base(l)), b, 0o644)
 		}
 	}
 }

@@ -49,4 +49,6 @@ type CrashCycle struct {
 	Integrity       string  `json:"integrity"`        // the engine's own check
 	IntegrityOK     bool    `json:"integrity_ok"`
 	Error           string  `json:"error,omitempty"`
+	Dropped         string  `json:"dropped,omitempty"`       // power loss: what the cut dropped
+	Harness         bool    `json:"harness_error,omitempty"` // the cycle could not be run: Error is dbgauge's, not the engine's
 }

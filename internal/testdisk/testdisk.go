@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,8 @@ type Disk struct {
 	lie     atomic.Bool  // acknowledge flushes without making them
 	spindle sync.Mutex   // flushes are made one at a time
 	flushes atomic.Int64
+	backing string
+	j       journal // the power-loss mode's memory of unflushed writes
 }
 
 // Available says why FUSE cannot be mounted here, or nil when it can.
@@ -54,7 +57,7 @@ func Available() error {
 
 // Mount mounts a pass-through of backing at mnt (both folders must exist).
 func Mount(backing, mnt string) (*Disk, error) {
-	d := &Disk{Dir: mnt}
+	d := &Disk{Dir: mnt, backing: backing}
 	lb, err := fs.NewLoopbackRoot(backing)
 	if err != nil {
 		return nil, err
@@ -171,21 +174,36 @@ func (n *node) Create(ctx context.Context, name string, flags, mode uint32, out 
 	if errno != 0 {
 		return nil, nil, 0, errno
 	}
-	return in, n.wrap(fh, flags), fl, 0
+	n.d.j.createdFile(in, filepath.Join(n.Path(nil), name))
+	child, _ := in.Operations().(*node)
+	return in, child.wrap(fh, flags), fl, 0
+}
+
+// Rename keeps the power-loss journal's paths current.
+func (n *node) Rename(ctx context.Context, name string, newParent fs.InodeEmbedder, newName string, flags uint32) syscall.Errno {
+	errno := n.LoopbackNode.Rename(ctx, name, newParent, newName, flags)
+	if errno == 0 {
+		np := newParent.EmbeddedInode()
+		if in := np.GetChild(newName); in != nil {
+			n.d.j.renamed(in, filepath.Join(np.Path(nil), newName))
+		}
+	}
+	return errno
 }
 
 func (n *node) wrap(fh fs.FileHandle, flags uint32) fs.FileHandle {
 	lf, ok := fh.(*fs.LoopbackFile)
-	if !ok {
+	if !ok || n == nil {
 		return fh
 	}
-	return &file{LoopbackFile: lf, d: n.d, sync: flags&syncFlags != 0}
+	return &file{LoopbackFile: lf, d: n.d, n: n, sync: flags&syncFlags != 0}
 }
 
 // file intercepts the flushes of one open file.
 type file struct {
 	*fs.LoopbackFile
 	d     *Disk
+	n     *node
 	sync  bool        // opened with O_SYNC or O_DSYNC: every write is a flush
 	dirty atomic.Bool // written since the last flush
 }
@@ -199,7 +217,13 @@ var (
 func (f *file) PassthroughFd() (int, bool) { return 0, false }
 
 func (f *file) Write(ctx context.Context, data []byte, off int64) (uint32, syscall.Errno) {
+	if !f.sync {
+		f.d.j.before(ctx, f, off, len(data))
+	}
 	n, errno := f.LoopbackFile.Write(ctx, data, off)
+	if f.sync && errno == 0 {
+		f.d.j.flushed(ctx, f) // taken as flushing the file: close enough for O_DSYNC logs
+	}
 	return n, f.written(errno)
 }
 
@@ -218,6 +242,7 @@ func (f *file) written(errno syscall.Errno) syscall.Errno {
 }
 
 func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
+	defer f.d.j.flushed(ctx, f)
 	if f.sync && !f.dirty.Load() {
 		return f.LoopbackFile.Fsync(ctx, flags) // its writes were flushed as they came
 	}
@@ -226,6 +251,16 @@ func (f *file) Fsync(ctx context.Context, flags uint32) syscall.Errno {
 }
 
 func (f *file) Writev(ctx context.Context, data [][]byte, off int64) (uint32, syscall.Errno) {
+	if !f.sync {
+		total := 0
+		for _, b := range data {
+			total += len(b)
+		}
+		f.d.j.before(ctx, f, off, total)
+	}
 	n, errno := f.LoopbackFile.Writev(ctx, data, off)
+	if f.sync && errno == 0 {
+		f.d.j.flushed(ctx, f)
+	}
 	return n, f.written(errno)
 }

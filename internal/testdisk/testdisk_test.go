@@ -99,3 +99,52 @@ func TestFilesPassThrough(t *testing.T) {
 		t.Fatalf("read back %q, %v", b, err)
 	}
 }
+
+// TestPowerLoss: what was fsynced survives the cut; what was not is undone —
+// overwrites put back, appends cut off, files never flushed gone.
+func TestPowerLoss(t *testing.T) {
+	d := mount(t)
+	d.PowerLoss()
+	a, err := os.Create(filepath.Join(d.Dir, "a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = a.WriteString("hello")
+	must(err)
+	must(a.Sync())
+	_, err = a.WriteString(" world") // appended, never flushed
+	must(err)
+	_, err = a.WriteAt([]byte("J"), 0) // overwritten, never flushed
+	must(err)
+	must(a.Close())
+	must(os.WriteFile(filepath.Join(d.Dir, "b"), []byte("never flushed"), 0o644))
+	s, err := os.Create(filepath.Join(d.Dir, "s"))
+	must(err)
+	_, err = s.WriteString("synced")
+	must(err)
+	must(s.Sync())
+	must(s.Close())
+	if got, _ := os.ReadFile(filepath.Join(d.Dir, "a")); string(got) != "Jello world" {
+		t.Fatalf("before the cut a reads %q", got)
+	}
+	if w, f := d.Unflushed(); w < 2 || f != 1 {
+		t.Errorf("unflushed: %d writes, %d files", w, f)
+	}
+	must(d.Cut())
+	backing := d.backing
+	if got, _ := os.ReadFile(filepath.Join(backing, "a")); string(got) != "hello" {
+		t.Errorf("after the cut a holds %q, want the flushed %q", got, "hello")
+	}
+	if _, err := os.Stat(filepath.Join(backing, "b")); !os.IsNotExist(err) {
+		t.Errorf("b was never flushed, yet survived the cut (%v)", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(backing, "s")); string(got) != "synced" {
+		t.Errorf("s holds %q", got)
+	}
+}
