@@ -15,6 +15,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/crash"
+	"github.com/dbgauge/dbgauge/internal/htmlreport"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -158,7 +159,11 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 			Log:    func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: "+s) },
 			Target: func(v map[string]string) (crash.Target, error) { return targets[matrix.Key(axes, v)], nil }}
 		runErr := ctl.Run(ctx, rec, stop)
-		fmt.Fprintf(env.Stdout, "dbgauge crash %s on %s (%s, seed %d): %s\n  folder  %s\n\n", spec.Name, rec.Backend, rec.Fault, seed, rec.Status, dir)
+		html := filepath.Join(dir, ReportFile)
+		if err := writeHTML(html, htmlreport.Page{Crash: rec}); err != nil && runErr == nil {
+			runErr = fmt.Errorf("write the report: %w", err)
+		}
+		fmt.Fprintf(env.Stdout, "dbgauge crash %s on %s (%s, seed %d): %s\n  folder  %s\n  report  %s\n\n", spec.Name, rec.Backend, rec.Fault, seed, rec.Status, dir, html)
 		for _, c := range rec.Configs {
 			if c.Summary != "" {
 				fmt.Fprintln(env.Stdout, "  "+c.Summary)

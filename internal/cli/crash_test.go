@@ -55,6 +55,7 @@ func TestCrashKill(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
+	browse(t, filepath.Join(dirs[0], ReportFile), "crash")
 }
 
 func TestCrashBadInput(t *testing.T) {

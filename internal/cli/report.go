@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -58,10 +59,22 @@ func writeMatrixReport(m *analysis.Matrix) (string, error) {
 func newReportCmd(env *Env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "report FOLDER",
-		Short: "rebuild report.html of a result or matrix folder from its result files",
+		Short: "rebuild report.html of a result, matrix or crash folder from its result files",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			dir := args[0]
+			if b, err := os.ReadFile(filepath.Join(dir, result.CrashFile)); err == nil {
+				var rec result.Crash
+				if err := json.Unmarshal(b, &rec); err != nil || rec.Schema != result.CrashSchema {
+					return knob.Bad("give a crash folder written by this dbgauge", "%s: not a %s record (%v)", dir, result.CrashSchema, err)
+				}
+				path := filepath.Join(dir, ReportFile)
+				if err := writeHTML(path, htmlreport.Page{Crash: &rec}); err != nil {
+					return err
+				}
+				fmt.Fprintln(env.Stdout, path)
+				return nil
+			}
 			if _, err := os.Stat(filepath.Join(dir, matrix.IndexFile)); err == nil {
 				m, err := analysis.LoadMatrix(dir)
 				if err != nil {

@@ -23,24 +23,25 @@ import (
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
-// Page is what one report shows. Exactly one of Run, Matrix, Compare is set.
+// Page is what one report shows. Exactly one of Run, Matrix, Compare, Crash is set.
 type Page struct {
 	Title   string
 	Run     *result.Result       // a single run
 	Matrix  *analysis.Matrix     // a matrix folder, analysed
 	Compare *analysis.Comparison // a comparison
+	Crash   *result.Crash        // what dbgauge crash found
 }
 
 // Write renders p as one self-contained HTML document.
 func Write(w io.Writer, p Page) error {
 	set := 0
-	for _, b := range []bool{p.Run != nil, p.Matrix != nil, p.Compare != nil} {
+	for _, b := range []bool{p.Run != nil, p.Matrix != nil, p.Compare != nil, p.Crash != nil} {
 		if b {
 			set++
 		}
 	}
 	if set != 1 {
-		return errors.New("htmlreport: a page shows exactly one of a run, a matrix or a comparison")
+		return errors.New("htmlreport: a page shows exactly one of a run, a matrix, a comparison or a crash")
 	}
 	d := &doc{}
 	var err error
@@ -49,6 +50,8 @@ func Write(w io.Writer, p Page) error {
 		err = d.run(p.Run)
 	case p.Matrix != nil:
 		err = d.matrix(p.Matrix)
+	case p.Crash != nil:
+		err = d.crash(p.Crash)
 	default:
 		err = d.compare(p.Compare)
 	}
