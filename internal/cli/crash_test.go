@@ -11,17 +11,9 @@ import (
 	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
-// TestCrashKill kills insert on SQLite and bbolt, synchronous and not, twice
-// each: under kill -9 the operating system keeps every write the engine made,
-// so nothing acknowledged may be lost, and each database must open again and
-// pass its own integrity check.
-func TestCrashKill(t *testing.T) {
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
-		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
+// loadCrash reads the one crash record under root.
+func loadCrash(t *testing.T, root string) (result.Crash, string) {
+	t.Helper()
 	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert"))
 	if len(dirs) != 1 {
 		t.Fatalf("crash folders %v", dirs)
@@ -34,6 +26,21 @@ func TestCrashKill(t *testing.T) {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		t.Fatal(err)
 	}
+	return rec, dirs[0]
+}
+
+// TestCrashKill kills insert on SQLite and bbolt, synchronous and not, twice
+// each: under kill -9 the operating system keeps every write the engine made,
+// so nothing acknowledged may be lost, and each database must open again and
+// pass its own integrity check.
+func TestCrashKill(t *testing.T) {
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
+		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	rec, dir := loadCrash(t, root)
 	if rec.Status != result.Completed || len(rec.Configs) != 4 || rec.Seed != 42 {
 		t.Fatalf("status %s, %d configs, seed %d", rec.Status, len(rec.Configs), rec.Seed)
 	}
@@ -55,7 +62,7 @@ func TestCrashKill(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
-	browse(t, filepath.Join(dirs[0], ReportFile), "crash")
+	browse(t, filepath.Join(dir, ReportFile), "crash")
 }
 
 func TestCrashBadInput(t *testing.T) {
@@ -85,15 +92,7 @@ func TestCrashPowerLoss(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert", result.CrashFile))
-	if len(dirs) != 1 {
-		t.Fatalf("crash records %v", dirs)
-	}
-	b, _ := os.ReadFile(dirs[0])
-	var rec result.Crash
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := loadCrash(t, root)
 	if !strings.HasPrefix(rec.Fault, "power loss") {
 		t.Errorf("fault %q", rec.Fault)
 	}

@@ -113,15 +113,7 @@ func validateCells(spec workload.Spec, m *result.Matrix) error {
 			return knob.Bad("see dbgauge run "+spec.Name+" --help", "cell %s: %v", c.Key, err)
 		}
 		values := bench.NewValues(spec)
-		fs.Visit(func(f *pflag.Flag) {
-			if sa, ok := f.Value.(pflag.SliceValue); ok {
-				for _, s := range sa.GetSlice() {
-					values.Set(f.Name, s)
-				}
-				return
-			}
-			values.Set(f.Name, f.Value.String())
-		})
+		setValues(fs, values)
 		if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values}); err != nil {
 			var bad *knob.Error
 			if errors.As(err, &bad) && len(m.Axes) > 0 {

@@ -122,15 +122,7 @@ func TestCrashPostgres(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert", result.CrashFile))
-	if len(dirs) != 1 {
-		t.Fatalf("crash records %v", dirs)
-	}
-	b, _ := os.ReadFile(dirs[0])
-	var rec result.Crash
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := loadCrash(t, root)
 	for _, c := range rec.Configs {
 		for _, cy := range c.Cycles {
 			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Phantom != 0 || !strings.HasPrefix(cy.Integrity, "amcheck: ok") {
@@ -158,15 +150,7 @@ func TestCrashPostgresPowerLoss(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert", result.CrashFile))
-	if len(dirs) != 1 {
-		t.Fatalf("crash records %v", dirs)
-	}
-	b, _ := os.ReadFile(dirs[0])
-	var rec result.Crash
-	if err := json.Unmarshal(b, &rec); err != nil {
-		t.Fatal(err)
-	}
+	rec, _ := loadCrash(t, root)
 	for _, c := range rec.Configs {
 		for _, cy := range c.Cycles {
 			if cy.Harness || cy.Acknowledged == 0 {

@@ -69,15 +69,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			}
 			return runMatrix(ctx, env, cancel, spec, values, knobs)
 		}
-		fs.Visit(func(f *pflag.Flag) {
-			if sa, ok := f.Value.(pflag.SliceValue); ok {
-				for _, s := range sa.GetSlice() {
-					values.Set(f.Name, s)
-				}
-				return
-			}
-			values.Set(f.Name, f.Value.String())
-		})
+		setValues(fs, values)
 		ledger, err := crash.ChildLedger()
 		if err != nil {
 			return err
@@ -94,6 +86,20 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 		return execute(ctx, env, cancel, plan)
 	}
 	return cmd
+}
+
+// setValues copies the flags the user set into values (each value of a
+// repeatable one).
+func setValues(fs *pflag.FlagSet, values *knob.Values) {
+	fs.Visit(func(f *pflag.Flag) {
+		if sa, ok := f.Value.(pflag.SliceValue); ok {
+			for _, s := range sa.GetSlice() {
+				values.Set(f.Name, s)
+			}
+			return
+		}
+		values.Set(f.Name, f.Value.String())
+	})
 }
 
 // bind declares every knob as a string flag, so that values are parsed in one
