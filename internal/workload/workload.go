@@ -30,6 +30,22 @@ type Spec struct {
 	// PerMinute says the workload's own headline is per minute (OLTP-EMUL's
 	// P); the summary shows it beside the per-second rate.
 	PerMinute bool
+	// Commits lists the commit modes the workload accepts; nil means all
+	// (op, unit, every:N).
+	Commits []CommitMode
+}
+
+// Accepts says whether the workload takes commit mode m.
+func (s Spec) Accepts(m CommitMode) bool {
+	if s.Commits == nil {
+		return true
+	}
+	for _, c := range s.Commits {
+		if c == m {
+			return true
+		}
+	}
+	return false
 }
 
 // Metric returns the headline metric's name: "calls/s".

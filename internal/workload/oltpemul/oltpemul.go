@@ -39,6 +39,7 @@ var Spec = workload.Spec{
 	Defaults:  map[string]string{"duration": "60s", "warmup": "10s"},
 	New:       newEmul,
 	PerMinute: true,
+	Commits:   []workload.CommitMode{workload.PerUnit}, // a business action is one transaction
 }
 
 // Config is oltp-emul's typed configuration.
