@@ -6,6 +6,8 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
+	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -30,6 +32,8 @@ func Backends() []backend.Spec {
 	return []backend.Spec{
 		sqlite.Spec,
 		bbolt.Spec,
+		gdbm.Spec,
+		pebble.Spec,
 		postgres.Spec,
 	}
 }

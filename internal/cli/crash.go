@@ -216,9 +216,9 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		values.Set(name, val)
 		rest = append(rest, f)
 	}
-	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "postgres:managed": ""}[be]
+	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "gdbm": ".gdbm", "pebble": ".pebble", "postgres:managed": ""}[be]
 	if ext == "" && be != "postgres:managed" {
-		return crash.Target{}, knob.Bad("use --db sqlite, bbolt or postgres:managed (a fresh database per cycle)",
+		return crash.Target{}, knob.Bad("use --db sqlite, bbolt, gdbm, pebble or postgres:managed (a fresh database per cycle)",
 			"crash needs a database it can create and kill, not --db %s", redact.DSN(be))
 	}
 	values.Set("db", be)

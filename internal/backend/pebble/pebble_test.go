@@ -1,0 +1,311 @@
+package pebble
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// TestConformance runs the backend suite on pebble, as the catalog does for
+// every registered backend.
+func TestConformance(t *testing.T) { backendtest.Run(t, Spec, nil) }
+
+func openT(t *testing.T, o backend.Options) *db {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	if o.DB == "" {
+		o.DB = Spec.Throwaway
+	}
+	if o.Durability == "" {
+		o.Durability = backend.Sync
+	}
+	d, err := Spec.Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { _ = d.Close() })
+	return d.(*db)
+}
+
+func stat(t *testing.T, d *db, name string) int64 {
+	t.Helper()
+	m, err := d.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, ok := m[name]
+	if !ok {
+		t.Fatalf("Stats has no %s: %v", name, m)
+	}
+	return v
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLazyBackgroundSync checks that the lazy mode fsyncs the WAL in the
+// background: the counter moves, and so does pebble's count of WAL fsyncs.
+func TestLazyBackgroundSync(t *testing.T) {
+	d := openT(t, backend.Options{Durability: backend.Lazy})
+	bg0, ws0 := stat(t, d, "background_syncs"), stat(t, d, "wal_syncs")
+	time.Sleep(350 * time.Millisecond)
+	bg, ws := stat(t, d, "background_syncs")-bg0, stat(t, d, "wal_syncs")-ws0
+	if bg < 2 {
+		t.Errorf("%d background syncs in 350ms at 100ms, want ≥ 2", bg)
+	}
+	if ws < bg {
+		t.Errorf("pebble counted %d WAL fsyncs for %d background syncs", ws, bg)
+	}
+	// Off never syncs in the background.
+	off := openT(t, backend.Options{Durability: backend.Off})
+	time.Sleep(150 * time.Millisecond)
+	if n := stat(t, off, "background_syncs"); n != 0 {
+		t.Errorf("durability off made %d background syncs", n)
+	}
+}
+
+// TestSyncCommitsFsync checks that every commit under sync is a WAL fsync,
+// and that off commits without one.
+func TestSyncCommitsFsync(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		dur  backend.Durability
+		sync bool
+	}{{backend.Sync, true}, {backend.Off, false}} {
+		d := openT(t, backend.Options{Durability: c.dur})
+		kc, _ := d.KVConn(ctx)
+		must(t, kc.CreateTable(ctx, "t"))
+		c0, s0 := stat(t, d, "commits"), stat(t, d, "wal_syncs")
+		for i := range 5 {
+			must(t, kc.Begin(ctx, true))
+			must(t, kc.Put(ctx, "t", fmt.Appendf(nil, "k%d", i), []byte("v")))
+			must(t, kc.Commit(ctx))
+		}
+		if n := stat(t, d, "commits") - c0; n != 5 {
+			t.Errorf("%s: %d commits counted for 5", c.dur, n)
+		}
+		syncs := stat(t, d, "wal_syncs") - s0
+		if c.sync && syncs < 5 {
+			t.Errorf("sync: %d WAL fsyncs for 5 commits", syncs)
+		}
+		if !c.sync && syncs != 0 {
+			t.Errorf("off: %d WAL fsyncs for 5 commits", syncs)
+		}
+		_ = kc.Close()
+	}
+}
+
+// TestTransactions checks what the conformance suite does not: a write
+// transaction reads its own writes, a read transaction reads a snapshot,
+// DropTable empties the range, and several clients write at once.
+func TestTransactions(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, backend.Options{})
+	a, _ := d.KVConn(ctx)
+	b, _ := d.KVConn(ctx)
+	defer a.Close()
+	defer b.Close()
+	must(t, a.CreateTable(ctx, "t"))
+	must(t, a.CreateTable(ctx, "t2")) // a neighbour whose name extends t's
+
+	must(t, a.Begin(ctx, true))
+	must(t, a.Put(ctx, "t", []byte("k"), []byte("own")))
+	must(t, a.Put(ctx, "t2", []byte("k"), []byte("neighbour")))
+	v, ok, err := a.Get(ctx, "t", []byte("k"))
+	if err != nil || !ok || string(v) != "own" {
+		t.Errorf("a transaction does not read its own write: %q %v %v", v, ok, err)
+	}
+	var keys []string
+	must(t, a.Scan(ctx, "t", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
+	if !slices.Equal(keys, []string{"k"}) {
+		t.Errorf("scan inside the transaction gave %q, want [k]", keys)
+	}
+	// Not committed: another connection sees nothing.
+	must(t, b.Begin(ctx, false))
+	if _, ok, _ := b.Get(ctx, "t", []byte("k")); ok {
+		t.Error("an uncommitted write is visible to another connection")
+	}
+	must(t, a.Commit(ctx))
+	// b's snapshot predates the commit.
+	if _, ok, _ := b.Get(ctx, "t", []byte("k")); ok {
+		t.Error("a read transaction sees a commit made after it began")
+	}
+	must(t, b.Rollback(ctx))
+	if err := b.Put(ctx, "t", []byte("x"), nil); err == nil {
+		t.Error("Put without a transaction succeeded")
+	}
+	must(t, b.Begin(ctx, false))
+	if err := b.Begin(ctx, false); err == nil {
+		t.Error("a second Begin on one connection succeeded")
+	}
+	if err := b.Put(ctx, "t", []byte("x"), nil); err == nil {
+		t.Error("Put in a read transaction succeeded")
+	}
+	must(t, b.Rollback(ctx))
+
+	// Several writers at once, each committing its own keys.
+	const writers, each = 4, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Go(func() {
+			c, _ := d.KVConn(ctx)
+			defer c.Close()
+			for i := range each {
+				if err := c.Begin(ctx, true); err != nil {
+					errs <- err
+					return
+				}
+				if err := c.Put(ctx, "t", fmt.Appendf(nil, "w%d-%03d", w, i), []byte("v")); err != nil {
+					errs <- err
+					return
+				}
+				if err := c.Commit(ctx); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	count := func(table string) int {
+		n := 0
+		must(t, a.Begin(ctx, false))
+		must(t, a.Scan(ctx, table, func(_, _ []byte) error { n++; return nil }))
+		must(t, a.Rollback(ctx))
+		return n
+	}
+	if n := count("t"); n != writers*each+1 {
+		t.Errorf("%d records after concurrent writers, want %d", n, writers*each+1)
+	}
+
+	// DropTable deletes the range, not the neighbour's; a new table of the same name is empty.
+	must(t, a.DropTable(ctx, "t"))
+	must(t, a.DropTable(ctx, "t")) // missing: not an error
+	must(t, a.CreateTable(ctx, "t"))
+	if n := count("t"); n != 0 {
+		t.Errorf("%d records in a dropped and recreated table", n)
+	}
+	if n := count("t2"); n != 1 {
+		t.Errorf("dropping t left %d records in t2, want 1", n)
+	}
+	if err := a.CreateTable(ctx, "bad\x00name"); err == nil {
+		t.Error("a table name with a NUL byte was accepted")
+	}
+
+	ok, detail, err := d.Integrity(ctx)
+	if err != nil || !ok {
+		t.Errorf("Integrity: ok=%v err=%v %s", ok, err, detail)
+	}
+	if !strings.Contains(detail, "CheckLevels") || !strings.Contains(detail, "2 tables, 1 records") {
+		t.Errorf("Integrity detail %q", detail)
+	}
+}
+
+// TestReopen checks that committed data and tables survive a close, and that
+// the integrity check runs on data flushed to tables.
+func TestReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	o := backend.Options{DB: "pebble:" + dir + "/data", Durability: backend.Sync}
+	d := openT(t, o)
+	c, _ := d.KVConn(ctx)
+	must(t, c.CreateTable(ctx, "t"))
+	must(t, c.Begin(ctx, true))
+	for i := range 100 {
+		must(t, c.Put(ctx, "t", fmt.Appendf(nil, "%03d", i), []byte("v")))
+	}
+	must(t, c.Commit(ctx))
+	_ = c.Close()
+	must(t, d.pebble.Flush())
+	must(t, d.Close())
+
+	d = openT(t, o)
+	if d.path != dir+"/data" {
+		t.Errorf("path %q", d.path)
+	}
+	c, _ = d.KVConn(ctx)
+	defer c.Close()
+	must(t, c.Begin(ctx, false))
+	n := 0
+	must(t, c.Scan(ctx, "t", func(_, _ []byte) error { n++; return nil }))
+	must(t, c.Rollback(ctx))
+	if n != 100 {
+		t.Errorf("%d records after reopening, want 100", n)
+	}
+	ok, detail, err := d.Integrity(ctx)
+	if err != nil || !ok || !strings.Contains(detail, "100 records") {
+		t.Errorf("Integrity: ok=%v err=%v %s", ok, err, detail)
+	}
+}
+
+// TestSettings checks that --set values reach pebble and are read back, and
+// that bad ones are refused as bad input.
+func TestSettings(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, backend.Options{Durability: backend.Lazy, Set: []backend.KeyValue{
+		{Key: "MemTableSize", Value: "8MB"}, {Key: "L0CompactionThreshold", Value: "2"},
+		{Key: "BytesPerSync", Value: "1048576"}, {Key: "WALBytesPerSync", Value: "64KB"},
+		{Key: "CacheSize", Value: "16MB"}, {Key: "SyncInterval", Value: "50ms"},
+	}})
+	e, err := d.Engine(ctx)
+	must(t, err)
+	want := map[string]string{
+		"MemTableSize": "8388608", "L0CompactionThreshold": "2", "BytesPerSync": "1048576",
+		"WALBytesPerSync": "65536", "CacheSize": "16777216", "wal_sync": "background every 50ms",
+		"commit_sync": "false", "DisableWAL": "false",
+	}
+	for k, v := range want {
+		if got := e.Settings[k]; got != v {
+			t.Errorf("%s read back %q, want %q", k, got, v)
+		}
+	}
+	if e.Name != "pebble" || !strings.HasPrefix(e.Driver, module) || e.Settings["FormatMajorVersion"] == "" {
+		t.Errorf("engine %+v", e)
+	}
+
+	off := openT(t, backend.Options{Durability: backend.Off, Set: []backend.KeyValue{{Key: "DisableWAL", Value: "true"}}})
+	e, err = off.Engine(ctx)
+	must(t, err)
+	if e.Settings["DisableWAL"] != "true" || e.Settings["wal_sync"] != "none" {
+		t.Errorf("off with DisableWAL read back %v", e.Settings)
+	}
+
+	for _, c := range []struct {
+		dur  backend.Durability
+		set  backend.KeyValue
+		want string
+	}{
+		{backend.Sync, backend.KeyValue{Key: "NoSuch", Value: "1"}, "MemTableSize"},
+		{backend.Sync, backend.KeyValue{Key: "MemTableSize", Value: "lots"}, "size in bytes"},
+		{backend.Sync, backend.KeyValue{Key: "MemTableSize", Value: "8GB"}, "refuses"},
+		{backend.Sync, backend.KeyValue{Key: "DisableWAL", Value: "true"}, "durability off"},
+		{backend.Lazy, backend.KeyValue{Key: "DisableWAL", Value: "true"}, "durability off"},
+		{backend.Sync, backend.KeyValue{Key: "SyncInterval", Value: "0s"}, "duration"},
+	} {
+		_, err := Spec.Open(ctx, backend.Options{DB: "pebble", Dir: t.TempDir(), Durability: c.dur, Set: []backend.KeyValue{c.set}})
+		var bad *knob.Error
+		if !errors.As(err, &bad) || !strings.Contains(err.Error()+bad.Hint, c.want) {
+			t.Errorf("--set %s=%s under %s: %v, want a bad-input error mentioning %q", c.set.Key, c.set.Value, c.dur, err, c.want)
+		}
+	}
+}
