@@ -16,9 +16,10 @@ import (
 
 // conn is a client's handle. A write transaction is an indexed batch (its
 // reads see its own writes, then the latest committed data); a read
-// transaction is a snapshot. Writers never wait for each other: batches
-// commit concurrently, the last commit wins for a key, and nothing detects
-// a conflict.
+// transaction is a snapshot. Pebble detects no conflicts (the last commit
+// wins for a key), so write transactions run one at a time, as in bbolt:
+// two clients incrementing one counter would otherwise lose updates (nms's
+// checks caught it with two clients).
 type conn struct {
 	db    *db
 	batch *pebbledb.Batch    // the open write transaction
@@ -90,6 +91,7 @@ func (c *conn) Begin(_ context.Context, write bool) error {
 		return *e
 	}
 	if write {
+		c.db.writer.Lock()
 		c.batch = c.db.pebble.NewIndexedBatch()
 	} else {
 		c.snap = c.db.pebble.NewSnapshot()
@@ -106,6 +108,7 @@ func (c *conn) Commit(context.Context) error {
 		c.batch = nil
 		err := c.db.commit(b)
 		_ = b.Close()
+		c.db.writer.Unlock()
 		return err
 	case c.snap != nil:
 		s := c.snap
@@ -121,6 +124,7 @@ func (c *conn) Rollback(context.Context) error {
 	if c.batch != nil {
 		err = c.batch.Close()
 		c.batch = nil
+		c.db.writer.Unlock()
 	}
 	if c.snap != nil {
 		err = c.snap.Close()

@@ -29,7 +29,7 @@ const module = "github.com/cockroachdb/pebble/v2"
 // Spec registers pebble in the catalog.
 var Spec = backend.Spec{
 	Name:      "pebble",
-	Summary:   "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, concurrent writers",
+	Summary:   "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, write transactions one at a time",
 	Throwaway: "pebble",
 	API:       backend.KV,
 	Forms:     []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
@@ -96,6 +96,7 @@ type db struct {
 	stop     chan struct{}
 	wg       sync.WaitGroup
 
+	writer sync.Mutex                      // one write transaction at a time (see conn)
 	ddl    sync.Mutex                      // serialises CreateTable and DropTable
 	tables atomic.Pointer[map[string]span] // copied on write, under ddl
 
