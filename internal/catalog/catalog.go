@@ -7,6 +7,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
@@ -35,6 +36,7 @@ func Backends() []backend.Spec {
 		gdbm.Spec,
 		pebble.Spec,
 		postgres.Spec,
+		mariadb.Spec,
 	}
 }
 

@@ -133,7 +133,7 @@ func newStmts(d backend.Dialect) *stmts {
 
 		// FIFO: reserve the oldest free units of a ware; release them; ship them.
 		freeFifo:   s(`SELECT count(*) FROM oe_fifo_src WHERE ware = ? AND taken = 0`),
-		takeFifo:   s(`UPDATE oe_fifo_src SET taken = ? WHERE id IN (SELECT id FROM oe_fifo_src WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?` + lock + `)`),
+		takeFifo:   s(takeFifo(d)),
 		useFifo:    s(`INSERT INTO oe_fifo_use (src, doc, ware) SELECT id, taken, ware FROM oe_fifo_src WHERE taken = ?`),
 		untakeFifo: s(`UPDATE oe_fifo_src SET taken = 0 WHERE taken = ?`),
 		delUse:     s(`DELETE FROM oe_fifo_use WHERE doc = ?`),
@@ -157,4 +157,15 @@ func newStmts(d backend.Dialect) *stmts {
 		doneMoney:  s(`UPDATE oe_money_log SET agg = 1 WHERE agg = 2`),
 		addMoney:   s(`UPDATE oe_money SET balance = balance + ? WHERE contractor = ?`),
 	}
+}
+
+// takeFifo reserves the oldest free units of a ware. MariaDB and MySQL refuse
+// LIMIT in an IN subquery and a subquery on the table being updated, but
+// take ORDER BY and LIMIT on the UPDATE itself (which waits on rows other
+// consumers hold instead of skipping them).
+func takeFifo(d backend.Dialect) string {
+	if d.Name == "mysql" {
+		return `UPDATE oe_fifo_src SET taken = ? WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?`
+	}
+	return `UPDATE oe_fifo_src SET taken = ? WHERE id IN (SELECT id FROM oe_fifo_src WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?` + d.LockSkip + `)`
 }

@@ -1,0 +1,32 @@
+package mariadb
+
+import (
+	"database/sql/driver"
+	"errors"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
+)
+
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		err   error
+		class dberr.Class
+	}{
+		{&mysql.MySQLError{Number: 1213, Message: "Deadlock found"}, dberr.Retryable},
+		{&mysql.MySQLError{Number: 1205, Message: "Lock wait timeout exceeded"}, dberr.Retryable},
+		{&mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}, dberr.Rollback},
+		{&mysql.MySQLError{Number: 2013, Message: "Lost connection"}, dberr.Unavailable},
+		{&mysql.MySQLError{Number: 1146, Message: "Table doesn't exist"}, dberr.Fatal},
+		{driver.ErrBadConn, dberr.Unavailable},
+		{mysql.ErrInvalidConn, dberr.Unavailable},
+		{errors.New("something else"), dberr.Fatal},
+	}
+	for _, c := range cases {
+		if got := dberr.ClassOf(classify(c.err)); got != c.class {
+			t.Errorf("classify(%v) = %v, want %v", c.err, got, c.class)
+		}
+	}
+}

@@ -1,0 +1,299 @@
+// Package mariadb is MariaDB (and MySQL's protocol) through
+// go-sql-driver/mysql: a server of your own (--db "mysql://user:pw@tcp(host:3306)/db")
+// or a throwaway managed one on loopback (--db mariadb:managed).
+package mariadb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+const module = "github.com/go-sql-driver/mysql"
+
+// Spec registers MariaDB in the catalog.
+var Spec = backend.Spec{
+	Name:      "mariadb",
+	Summary:   "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
+	Throwaway: "mariadb:managed",
+	API:       backend.SQL,
+	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@tcp(HOST:PORT)/DB"},
+	Match: func(db string) bool {
+		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
+	},
+	Durability: durabilityDoc,
+	Expect: map[backend.Durability]map[string]string{
+		backend.Sync: {"innodb_flush_log_at_trx_commit": "1"},
+		backend.Lazy: {"innodb_flush_log_at_trx_commit": "2"},
+		backend.Off:  {"innodb_flush_log_at_trx_commit": "0"},
+	},
+	Prepare: map[backend.Prepare]string{
+		backend.Once: "server-side prepared statements, prepared once per connection",
+		backend.Each: "the statement is prepared at every use",
+	},
+	Settings: []backend.Setting{
+		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
+	},
+	Open: open,
+}
+
+var durabilityDoc = map[backend.Durability]string{
+	backend.Sync: "innodb_flush_log_at_trx_commit=1, sync_binlog=1: the redo log is written and flushed at every commit (group commit shares flushes)",
+	backend.Lazy: "innodb_flush_log_at_trx_commit=2, sync_binlog=0: written at commit, flushed about once a second; a crash of the machine loses up to a second",
+	backend.Off:  "innodb_flush_log_at_trx_commit=0, sync_binlog=0: written and flushed about once a second; even a server crash loses up to a second",
+}
+
+func mapDurability(d backend.Durability) (map[string]string, error) {
+	switch d {
+	case backend.Sync:
+		return map[string]string{"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}, nil
+	case backend.Lazy:
+		return map[string]string{"innodb_flush_log_at_trx_commit": "2", "sync_binlog": "0"}, nil
+	case backend.Off:
+		return map[string]string{"innodb_flush_log_at_trx_commit": "0", "sync_binlog": "0"}, nil
+	}
+	return nil, knob.Bad("give sync, lazy or off", "mariadb has no durability %q", d)
+}
+
+var dialect = backend.Dialect{
+	Name: "mysql",
+	Blob: "VARBINARY(3000)",
+	Upsert: func(table string) string {
+		return "INSERT INTO " + table + "(k, v) VALUES(?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)"
+	},
+	HasTable: "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
+	LockSkip: " FOR UPDATE SKIP LOCKED",
+}
+
+type db struct {
+	sql      *sql.DB
+	srv      *server.MariaDB
+	shutdown time.Duration
+	prepare  backend.Prepare
+	userKeys []string
+	stopped  bool
+}
+
+func open(ctx context.Context, o backend.Options) (backend.DB, error) {
+	d := &db{prepare: o.Prepare}
+	settings, err := mapDurability(o.Durability)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range o.Set {
+		settings[kv.Key] = kv.Value
+		d.userKeys = append(d.userKeys, kv.Key)
+	}
+	var dsn string
+	managed := o.DB == "mariadb:managed" || o.DB == "mysql:managed"
+	if managed {
+		if _, ok := settings["max_connections"]; !ok {
+			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
+		}
+		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Settings: settings}); err != nil {
+			if len(o.Set) > 0 {
+				return nil, knob.Bad("check the variables given with --set", "%v", err)
+			}
+			return nil, err
+		}
+		dsn = d.srv.DSN(false)
+	} else {
+		dsn = strings.TrimPrefix(strings.TrimPrefix(o.DB, "mysql://"), "mariadb://")
+		if _, err := mysql.ParseDSN(dsn); err != nil {
+			return nil, knob.Bad("write it as mysql://user:password@tcp(host:3306)/db", "--db %q is not a MariaDB connection string: %v", redact.DSN(o.DB), err)
+		}
+	}
+	if d.sql, err = sql.Open("mysql", dsn); err != nil {
+		d.stop()
+		return nil, err
+	}
+	d.sql.SetMaxOpenConns(o.Conns + 4)
+	d.sql.SetMaxIdleConns(o.Conns + 4)
+	if err := d.sql.PingContext(ctx); err != nil {
+		d.stop()
+		var me *mysql.MySQLError
+		if errors.As(err, &me) && me.Number == 1045 {
+			return nil, knob.Bad("check the user and password in --db", "MariaDB refused the login: %s", redact.DSN(err.Error()))
+		}
+		return nil, knob.Bad("is the server running, and are host and port in --db right?", "cannot connect to MariaDB: %s", redact.DSN(err.Error()))
+	}
+	if !managed {
+		for k, v := range settings {
+			if _, err := d.sql.ExecContext(ctx, "SET GLOBAL "+k+" = "+v); err != nil {
+				d.stop()
+				return nil, knob.Bad("use --db mariadb:managed, or set it on your server yourself", "SET GLOBAL %s=%s: %v", k, v, err)
+			}
+		}
+	}
+	if d.srv != nil {
+		return managedDB{d}, nil
+	}
+	return d, nil
+}
+
+func (d *db) stop() {
+	if d.sql != nil {
+		_ = d.sql.Close()
+	}
+	if d.srv != nil && !d.stopped {
+		d.stopped = true
+		d.shutdown, _ = d.srv.StopClean()
+	}
+}
+
+// Dialect returns MariaDB's dialect.
+func (d *db) Dialect() backend.Dialect { return dialect }
+
+// Conn opens a client connection.
+func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
+	c, err := d.sql.Conn(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return backend.NewStdConn(c, backend.StdConfig{Prepare: d.prepare, BeginSQL: "START TRANSACTION", Classify: classify}), nil
+}
+
+// readBack lists the variables every result records.
+var readBack = []string{
+	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_flush_method", "innodb_doublewrite",
+	"innodb_buffer_pool_size", "innodb_log_file_size", "innodb_flush_log_at_timeout", "max_connections",
+	"transaction_isolation", "version",
+}
+
+// Engine reads back MariaDB's version and effective variables.
+func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
+	e := backend.Engine{Name: "mariadb", Driver: module + " " + backend.ModuleVersion(module), Settings: map[string]string{}}
+	if d.srv != nil {
+		e.Path = d.srv.DataDir
+	}
+	keys := append(append([]string{}, readBack...), d.userKeys...)
+	rows, err := d.sql.QueryContext(ctx, "SHOW GLOBAL VARIABLES WHERE Variable_name IN ('"+strings.Join(keys, "','")+"')")
+	if err != nil {
+		return e, classify(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return e, classify(err)
+		}
+		e.Settings[k] = v
+	}
+	e.Version = e.Settings["version"]
+	delete(e.Settings, "version")
+	return e, classify(rows.Err())
+}
+
+// Stats returns SHOW GLOBAL STATUS counters: commits, InnoDB's fsyncs, redo
+// bytes, row lock waits.
+func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+	names := map[string]string{
+		// MariaDB 10.8+ no longer counts redo log fsyncs apart: InnoDB's
+		// fsyncs (the redo log's, and the data files' at checkpoints) are the flushes.
+		"Com_commit": "commits", "Com_rollback": "rollbacks", "Innodb_data_fsyncs": "flushes",
+		"Innodb_os_log_written": "wal_bytes", "Innodb_row_lock_waits": "row_lock_waits",
+		"Innodb_row_lock_time": "row_lock_time_ms", "Innodb_rows_inserted": "rows_inserted", "Innodb_rows_updated": "rows_updated",
+		"Innodb_rows_deleted": "rows_deleted", "Innodb_buffer_pool_reads": "pool_reads", "Innodb_buffer_pool_read_requests": "pool_read_requests",
+	}
+	var in []string
+	for k := range names {
+		in = append(in, k)
+	}
+	rows, err := d.sql.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(in, "','")+"')")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, classify(err)
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			out[names[k]] = n
+		}
+	}
+	return out, classify(rows.Err())
+}
+
+// Integrity runs CHECK TABLE on every table of the database.
+func (d *db) Integrity(ctx context.Context) (bool, string, error) {
+	rows, err := d.sql.QueryContext(ctx, "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")
+	if err != nil {
+		return false, "", classify(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return false, "", classify(err)
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	var bad []string
+	for _, t := range tables {
+		r, err := d.sql.QueryContext(ctx, "CHECK TABLE `"+t+"`")
+		if err != nil {
+			return false, "", classify(err)
+		}
+		for r.Next() {
+			var tbl, op, typ, msg string
+			if err := r.Scan(&tbl, &op, &typ, &msg); err == nil && typ == "status" && msg != "OK" {
+				bad = append(bad, tbl+": "+msg)
+			} else if err == nil && typ == "error" {
+				bad = append(bad, tbl+": "+msg)
+			}
+		}
+		r.Close()
+	}
+	if len(bad) > 0 {
+		return false, "CHECK TABLE: " + strings.Join(bad, "; "), nil
+	}
+	return true, fmt.Sprintf("CHECK TABLE: ok (%d tables)", len(tables)), nil
+}
+
+// Close stops a managed server and removes its datadir; the log stays.
+func (d *db) Close() error {
+	d.stop()
+	return nil
+}
+
+// managedDB is what Open returns for a managed server.
+type managedDB struct{ *db }
+
+var (
+	_ backend.Server  = managedDB{}
+	_ backend.Statser = (*db)(nil)
+	_ backend.SQLDB   = managedDB{}
+	_ backend.Checker = (*db)(nil)
+)
+
+// ServerInfo describes the managed server.
+func (m managedDB) ServerInfo() backend.ServerInfo {
+	s := m.srv
+	return backend.ServerInfo{
+		Engine: "mariadb", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
+		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), Note: s.Note,
+	}
+}
+
+// Died is closed when the managed server exits.
+func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
+
+// DeathErr says why the managed server died, or nil when it was stopped.
+func (m managedDB) DeathErr() error { return m.srv.Died() }

@@ -1,0 +1,228 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+func init() {
+	// The driver logs connection hiccups to stderr itself; dbgauge reports
+	// errors through their return values, and stderr is the cli's.
+	_ = mysql.SetLogger(quietLogger{})
+}
+
+type quietLogger struct{}
+
+func (quietLogger) Print(...any) {}
+
+// MariaDB is a throwaway MariaDB server dbgauge started on loopback.
+type MariaDB struct {
+	*Process
+	DataDir   string
+	SocketDir string
+	Port      int
+	Password  string // root's, set at start; never printed
+	Account   Account
+	Startup   time.Duration
+	Note      string
+}
+
+// MariaDBConfig says where and how to start a server.
+type MariaDBConfig struct {
+	Dir      string            // the run's folder: the datadir goes in it, the log beside
+	Settings map[string]string // server options, given as --name=value
+}
+
+// FindMariaDB returns the server binary and mariadb-install-db, or says what
+// to install.
+func FindMariaDB() (server, install string, err error) {
+	for _, s := range []string{"/usr/sbin/mariadbd", "/usr/sbin/mysqld"} {
+		if _, err := os.Stat(s); err == nil {
+			server = s
+			break
+		}
+	}
+	install, _ = exec.LookPath("mariadb-install-db")
+	if server == "" || install == "" {
+		return "", "", errors.New("no MariaDB server found: apt-get install mariadb-server")
+	}
+	return server, install, nil
+}
+
+// StartMariaDB creates a datadir in cfg.Dir, starts the server on a free
+// loopback port and a socket of its own, as the mysql account when dbgauge
+// runs as root, sets a random root password, and returns once it accepts
+// connections.
+func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
+	bin, install, err := FindMariaDB()
+	if err != nil {
+		return nil, err
+	}
+	acct, err := AccountFor("mysql")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+		return nil, err
+	}
+	m := &MariaDB{Account: acct, Password: secret()}
+	base := filepath.Join(cfg.Dir, "mariadb")
+	if !acct.CanReach(cfg.Dir) {
+		if base, err = os.MkdirTemp("", "dbgauge-mariadb-"); err != nil {
+			return nil, err
+		}
+		m.Note = fmt.Sprintf("%s cannot reach %s, so the datadir is in %s; ", acct.Name, cfg.Dir, base)
+	} else if err := os.Mkdir(base, 0o700); err != nil {
+		return nil, err
+	}
+	if acct.Switched {
+		m.Note += fmt.Sprintf("dbgauge runs as root and runs the server as %q", acct.Name)
+	}
+	m.DataDir = filepath.Join(base, "data")
+	if m.SocketDir, err = os.MkdirTemp("", "dbgauge-my-"); err != nil {
+		return nil, err
+	}
+	for _, d := range []string{base, m.SocketDir} {
+		if err := acct.Own(d); err != nil {
+			return nil, err
+		}
+	}
+	userArg := []string{}
+	if acct.Switched {
+		userArg = []string{"--user=" + acct.Name}
+	}
+	if err := acct.Run(install, append([]string{"--no-defaults", "--datadir=" + m.DataDir, "--auth-root-authentication-method=normal",
+		"--skip-test-db"}, userArg...)...); err != nil {
+		return nil, fmt.Errorf("mariadb-install-db: %w", err)
+	}
+	logPath := filepath.Join(cfg.Dir, "mariadb.log")
+	keys := make([]string, 0, len(cfg.Settings))
+	for k := range cfg.Settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for attempt := 0; ; attempt++ {
+		if m.Port, err = FreePort(); err != nil {
+			return nil, err
+		}
+		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
+			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
+			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
+		args = append(args, userArg...)
+		for _, k := range keys {
+			args = append(args, "--"+k+"="+cfg.Settings[k])
+		}
+		start := time.Now()
+		if m.Process, err = Start(acct, logPath, bin, args...); err != nil {
+			return nil, err
+		}
+		err = m.waitReady(ctx, "")
+		m.Startup = time.Since(start)
+		if err == nil {
+			break
+		}
+		_, _ = m.Stop(syscall.SIGKILL, 5*time.Second)
+		if attempt < 2 && strings.Contains(m.LogTail(5), "Address already in use") {
+			continue
+		}
+		return nil, err
+	}
+	db, err := sql.Open("mysql", m.dsn("", true))
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	// dbgauge's own user with the password; every root entry gets it too,
+	// so the server accepts no login without it.
+	qs := []string{
+		"CREATE USER 'dbgauge'@'%' IDENTIFIED BY '" + m.Password + "'",
+		"GRANT ALL ON *.* TO 'dbgauge'@'%' WITH GRANT OPTION",
+		"CREATE DATABASE IF NOT EXISTS dbgauge",
+	}
+	rows, err := db.QueryContext(ctx, "SELECT host FROM mysql.user WHERE user = 'root'")
+	if err == nil {
+		for rows.Next() {
+			var host string
+			if rows.Scan(&host) == nil {
+				qs = append(qs, "ALTER USER 'root'@'"+strings.ReplaceAll(host, "'", "")+"' IDENTIFIED BY '"+m.Password+"'")
+			}
+		}
+		rows.Close()
+	}
+	for i, q := range qs {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			if i >= 3 {
+				continue // a root entry that cannot be altered (root@hostname): it never matches a loopback login
+			}
+			_, _ = m.StopClean()
+			return nil, fmt.Errorf("set up the managed server: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// waitReady connects until the server accepts, or it exits, or 60 s pass.
+func (m *MariaDB) waitReady(ctx context.Context, password string) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		db, err := sql.Open("mysql", m.dsnWith("root", password, "", true))
+		if err == nil {
+			cctx, cancel := context.WithTimeout(ctx, time.Second)
+			err = db.PingContext(cctx)
+			cancel()
+			db.Close()
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-m.Done():
+			return fmt.Errorf("mariadbd exited while starting; its log ends with: %s", m.LogTail(5))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("mariadbd did not accept connections within 60 s: %w; its log ends with: %s", err, m.LogTail(5))
+		}
+	}
+}
+
+func (m *MariaDB) dsn(db string, socket bool) string { return m.dsnWith("root", "", db, socket) }
+
+func (m *MariaDB) dsnWith(user, password, db string, socket bool) string {
+	c := mysql.NewConfig()
+	c.User, c.Passwd, c.DBName = user, password, db
+	if socket {
+		c.Net, c.Addr = "unix", filepath.Join(m.SocketDir, "mysqld.sock")
+	} else {
+		c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(m.Port)
+	}
+	c.Timeout = 10 * time.Second
+	return c.FormatDSN()
+}
+
+// DSN returns a connection string to the dbgauge database, over TCP or the
+// Unix socket. It holds the password: redact it before showing it.
+func (m *MariaDB) DSN(socket bool) string { return m.dsnWith("dbgauge", m.Password, "dbgauge", socket) }
+
+// StopClean shuts the server down (SIGTERM: a clean shutdown), removes the
+// datadir (the log stays), and returns how long the shutdown took.
+func (m *MariaDB) StopClean() (time.Duration, error) {
+	d, err := m.Stop(syscall.SIGTERM, 60*time.Second)
+	os.RemoveAll(filepath.Dir(m.DataDir))
+	os.RemoveAll(m.SocketDir)
+	return d, err
+}
