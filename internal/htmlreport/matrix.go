@@ -184,6 +184,9 @@ func (d *doc) effect(head analysis.Metric, e analysis.Effect) (*section, error) 
 	o["series"] = series
 	if len(cats) > 3 {
 		o["xAxis"].(obj)["axisLabel"] = with(axisText("#1f2328"), "interval", 0, "rotate", 20)
+		// A rotated first label reaches left of the axis: room for it, so
+		// that containLabel does not clip it.
+		o["grid"] = obj{"left": 72, "right": 24, "top": 48, "bottom": 30, "containLabel": true}
 	}
 	ch, err := d.addChart("effect of "+e.Knob, 320, o)
 	if err != nil {
