@@ -111,18 +111,6 @@ func pct(v float64) string {
 	return fmt.Sprintf("%.0f%%", v)
 }
 
-func bytesName(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
-}
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"

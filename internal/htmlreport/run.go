@@ -122,8 +122,8 @@ func runHeader(r *result.Result) header {
 	}
 	h.Cards = append(h.Cards, failed, card{Label: "retries", Value: strconv.FormatInt(s.Retries, 10)})
 	if s.LogBytesPerUnit > 0 {
-		h.Cards = append(h.Cards, card{Label: "log growth", Value: bytesName(s.LogBytesPerHour), Unit: "/h",
-			Note: bytesName(s.LogBytesPerUnit) + " per " + c.Unit})
+		h.Cards = append(h.Cards, card{Label: "log growth", Value: report.Bytes(s.LogBytesPerHour), Unit: "/h",
+			Note: report.Bytes(s.LogBytesPerUnit) + " per " + c.Unit})
 	}
 	return h
 }
@@ -457,7 +457,7 @@ func outcomeSection(r *result.Result) *section {
 	if len(r.Verdicts) > 0 {
 		t := &table{Head: []string{"requirement", "measured", "verdict"}, Num: []bool{false, true, false}}
 		for _, v := range r.Verdicts {
-			t.Rows = append(t.Rows, []cell{{Text: v.Require, Class: "mono"}, {Text: measured(v)}, okCell(v.OK, "met", "not met")})
+			t.Rows = append(t.Rows, []cell{{Text: v.Require, Class: "mono"}, {Text: report.Measured(v)}, okCell(v.OK, "met", "not met")})
 		}
 		s.Items = append(s.Items, item{Title: "Requirements", Table: t})
 	}
@@ -524,16 +524,6 @@ func okCell(ok bool, yes, no string) cell {
 	return cell{Text: "✗ " + no, Class: "bad"}
 }
 
-func measured(v result.Verdict) string {
-	switch v.Unit {
-	case "ms":
-		return fmt.Sprintf("%.3g ms", v.Got)
-	case "%":
-		return fmt.Sprintf("%.3g%%", v.Got)
-	}
-	return rate(v.Got) + "/s"
-}
-
 // setupSection: config and environment.
 func setupSection(r *result.Result) *section {
 	c, env := r.Config, r.Environment
@@ -581,7 +571,7 @@ func setupSection(r *result.Result) *section {
 	}
 	mem := ""
 	if env.MemoryB > 0 {
-		mem = bytesName(float64(env.MemoryB))
+		mem = report.Bytes(float64(env.MemoryB))
 	}
 	envT := kv(
 		"host", env.Hostname,

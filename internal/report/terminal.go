@@ -121,7 +121,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintln(b, "\n  requirements")
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
 		for _, v := range r.Verdicts {
-			fmt.Fprintf(tw, "  %s %s\tmeasured %s\n", mark(v.OK), v.Require, measured(v))
+			fmt.Fprintf(tw, "  %s %s\tmeasured %s\n", mark(v.OK), v.Require, Measured(v))
 		}
 		_ = tw.Flush()
 		if s.Pass != nil && *s.Pass {
@@ -141,7 +141,8 @@ func mark(ok bool) string {
 	return "✗"
 }
 
-func measured(v result.Verdict) string {
+// Measured formats what a requirement measured, in its unit.
+func Measured(v result.Verdict) string {
 	switch v.Unit {
 	case "ms":
 		return fmt.Sprintf("%.3g ms", v.Got)
@@ -307,10 +308,11 @@ func walLine(r *result.Result) string {
 	if s.LogBytesPerUnit == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s of WAL per %s, %s an hour at this rate", bytesName(s.LogBytesPerUnit), r.Config.Unit, bytesName(s.LogBytesPerHour))
+	return fmt.Sprintf("%s of WAL per %s, %s an hour at this rate", Bytes(s.LogBytesPerUnit), r.Config.Unit, Bytes(s.LogBytesPerHour))
 }
 
-func bytesName(b float64) string {
+// Bytes formats a byte count for people: 512 B, 13.3 KiB, 4.0 GiB.
+func Bytes(b float64) string {
 	switch {
 	case b >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", b/(1<<30))
