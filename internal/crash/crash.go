@@ -17,13 +17,11 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
-
-// ResultIDEnv names the child's result folder (the matrix's own variable).
-const ResultIDEnv = "DBGAUGE_RESULT_ID"
 
 // Controller runs the cycles of one crash folder.
 type Controller struct {
@@ -244,7 +242,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	args = append(args, "--db="+db, "--results="+results, "--duration=1h", "--warmup=0", "--ceiling=off",
 		"--seed="+strconv.FormatUint(c.Seed+uint64(ci)<<20+uint64(n), 10))
 	cmd := exec.CommandContext(ctx, c.Exe, args...)
-	cmd.Env = append(os.Environ(), LedgerEnv+"=3", ResultIDEnv+"=run")
+	cmd.Env = append(os.Environ(), LedgerEnv+"=3", matrix.ResultIDEnv+"=run")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -263,7 +261,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	select {
 	case <-bk.first:
 	case err := <-exited:
-		return nil, nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+		return nil, nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, matrix.LastLine(filepath.Join(dir, "run.log")))
 	case <-time.After(2 * time.Minute):
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		werr := <-exited
@@ -287,7 +285,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	select {
 	case <-time.After(at):
 	case err := <-exited:
-		return nil, nil, fmt.Errorf("the run ended before the fault (%w): %s", err, tail(filepath.Join(dir, "run.log")))
+		return nil, nil, fmt.Errorf("the run ended before the fault (%w): %s", err, matrix.LastLine(filepath.Join(dir, "run.log")))
 	}
 	// kill -9 of the server's whole process group first (what it acknowledged
 	// is what the ledger holds), then of the process that ran the workload.
@@ -318,13 +316,6 @@ func gone(pgid int, limit time.Duration) bool {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return false
-}
-
-// tail returns the last line of a log.
-func tail(path string) string {
-	b, _ := os.ReadFile(path)
-	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	return lines[len(lines)-1]
 }
 
 // line describes a cycle in one line.

@@ -161,7 +161,7 @@ func (r *Runner) cell(ctx context.Context, m *result.Matrix, i int, stop <-chan 
 	}
 	res, lerr := result.Load(dir)
 	if lerr != nil {
-		reason := lastLine(filepath.Join(r.Dir, "cells", c.ID+".log"))
+		reason := LastLine(filepath.Join(r.Dir, "cells", c.ID+".log"))
 		if reason == "" {
 			reason = lerr.Error()
 		}
@@ -170,8 +170,9 @@ func (r *Runner) cell(ctx context.Context, m *result.Matrix, i int, stop <-chan 
 	return res, code, nil
 }
 
-// lastLine returns the last non-empty line of a file: a cell's error.
-func lastLine(path string) string {
+// LastLine returns the last non-empty line of a child run's log, its error
+// (without the "dbgauge: " prefix).
+func LastLine(path string) string {
 	b, _ := os.ReadFile(path)
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "dbgauge: "))
