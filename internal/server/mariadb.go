@@ -78,27 +78,11 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		return nil, err
 	}
 	m := &MariaDB{Account: acct, Password: secret()}
-	base := filepath.Join(cfg.Dir, "mariadb")
-	if !acct.CanReach(cfg.Dir) {
-		if base, err = os.MkdirTemp("", "dbgauge-mariadb-"); err != nil {
-			return nil, err
-		}
-		m.Note = fmt.Sprintf("%s cannot reach %s, so the datadir is in %s; ", acct.Name, cfg.Dir, base)
-	} else if err := os.Mkdir(base, 0o700); err != nil {
+	f, err := MakeFolders(acct, cfg.Dir, "mariadb")
+	if err != nil {
 		return nil, err
 	}
-	if acct.Switched {
-		m.Note += fmt.Sprintf("dbgauge runs as root and runs the server as %q", acct.Name)
-	}
-	m.DataDir = filepath.Join(base, "data")
-	if m.SocketDir, err = os.MkdirTemp("", "dbgauge-my-"); err != nil {
-		return nil, err
-	}
-	for _, d := range []string{base, m.SocketDir} {
-		if err := acct.Own(d); err != nil {
-			return nil, err
-		}
-	}
+	m.DataDir, m.SocketDir, m.Note = filepath.Join(f.Base, "data"), f.Socket, f.Note
 	userArg := []string{}
 	if acct.Switched {
 		userArg = []string{"--user=" + acct.Name}

@@ -109,30 +109,12 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	base := filepath.Join(cfg.Dir, "postgres")
-	if !acct.CanReach(cfg.Dir) {
-		// The account cannot reach the run's folder (under /root, say): the
-		// cluster goes to a temporary folder instead, and the result says so.
-		if base, err = os.MkdirTemp("", "dbgauge-postgres-"); err != nil {
-			return nil, err
-		}
-		p.Note = fmt.Sprintf("%s cannot reach %s, so the cluster is in %s; ", acct.Name, cfg.Dir, base)
-	} else if err := os.Mkdir(base, 0o700); err != nil {
+	f, err := MakeFolders(acct, cfg.Dir, "postgres")
+	if err != nil {
 		return nil, err
 	}
-	if acct.Switched {
-		p.Note += fmt.Sprintf("dbgauge runs as root and PostgreSQL refuses root: the server runs as %q", acct.Name)
-	}
-	p.DataDir = filepath.Join(base, "data")
-	// Unix socket paths are limited to ~107 bytes: a short folder of its own.
-	if p.SocketDir, err = os.MkdirTemp("", "dbgauge-pg-"); err != nil {
-		return nil, err
-	}
-	for _, d := range []string{base, p.SocketDir} {
-		if err := acct.Own(d); err != nil {
-			return nil, err
-		}
-	}
+	base := f.Base
+	p.DataDir, p.SocketDir, p.Note = filepath.Join(base, "data"), f.Socket, f.Note
 	pwfile := filepath.Join(base, "pwfile")
 	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
 		return nil, err

@@ -253,3 +253,39 @@ func (p *Process) LogTail(n int) string {
 	}
 	return strings.Join(lines, " | ")
 }
+
+// Folders are where a managed server keeps its data and its socket.
+type Folders struct {
+	Base   string // holds the data folder: in the run's folder, or a temporary one
+	Socket string // a short folder of its own: Unix socket paths are limited to ~107 bytes
+	Note   string // what a reader should know: where the data went, who runs the server
+}
+
+// MakeFolders makes a server's folders for the account: name inside runDir
+// when the account can reach it, else a temporary folder (the note says so);
+// both owned by the account.
+func MakeFolders(a Account, runDir, name string) (Folders, error) {
+	f := Folders{Base: filepath.Join(runDir, name)}
+	var err error
+	if !a.CanReach(runDir) {
+		// The account cannot reach the run's folder (under /root, say).
+		if f.Base, err = os.MkdirTemp("", "dbgauge-"+name+"-"); err != nil {
+			return f, err
+		}
+		f.Note = fmt.Sprintf("%s cannot reach %s, so the data is in %s; ", a.Name, runDir, f.Base)
+	} else if err := os.Mkdir(f.Base, 0o700); err != nil {
+		return f, err
+	}
+	if a.Switched {
+		f.Note += fmt.Sprintf("dbgauge runs as root and %s refuses root: the server runs as %q", name, a.Name)
+	}
+	if f.Socket, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
+		return f, err
+	}
+	for _, d := range []string{f.Base, f.Socket} {
+		if err := a.Own(d); err != nil {
+			return f, err
+		}
+	}
+	return f, nil
+}
