@@ -4,7 +4,9 @@
 # select-only and read-write (TPC-B-like), 1 and 8 clients, alternating the
 # two tools within each round. Prints transactions/s, the ratio dbgauge ÷
 # pgbench, and each tool's client CPU (user + system) per transaction.
-#   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" bench/vs-pgbench.sh
+#   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" MODES="select-only tpcb" bench/vs-pgbench.sh
+# LAZY=1 runs both tools with synchronous_commit off (the server's setting for
+# pgbench, --durability lazy for dbgauge), which takes the disk out of tpcb.
 # Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
 # dbgauge reuses the tables pgbench -i loaded.
 set -euo pipefail
@@ -17,6 +19,8 @@ SCALE = int(os.environ.get("SCALE", "10"))
 DURATION = int(os.environ.get("DURATION", "20"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 CLIENTS = [int(c) for c in os.environ.get("CLIENTS", "1 8").split()]
+MODES = os.environ.get("MODES", "select-only tpcb").split()
+LAZY = os.environ.get("LAZY", "") not in ("", "0")
 bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
 BIN = os.environ.get("PG_BIN", bins[-1] if bins else "")
 if not os.path.exists(os.path.join(BIN, "pgbench")):
@@ -40,7 +44,7 @@ subprocess.run([os.path.join(BIN, "initdb"), "-D", data, "-U", "bench", "--auth=
                preexec_fn=demote, check=True, stdout=subprocess.DEVNULL)
 log = open(os.path.join(work, "postgres.log"), "w")
 srv = subprocess.Popen([os.path.join(BIN, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
-                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50"],
+                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50"] + (["-c", "synchronous_commit=off"] if LAZY else []),
                        preexec_fn=demote, stdout=log, stderr=log)
 SOCKET = os.environ.get("SOCKET", "") not in ("", "0")
 host = work if SOCKET else "127.0.0.1"
@@ -72,7 +76,7 @@ try:
         res = os.path.join(work, "results")
         shutil.rmtree(res, ignore_errors=True)
         args = ["./dbgauge", "run", "tpcb", "--db", dsn, "--scale", str(SCALE), "--clients", str(c),
-                "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res]
+                "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res] + (["--durability", "lazy"] if LAZY else [])
         if mode == "select-only":
             args.append("--select-only")
         t = cpu()
@@ -84,7 +88,7 @@ try:
     print("%-11s %7s %5s %12s %12s %7s %14s %14s" % ("mode", "clients", "round", "dbgauge tps", "pgbench tps", "÷", "dbgauge µs/tx", "pgbench µs/tx"))
     ratios = {}
     for r in range(1, ROUNDS + 1):
-        for mode in ("select-only", "tpcb"):
+        for mode in MODES:
             for c in CLIENTS:
                 if r % 2:
                     (d, dc), (p, pc) = dbgauge(mode, c), pgbench(mode, c)
@@ -95,7 +99,7 @@ try:
     for (mode, c), rs in ratios.items():
         rs.sort()
         print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
-    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
+    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
 finally:
     srv.terminate(); srv.wait()
     shutil.rmtree(work, ignore_errors=True)

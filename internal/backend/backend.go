@@ -232,6 +232,12 @@ type Dialect struct {
 	// rows other transactions hold (" FOR UPDATE SKIP LOCKED"); "" where the
 	// engine serialises writers and needs none (SQLite).
 	LockSkip string
+	// OptimisticPicks is true where a transaction cannot hold a row it found
+	// (Firebird 3: no SKIP LOCKED, and in read committed a locked read may
+	// return a row another transaction has just changed): LockSkip is empty,
+	// and a conditional update that finds a picked row already taken is a
+	// lost race, retried, not an inconsistency.
+	OptimisticPicks bool
 }
 
 // OnConflictUpsert is the upsert of SQLite and PostgreSQL:

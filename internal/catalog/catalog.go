@@ -6,6 +6,7 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
@@ -37,6 +38,7 @@ func Backends() []backend.Spec {
 		pebble.Spec,
 		postgres.Spec,
 		mariadb.Spec,
+		firebird.Spec,
 	}
 }
 

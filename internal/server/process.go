@@ -151,13 +151,18 @@ type Process struct {
 
 // Start starts a server process as a, its output appended to logPath.
 func Start(a Account, logPath, name string, args ...string) (*Process, error) {
+	return start(a, logPath, nil, name, args...)
+}
+
+// start is Start with an environment (nil: dbgauge's own).
+func start(a Account, logPath string, env []string, name string, args ...string) (*Process, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = a.attr()
-	cmd.Stdout, cmd.Stderr, cmd.Dir = log, log, "/"
+	cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env = log, log, "/", env
 	if err := cmd.Start(); err != nil {
 		log.Close()
 		return nil, err

@@ -176,6 +176,13 @@ func Inconsistent(format string, args ...any) error {
 	return dberr.New(dberr.Fatal, "inconsistent", "", fmt.Errorf(format, args...))
 }
 
+// LostRace returns a retryable error for a unit that found the row it picked
+// already taken by another transaction, on an engine whose picks hold no lock
+// (backend.Dialect.OptimisticPicks).
+func LostRace(format string, args ...any) error {
+	return dberr.New(dberr.Retryable, "lost race", "", fmt.Errorf(format, args...))
+}
+
 // CommitMode is how often a workload commits.
 type CommitMode string
 

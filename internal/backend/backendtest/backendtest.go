@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/knob"
 )
 
 // Opener opens a fresh instance of the engine with o (o.Dir is a new folder).
@@ -75,6 +76,18 @@ func durability(t *testing.T, spec backend.Spec, open Opener) {
 		t.Fatalf("%s: Spec.Expect is empty: say what each durability level must read back", spec.Name)
 	}
 	for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
+		if _, ok := spec.Expect[d]; !ok {
+			// A level the engine does not have is refused, as bad input.
+			db, err := spec.Open(context.Background(), backend.Options{DB: spec.Throwaway, Dir: t.TempDir(), Durability: d, Prepare: backend.Once})
+			var bad *knob.Error
+			if !errors.As(err, &bad) {
+				if db != nil {
+					_ = db.Close()
+				}
+				t.Errorf("durability=%s: the engine has no such level, but Open gave %v, want a clear refusal", d, err)
+			}
+			continue
+		}
 		e, err := open(t, backend.Options{Durability: d}).Engine(context.Background())
 		if err != nil {
 			t.Fatalf("durability=%s: Engine: %v", d, err)

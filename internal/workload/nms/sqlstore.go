@@ -29,7 +29,7 @@ var schema = []string{
 	state INTEGER NOT NULL, created_us BIGINT NOT NULL)`,
 }
 
-const metaDDL = `CREATE TABLE IF NOT EXISTS dbgauge_meta (name VARCHAR(64) PRIMARY KEY, value VARCHAR(255) NOT NULL)`
+const metaDDL = `CREATE TABLE IF NOT EXISTS dbgauge_meta (name VARCHAR(64) PRIMARY KEY, val VARCHAR(255) NOT NULL)`
 
 const metaLines = "nms.lines"
 
@@ -41,9 +41,9 @@ var (
 	updCU      = &backend.Stmt{SQL: `UPDATE cu SET status = ?, oper_state = ?, power_dbm = ?, updates = updates + 1, last_change_us = ?, note = ? WHERE id = ?`}
 	insVSAT    = &backend.Stmt{SQL: `INSERT INTO vsat (id, name, status, admin_state, oper_state, frequency_hz, power_dbm, calls, updates, last_change_us, alarm, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
 	insCU      = &backend.Stmt{SQL: `INSERT INTO cu (id, name, status, admin_state, oper_state, frequency_hz, power_dbm, calls, updates, last_change_us, alarm, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
-	getMeta    = &backend.Stmt{SQL: `SELECT value FROM dbgauge_meta WHERE name = ?`}
+	getMeta    = &backend.Stmt{SQL: `SELECT val FROM dbgauge_meta WHERE name = ?`}
 	delMeta    = &backend.Stmt{SQL: `DELETE FROM dbgauge_meta WHERE name = ?`}
-	insMeta    = &backend.Stmt{SQL: `INSERT INTO dbgauge_meta (name, value) VALUES (?, ?)`}
+	insMeta    = &backend.Stmt{SQL: `INSERT INTO dbgauge_meta (name, val) VALUES (?, ?)`}
 	tallyVSAT  = &backend.Stmt{SQL: `SELECT count(*), coalesce(sum(updates), 0) FROM vsat`}
 	tallyCU    = &backend.Stmt{SQL: `SELECT count(*), coalesce(sum(updates), 0) FROM cu`}
 	tallyChan  = &backend.Stmt{SQL: `SELECT count(*), coalesce(max(id), 0) FROM freq_channel`}

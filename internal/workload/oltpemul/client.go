@@ -168,7 +168,7 @@ func (c *client) setState(ctx context.Context, ops workload.Ops, doc int64, from
 	return ops.Time(opWrite, func() error {
 		n, err := c.c.Exec(ctx, c.w.st.setState, to, doc, from)
 		if err == nil && n != 1 {
-			return workload.Inconsistent("oltp-emul: document %d left state %s under a lock held", doc, from)
+			return c.w.st.taken(doc, from)
 		}
 		return err
 	})

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // The tables, in portable SQL. Money is in cents (BIGINT), quantities are
@@ -88,7 +89,8 @@ func (w *emul) id(seq int) int64 { return w.ids[seq].Add(1) }
 // stmts are the statements, some of them shaped by the dialect: where the
 // engine has row locks, picks take rows FOR UPDATE SKIP LOCKED, so that
 // consumers never wait on each other; SQLite serialises writers (BEGIN
-// IMMEDIATE) and needs no clause.
+// IMMEDIATE) and needs no clause; Firebird 3 picks without a lock and the
+// conditional update that follows decides (a lost race is retried).
 type stmts struct {
 	countWares, countContractors, countDocs                    *backend.Stmt
 	insWare, insBalance, insContractor, insMoney, insAgg       *backend.Stmt
@@ -99,6 +101,17 @@ type stmts struct {
 	lockMoney, owed                                            *backend.Stmt
 	lockAgg, bumpAgg, markQty, qtySums, doneQty, addBalance    *backend.Stmt
 	markMoney, moneySums, doneMoney, addMoney                  *backend.Stmt
+	// optimistic: picks hold no lock (Dialect.OptimisticPicks)
+	optimistic bool
+}
+
+// taken is the error for a picked document that is no longer in the state
+// the pick saw: a lost race where picks hold no lock, else an inconsistency.
+func (s *stmts) taken(doc int64, state string) error {
+	if s.optimistic {
+		return workload.LostRace("oltp-emul: document %d left state %s before this transaction changed it", doc, state)
+	}
+	return workload.Inconsistent("oltp-emul: document %d left state %s under a lock held", doc, state)
 }
 
 func newStmts(d backend.Dialect) *stmts {
@@ -156,15 +169,17 @@ func newStmts(d backend.Dialect) *stmts {
 		moneySums:  s(`SELECT contractor, sum(delta) FROM oe_money_log WHERE agg = 2 GROUP BY contractor ORDER BY contractor`),
 		doneMoney:  s(`UPDATE oe_money_log SET agg = 1 WHERE agg = 2`),
 		addMoney:   s(`UPDATE oe_money SET balance = balance + ? WHERE contractor = ?`),
+		optimistic: d.OptimisticPicks,
 	}
 }
 
 // takeFifo reserves the oldest free units of a ware. MariaDB and MySQL refuse
-// LIMIT in an IN subquery and a subquery on the table being updated, but
-// take ORDER BY and LIMIT on the UPDATE itself (which waits on rows other
-// consumers hold instead of skipping them).
+// LIMIT in an IN subquery and a subquery on the table being updated, and
+// Firebird 3 has no SKIP LOCKED; both take ORDER BY and LIMIT (Firebird:
+// ROWS) on the UPDATE itself, which waits on rows other consumers hold
+// instead of skipping them.
 func takeFifo(d backend.Dialect) string {
-	if d.Name == "mysql" {
+	if d.Name == "mysql" || d.Name == "firebird" {
 		return `UPDATE oe_fifo_src SET taken = ? WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?`
 	}
 	return `UPDATE oe_fifo_src SET taken = ? WHERE id IN (SELECT id FROM oe_fifo_src WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?` + d.LockSkip + `)`

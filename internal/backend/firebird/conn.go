@@ -1,0 +1,330 @@
+package firebird
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+	"unsafe"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
+
+// conn is one client's connection. Every statement runs in a transaction
+// dbgauge begins and ends itself, through the driver's connection: the
+// driver's own "autocommit" keeps one transaction open per connection and
+// commits it with COMMIT RETAINING after each statement, which holds back
+// Firebird's oldest-active marker and with it garbage collection. Outside a
+// unit (Begin … Commit), a statement is its own transaction: start, execute,
+// commit, three round trips, as a Firebird client without retaining does.
+type conn struct {
+	c       *sql.Conn
+	prepare backend.Prepare
+	stmts   map[*backend.Stmt]*sql.Stmt
+	texts   map[*backend.Stmt]string
+	tx      driver.Tx // the transaction open now, or nil
+}
+
+// bg is the context handed to the driver: it starts a goroutine per
+// statement to watch a cancelable one. A statement runs to its end when the
+// run is abandoned; a dead server ends it at once (the socket closes).
+var bg = context.Background()
+
+func newConn(c *sql.Conn, p backend.Prepare) *conn {
+	return &conn{c: c, prepare: p, stmts: map[*backend.Stmt]*sql.Stmt{}, texts: map[*backend.Stmt]string{}}
+}
+
+// raw runs f on the driver's connection.
+func (c *conn) raw(f func(dc driver.Conn) error) error {
+	return c.c.Raw(func(dc any) error { return f(dc.(driver.Conn)) })
+}
+
+// Begin starts a read-committed (record version), waiting transaction:
+// Firebird's default, and what OLTP-EMUL uses.
+func (c *conn) Begin(context.Context) error {
+	if c.tx != nil {
+		return classify(errors.New("firebird: a transaction is already open on this connection"))
+	}
+	return classify(c.raw(func(dc driver.Conn) error {
+		tx, err := dc.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
+		if err == nil {
+			c.tx = tx
+		}
+		return err
+	}))
+}
+
+// Commit commits the open transaction.
+func (c *conn) Commit(context.Context) error { return c.end(true) }
+
+// Rollback rolls it back.
+func (c *conn) Rollback(context.Context) error { return c.end(false) }
+
+func (c *conn) end(commit bool) error {
+	if c.tx == nil {
+		return nil
+	}
+	tx := c.tx
+	c.tx = nil
+	return classify(c.raw(func(dc driver.Conn) error {
+		var err error
+		if commit {
+			err = tx.Commit()
+		} else {
+			err = tx.Rollback()
+		}
+		forget(dc, tx)
+		return err
+	}))
+}
+
+// forget removes an ended transaction from the driver connection's set of
+// transactions. nakagami/firebirdsql v0.9.23 adds every transaction it
+// begins to that set and never removes one: a connection would grow by one
+// entry per transaction (hundreds of MB over a long run) and roll every one
+// of them back, one round trip each, when it closes. The set is unexported,
+// so it is reached by reflection; TestNoTransactionLeak fails if the
+// driver's layout changes.
+func forget(dc driver.Conn, tx driver.Tx) {
+	v := reflect.ValueOf(dc)
+	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+		return
+	}
+	f := v.Elem().FieldByName("transactionSet")
+	if !f.IsValid() || f.Kind() != reflect.Map || f.Type().Key() != reflect.TypeOf(tx) {
+		return
+	}
+	set := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+	set.SetMapIndex(reflect.ValueOf(tx), reflect.Value{})
+}
+
+// openTxs counts the driver connection's transactions (for the leak test).
+func openTxs(dc driver.Conn) int {
+	f := reflect.ValueOf(dc).Elem().FieldByName("transactionSet")
+	if !f.IsValid() {
+		return -1
+	}
+	return f.Len()
+}
+
+// auto runs fn in the open transaction, or in one of its own.
+func (c *conn) auto(fn func() error) error {
+	if c.tx != nil {
+		return fn()
+	}
+	if err := c.Begin(bg); err != nil {
+		return err
+	}
+	if err := fn(); err != nil {
+		_ = c.end(false)
+		return err
+	}
+	return c.end(true)
+}
+
+// stmt returns st prepared, and whether the caller must close it after use.
+func (c *conn) stmt(st *backend.Stmt) (*sql.Stmt, bool, error) {
+	if p, ok := c.stmts[st]; ok {
+		return p, false, nil
+	}
+	text, ok := c.texts[st]
+	if !ok {
+		text = Rewrite(st.SQL)
+		c.texts[st] = text
+	}
+	p, err := c.c.PrepareContext(bg, text)
+	if err != nil {
+		return nil, false, classify(err)
+	}
+	if c.prepare == backend.Once {
+		c.stmts[st] = p
+		return p, false, nil
+	}
+	return p, true, nil
+}
+
+// Exec runs st and returns the rows it changed.
+func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
+	var n int64
+	err := c.auto(func() error {
+		p, closeIt, err := c.stmt(st)
+		if err != nil {
+			return err
+		}
+		if closeIt {
+			defer p.Close()
+		}
+		res, err := p.ExecContext(bg, args...)
+		if err != nil {
+			return classify(err)
+		}
+		n, err = res.RowsAffected()
+		return classify(err)
+	})
+	return n, err
+}
+
+// QueryRow runs st and scans its single row.
+func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ...any) error {
+	return c.auto(func() error {
+		p, closeIt, err := c.stmt(st)
+		if err != nil {
+			return err
+		}
+		if closeIt {
+			defer p.Close()
+		}
+		err = p.QueryRowContext(bg, args...).Scan(dest...)
+		if errors.Is(err, sql.ErrNoRows) {
+			return backend.ErrNoRows
+		}
+		return classify(err)
+	})
+}
+
+// Query runs st and calls row for each row.
+func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(scan func(dest ...any) error) error) error {
+	return c.auto(func() error {
+		p, closeIt, err := c.stmt(st)
+		if err != nil {
+			return err
+		}
+		if closeIt {
+			defer p.Close()
+		}
+		rows, err := p.QueryContext(bg, args...)
+		if err != nil {
+			return classify(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := row(rows.Scan); err != nil {
+				return classify(err)
+			}
+		}
+		return classify(rows.Err())
+	})
+}
+
+// ExecScript runs one statement without preparing it for reuse. The
+// portable forms workloads write that Firebird 3 lacks are translated: see
+// Rewrite and ddl.
+func (c *conn) ExecScript(ctx context.Context, q string) error {
+	return c.auto(func() error {
+		q, skip, err := c.ddl(q)
+		if err != nil || skip {
+			return err
+		}
+		if dropping.MatchString(q) {
+			// Firebird refuses to drop a table a prepared statement
+			// still uses: free this connection's.
+			c.freeStmts()
+		}
+		_, err = c.c.ExecContext(bg, Rewrite(q))
+		return classify(err)
+	})
+}
+
+var (
+	createIfNot = regexp.MustCompile(`(?is)^\s*CREATE\s+(TABLE|(?:UNIQUE\s+)?INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)`)
+	dropping    = regexp.MustCompile(`(?is)^\s*DROP\s`)
+	dropIf      = regexp.MustCompile(`(?is)^\s*DROP\s+(TABLE|INDEX)\s+IF\s+EXISTS\s+(\w+)\s*$`)
+)
+
+// ddl translates CREATE TABLE/INDEX IF NOT EXISTS and DROP TABLE/INDEX IF
+// EXISTS, which Firebird 3 lacks, by looking the name up in the system
+// tables: it returns the statement to run, or skip when there is nothing to do.
+func (c *conn) ddl(q string) (string, bool, error) {
+	m := createIfNot.FindStringSubmatchIndex(q)
+	drop := false
+	if m == nil {
+		if m = dropIf.FindStringSubmatchIndex(q); m == nil {
+			return q, false, nil
+		}
+		drop = true
+	}
+	what, name := strings.ToUpper(q[m[2]:m[3]]), strings.ToUpper(q[m[4]:m[5]])
+	lookup := "SELECT count(*) FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = ?"
+	if strings.HasSuffix(what, "INDEX") {
+		lookup = "SELECT count(*) FROM RDB$INDICES WHERE RDB$INDEX_NAME = ?"
+	}
+	var n int64
+	if err := c.c.QueryRowContext(bg, lookup, name).Scan(&n); err != nil {
+		return "", false, classify(err)
+	}
+	if drop {
+		return fmt.Sprintf("DROP %s %s", strings.Fields(what)[len(strings.Fields(what))-1], name), n == 0, nil
+	}
+	// Cut "IF NOT EXISTS" out of the statement.
+	head := q[:m[2]] + q[m[2]:m[3]]
+	return head + " " + q[m[4]:], n > 0, nil
+}
+
+var (
+	limit = regexp.MustCompile(`(?i)\bLIMIT\s+(\?|\d+)`)
+	mod   = regexp.MustCompile(`(\w+(?:\.\w+)?)\s*%\s*(\?|\w+)`)
+)
+
+// Rewrite turns the portable SQL workloads write into Firebird 3's: LIMIT n
+// becomes ROWS n (which Firebird takes at the end of a SELECT, and of an
+// UPDATE or DELETE with ORDER BY), x % y becomes MOD(x, y), and a SELECT of
+// expressions alone reads them FROM RDB$DATABASE (Firebird's one-row table).
+// Workloads keep string literals free of all three.
+func Rewrite(q string) string {
+	q = limit.ReplaceAllString(q, "ROWS $1")
+	q = mod.ReplaceAllString(q, "MOD($1, $2)")
+	if t := strings.TrimSpace(q); len(t) > 7 && strings.EqualFold(t[:7], "SELECT ") && !topLevelFrom(t) {
+		q = t + " FROM RDB$DATABASE"
+	}
+	return q
+}
+
+// topLevelFrom reports whether q has a FROM outside parentheses.
+func topLevelFrom(q string) bool {
+	depth := 0
+	u := strings.ToUpper(q)
+	for i := 0; i < len(u); i++ {
+		switch u[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+		case 'F':
+			if depth == 0 && strings.HasPrefix(u[i:], "FROM") && i > 0 && !isWord(u[i-1]) && (i+4 == len(u) || !isWord(u[i+4])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func isWord(b byte) bool {
+	return b == '_' || b == '$' || (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z') || (b >= '0' && b <= '9')
+}
+
+// Close closes the statements and the connection. The statements are freed
+// inside a transaction: freeing one outside makes the driver commit its idle
+// transaction, a wasted round trip each.
+func (c *conn) Close() error {
+	if c.tx != nil {
+		_ = c.end(false)
+	}
+	if len(c.stmts) > 0 && c.Begin(bg) == nil {
+		c.freeStmts()
+		_ = c.end(false)
+	}
+	return c.c.Close()
+}
+
+// freeStmts frees the prepared statements; they are prepared again at their
+// next use.
+func (c *conn) freeStmts() {
+	for _, p := range c.stmts {
+		_ = p.Close()
+	}
+	clear(c.stmts)
+}

@@ -1,0 +1,375 @@
+// Package firebird is Firebird 3 through nakagami/firebirdsql (the wire
+// protocol in Go, Srp authentication, wire encryption): a database of your
+// own (--db firebird://user:pw@host:3050/path/to/db.fdb) or a throwaway
+// managed instance on loopback (--db firebird:managed).
+package firebird
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+const (
+	module  = "github.com/nakagami/firebirdsql"
+	managed = "firebird:managed"
+)
+
+// Spec registers Firebird in the catalog.
+var Spec = backend.Spec{
+	Name:      "firebird",
+	Summary:   "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
+	Throwaway: managed,
+	API:       backend.SQL,
+	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb"},
+	Match: func(db string) bool {
+		return db == managed || strings.HasPrefix(db, "firebird://")
+	},
+	Durability: durabilityDoc,
+	Expect: map[backend.Durability]map[string]string{
+		backend.Sync: {"forced_writes": "on"},
+		backend.Off:  {"forced_writes": "off"},
+	},
+	Prepare: map[backend.Prepare]string{
+		backend.Once: "each statement prepared once per connection (op_prepare), then executed",
+		backend.Each: "the statement is prepared at every use and freed after it",
+	},
+	Settings: []backend.Setting{
+		{Key: "page_size", Usage: "firebird:managed: the database's page size at creation, 4096, 8192 (default) or 16384; read back from MON$DATABASE"},
+		{Key: "ServerMode", Usage: "firebird:managed: Super (SuperServer, default), SuperClassic or Classic"},
+		{Key: "any firebird.conf parameter", Usage: "firebird:managed: written to the instance's firebird.conf (DefaultDbCachePages, LockHashSlots, TempCacheLimit, …); DefaultDbCachePages reads back as page_buffers, the others are recorded as configured (Firebird 3 has no SQL view of its configuration)"},
+	},
+	Open: open,
+}
+
+var durabilityDoc = map[backend.Durability]string{
+	backend.Sync: "forced writes on (gfix -write sync): a commit writes the transaction's pages synchronously before it returns; Firebird 3 has no write-ahead log and no group commit",
+	backend.Lazy: "refused: " + lazyRefused,
+	backend.Off:  "forced writes off (gfix -write async): pages go to the OS cache and the OS writes them when it likes; a crash of the machine can lose commits or break the database",
+}
+
+// lazyRefused says why --durability lazy is refused.
+const lazyRefused = "Firebird 3 has no group-commit or delayed-flush mode: a commit writes its pages synchronously (forced writes on: sync) or leaves them to the OS (off)"
+
+// conf lists Firebird 3's firebird.conf parameters a run may set; dbgauge
+// owns the ones that place the instance (port, bind address, security
+// database, database access, IPC name).
+var conf = []string{
+	"AllowEncryptedSecurityDatabase", "AuditTraceConfigFile", "AuthClient", "AuthServer", "BugcheckAbort", "ClearGTTAtRetaining",
+	"ConnectionTimeout", "CpuAffinityMask", "DatabaseGrowthIncrement", "DeadlockTimeout", "DefaultDbCachePages", "DummyPacketInterval",
+	"EventMemSize", "ExternalFileAccess", "FileSystemCacheSize", "FileSystemCacheThreshold", "GCPolicy", "GuardianOption", "IPv6V6Only",
+	"KeyHolderPlugin", "LegacyDatabaseFileId", "LockAcquireSpins", "LockHashSlots", "LockMemSize", "MaxUnflushedWriteTime",
+	"MaxUnflushedWrites", "MaxUserTraceLogSize", "ProcessPriorityLevel", "Providers", "Redirection", "RelaxedAliasChecking",
+	"RemoteAccess", "RemoteAuxPort", "RemoteFileOpenAbility", "RemotePipeName", "RemoteServiceName", "ServerMode",
+	"TcpLoopbackFastPath", "TcpNoNagle", "TcpRemoteBufferSize", "TempBlockSize", "TempCacheLimit", "TempDirectories", "TracePlugin",
+	"UserManager", "WireCompression", "WireCrypt", "WireCryptPlugin",
+}
+
+// confKey returns the canonical spelling of a firebird.conf parameter.
+func confKey(k string) (string, bool) {
+	for _, c := range conf {
+		if strings.EqualFold(c, k) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+var dialect = backend.Dialect{
+	Name: "firebird",
+	// Index keys are limited to about a quarter of a page: 1,000 bytes
+	// fits every page size.
+	Blob: "VARCHAR(1000) CHARACTER SET OCTETS",
+	Upsert: func(table string) string {
+		return "UPDATE OR INSERT INTO " + table + " (k, v) VALUES (?, ?) MATCHING (k)"
+	},
+	HasTable: "SELECT count(*) FROM RDB$RELATIONS WHERE RDB$RELATION_NAME = UPPER(CAST(? AS VARCHAR(63)))",
+	// Firebird 3 has no SKIP LOCKED, and WITH LOCK in read committed can
+	// return a row another transaction changed meanwhile: picks take no lock,
+	// and the conditional update after them decides (waiting for a holder,
+	// then an update conflict; or no row: a lost race). Both are retried.
+	OptimisticPicks: true,
+}
+
+type db struct {
+	sql      *sql.DB
+	srv      *server.Firebird
+	shutdown time.Duration
+	prepare  backend.Prepare
+	conf     map[string]string // firebird.conf as asked, recorded with the settings
+	stopped  bool
+
+	mu    sync.Mutex
+	admin *conn // dbgauge's own reads, one transaction each
+	self  int64 // transactions they started
+}
+
+func open(ctx context.Context, o backend.Options) (backend.DB, error) {
+	d := &db{prepare: o.Prepare, conf: map[string]string{}}
+	if o.Durability == backend.Lazy {
+		return nil, knob.Bad("give --durability sync or off", "%s", lazyRefused)
+	}
+	if o.Durability != backend.Sync && o.Durability != backend.Off {
+		return nil, knob.Bad("give sync or off", "firebird has no durability %q", o.Durability)
+	}
+	pageSize := 0
+	for _, kv := range o.Set {
+		if o.DB != managed {
+			return nil, knob.Bad("use --db firebird:managed, or change your server's firebird.conf or database yourself", "--set %s: on a database of yours dbgauge changes no setting", kv.Key)
+		}
+		switch k, ok := confKey(kv.Key); {
+		case strings.EqualFold(kv.Key, "page_size"):
+			n, err := strconv.Atoi(kv.Value)
+			if err != nil || (n != 4096 && n != 8192 && n != 16384) {
+				return nil, knob.Bad("give 4096, 8192 or 16384", "--set page_size=%s: Firebird 3 pages are 4, 8 or 16 KiB", kv.Value)
+			}
+			pageSize = n
+		case k == "ServerMode":
+			m, ok := server.FirebirdMode(kv.Value)
+			if !ok {
+				return nil, knob.Bad("give Super (SuperServer), SuperClassic or Classic", "--set ServerMode=%s is no Firebird server mode", kv.Value)
+			}
+			d.conf[k] = m
+		case ok:
+			d.conf[k] = kv.Value
+		default:
+			return nil, knob.Bad("give page_size or a firebird.conf parameter (see dbgauge list)", "--set %s: Firebird 3 has no such parameter, or dbgauge sets it itself", kv.Key)
+		}
+	}
+	dsn := ""
+	if o.DB == managed {
+		var err error
+		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
+		if err != nil {
+			if len(o.Set) > 0 {
+				return nil, knob.Bad("check the settings given with --set", "%v", err)
+			}
+			return nil, err
+		}
+		d.conf["ServerMode"] = d.srv.Mode
+		dsn = d.srv.DSN()
+	} else {
+		u, err := url.Parse(o.DB)
+		if err != nil || u.Host == "" || len(u.Path) < 2 {
+			return nil, knob.Bad("write it as firebird://user:password@host:3050/path/to/db.fdb", "--db %q is not a Firebird connection string", redact.DSN(o.DB))
+		}
+		dsn = strings.TrimPrefix(o.DB, "firebird://")
+	}
+	var err error
+	if d.sql, err = sql.Open("firebirdsql", dsn); err != nil {
+		d.stop()
+		return nil, err
+	}
+	d.sql.SetMaxOpenConns(o.Conns + 4)
+	d.sql.SetMaxIdleConns(o.Conns + 4)
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	err = d.sql.PingContext(pctx)
+	cancel()
+	if err != nil {
+		d.stop()
+		msg := redact.DSN(err.Error())
+		if strings.Contains(msg, "password") || strings.Contains(msg, "user name") {
+			return nil, knob.Bad("check the user and password in --db", "Firebird refused the login: %s", msg)
+		}
+		return nil, knob.Bad("is the server running, and are host, port and path in --db right?", "cannot connect to Firebird: %s", msg)
+	}
+	if o.DB != managed {
+		// Forced writes belong to the database: read them, and refuse a
+		// durability the database does not have.
+		e, err := d.Engine(ctx)
+		if err != nil {
+			d.stop()
+			return nil, err
+		}
+		want := map[backend.Durability]string{backend.Sync: "on", backend.Off: "off"}[o.Durability]
+		if e.Settings["forced_writes"] != want {
+			d.stop()
+			return nil, knob.Bad(fmt.Sprintf("say --durability %s, or change it with gfix -write %s", map[string]string{"on": "sync", "off": "off"}[e.Settings["forced_writes"]], map[string]string{"on": "sync", "off": "async"}[want]),
+				"this database has forced writes %s, which is not --durability %s", e.Settings["forced_writes"], o.Durability)
+		}
+	}
+	if d.srv != nil {
+		return managedDB{d}, nil
+	}
+	return d, nil
+}
+
+func (d *db) stop() {
+	if d.admin != nil {
+		_ = d.admin.Close()
+		d.admin = nil
+	}
+	if d.sql != nil {
+		_ = d.sql.Close()
+	}
+	if d.srv != nil && !d.stopped {
+		d.stopped = true
+		d.shutdown, _ = d.srv.StopClean()
+	}
+}
+
+// Dialect returns Firebird's dialect.
+func (d *db) Dialect() backend.Dialect { return dialect }
+
+// Conn opens a client connection.
+func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
+	c, err := d.sql.Conn(ctx)
+	if err != nil {
+		return nil, classify(err)
+	}
+	return newConn(c, d.prepare), nil
+}
+
+// own runs fn on dbgauge's own connection, in one transaction.
+func (d *db) own(ctx context.Context, fn func(c *conn) error) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.admin == nil {
+		c, err := d.sql.Conn(ctx)
+		if err != nil {
+			return classify(err)
+		}
+		d.admin = newConn(c, backend.Once)
+	}
+	d.self++
+	return d.admin.auto(func() error { return fn(d.admin) })
+}
+
+var (
+	readDatabase = &backend.Stmt{SQL: "SELECT MON$FORCED_WRITES, MON$PAGE_SIZE, MON$PAGE_BUFFERS, MON$SWEEP_INTERVAL, MON$ODS_MAJOR, MON$ODS_MINOR, " +
+		"MON$SQL_DIALECT, RDB$GET_CONTEXT('SYSTEM', 'ENGINE_VERSION'), MON$DATABASE_NAME FROM MON$DATABASE"}
+	readStats = &backend.Stmt{SQL: "SELECT d.MON$NEXT_TRANSACTION, d.MON$OLDEST_TRANSACTION, d.MON$OLDEST_ACTIVE, d.MON$OLDEST_SNAPSHOT, d.MON$FORCED_WRITES, " +
+		"i.MON$PAGE_READS, i.MON$PAGE_WRITES, i.MON$PAGE_FETCHES, i.MON$PAGE_MARKS, " +
+		"r.MON$RECORD_SEQ_READS, r.MON$RECORD_IDX_READS, r.MON$RECORD_INSERTS, r.MON$RECORD_UPDATES, r.MON$RECORD_DELETES, " +
+		"r.MON$RECORD_BACKOUTS, r.MON$RECORD_PURGES, r.MON$RECORD_EXPUNGES, r.MON$RECORD_LOCKS, r.MON$RECORD_WAITS, " +
+		"r.MON$RECORD_CONFLICTS, r.MON$BACKVERSION_READS " +
+		"FROM MON$DATABASE d JOIN MON$IO_STATS i ON i.MON$STAT_ID = d.MON$STAT_ID JOIN MON$RECORD_STATS r ON r.MON$STAT_ID = d.MON$STAT_ID"}
+)
+
+// Engine reads back the version and the database's settings from
+// MON$DATABASE, with the firebird.conf parameters as configured.
+func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
+	e := backend.Engine{Name: "firebird", Driver: module + " " + backend.ModuleVersion(module), Settings: map[string]string{}}
+	var fw, pageSize, buffers, sweep, odsMajor, odsMinor, sqlDialect int64
+	var version, path string
+	err := d.own(ctx, func(c *conn) error {
+		return c.QueryRow(ctx, readDatabase, nil, &fw, &pageSize, &buffers, &sweep, &odsMajor, &odsMinor, &sqlDialect, &version, &path)
+	})
+	if err != nil {
+		return e, err
+	}
+	e.Version, e.Path = strings.TrimSpace(version), strings.TrimSpace(path)
+	e.Settings["forced_writes"] = map[bool]string{true: "on", false: "off"}[fw == 1]
+	e.Settings["page_size"] = strconv.FormatInt(pageSize, 10)
+	e.Settings["page_buffers"] = strconv.FormatInt(buffers, 10)
+	e.Settings["sweep_interval"] = strconv.FormatInt(sweep, 10)
+	e.Settings["ods"] = fmt.Sprintf("%d.%d", odsMajor, odsMinor)
+	e.Settings["sql_dialect"] = strconv.FormatInt(sqlDialect, 10)
+	e.Settings["isolation"] = "read committed record_version wait"
+	keys := make([]string, 0, len(d.conf))
+	for k := range d.conf {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		e.Settings[k] = d.conf[k]
+	}
+	return e, nil
+}
+
+// Stats reads the database's monitoring counters (MON$DATABASE,
+// MON$IO_STATS, MON$RECORD_STATS), in a transaction of their own.
+// Firebird 3 counts no commits: "commits" is the transactions started
+// (MON$NEXT_TRANSACTION) less dbgauge's own reads, rollbacks included. With
+// forced writes on, every page write is a synchronous write: "flushes".
+func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+	var v [21]int64
+	dest := make([]any, len(v))
+	for i := range v {
+		dest[i] = &v[i]
+	}
+	var self int64
+	err := d.own(ctx, func(c *conn) error {
+		self = d.self
+		return c.QueryRow(ctx, readStats, nil, dest...)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]int64{
+		"commits": v[0] - self, "oldest_active_gap": v[0] - v[2], "oldest_snapshot_gap": v[0] - v[3],
+		"page_reads": v[5], "page_writes": v[6], "page_fetches": v[7], "page_marks": v[8],
+		"seq_reads": v[9], "idx_reads": v[10], "inserts": v[11], "updates": v[12], "deletes": v[13],
+		"backouts": v[14], "purges": v[15], "expunges": v[16], "record_locks": v[17], "record_waits": v[18],
+		"record_conflicts": v[19], "backversion_reads": v[20],
+	}
+	if v[4] == 1 {
+		out["flushes"] = v[6]
+	}
+	return out, nil
+}
+
+// Close stops a managed server and removes its instance; its logs stay.
+func (d *db) Close() error {
+	d.stop()
+	return nil
+}
+
+// managedDB is what Open returns for a managed instance.
+type managedDB struct{ *db }
+
+var (
+	_ backend.Server  = managedDB{}
+	_ backend.Statser = (*db)(nil)
+	_ backend.SQLDB   = managedDB{}
+	_ backend.Checker = managedDB{}
+)
+
+// Integrity runs Firebird's online validation (the services API's
+// action_validate, through fbsvcmgr) on the live database.
+func (m managedDB) Integrity(ctx context.Context) (bool, string, error) {
+	out, err := m.srv.Service(ctx, "action_validate")
+	if err != nil {
+		return false, "", fmt.Errorf("online validation: %w: %s", err, out)
+	}
+	var bad []string
+	for _, l := range strings.Split(out, "\n") {
+		if u := strings.ToUpper(l); strings.Contains(u, "ERROR") || strings.Contains(u, "CORRUPT") {
+			bad = append(bad, strings.TrimSpace(l))
+		}
+	}
+	if len(bad) > 0 {
+		return false, "online validation: " + strings.Join(bad, "; "), nil
+	}
+	return true, "online validation: no errors", nil
+}
+
+// ServerInfo describes the managed server.
+func (m managedDB) ServerInfo() backend.ServerInfo {
+	s := m.srv
+	note := s.Note
+	if s.Killed {
+		note = strings.TrimPrefix(note+"; Firebird did not finish its shutdown within 5 s of SIGTERM and was killed after its database was closed (a Firebird 3 hang, see docs/backends/firebird.md)", "; ")
+	}
+	return backend.ServerInfo{
+		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(),
+		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), Note: note,
+	}
+}
+
+// Died is closed when the managed server exits.
+func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
+
+// DeathErr says why the managed server died, or nil when it was stopped.
+func (m managedDB) DeathErr() error { return m.srv.Died() }

@@ -1,0 +1,20 @@
+package firebird
+
+import "testing"
+
+func TestRewrite(t *testing.T) {
+	cases := map[string]string{
+		"SELECT id FROM t WHERE k = ? ORDER BY id LIMIT 1 FOR UPDATE WITH LOCK": "SELECT id FROM t WHERE k = ? ORDER BY id ROWS 1 FOR UPDATE WITH LOCK",
+		"UPDATE t SET a = ? WHERE b = 0 ORDER BY id LIMIT ?":                    "UPDATE t SET a = ? WHERE b = 0 ORDER BY id ROWS ?",
+		"SELECT id FROM freq_channel WHERE id % ? = ? ORDER BY id":              "SELECT id FROM freq_channel WHERE MOD(id, ?) = ? ORDER BY id",
+		"SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b)":             "SELECT (SELECT count(*) FROM a), (SELECT count(*) FROM b) FROM RDB$DATABASE",
+		"SELECT nms_call(?, ?)":        "SELECT nms_call(?, ?) FROM RDB$DATABASE",
+		"SELECT fromage FROM t":        "SELECT fromage FROM t",
+		"INSERT INTO t (a) VALUES (?)": "INSERT INTO t (a) VALUES (?)",
+	}
+	for in, want := range cases {
+		if got := Rewrite(in); got != want {
+			t.Errorf("Rewrite(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,393 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/nakagami/firebirdsql" // registers "firebirdsql"
+)
+
+// Firebird is a throwaway Firebird 3 server dbgauge started on loopback: an
+// instance of its own (its own firebird.conf, security database, lock and
+// temporary folders, given to the server through $FIREBIRD, $FIREBIRD_LOCK
+// and $FIREBIRD_TMP), so it neither needs nor touches the system's server.
+type Firebird struct {
+	*Process
+	Root     string // $FIREBIRD: firebird.conf, databases.conf, security3.fdb
+	DataDir  string // holds the database
+	Database string // the database file
+	Port     int
+	Password string // SYSDBA's, random, set when the instance is made; never printed
+	Account  Account
+	Startup  time.Duration
+	Mode     string // ServerMode as configured
+	Log      string // firebird.log in the run's folder: the lines the server logged while it ran
+	Note     string
+	Killed   bool // the last shutdown did not finish and the server was killed
+
+	sysLog    string // the server's own firebird.log, at a path fixed when it was built
+	sysLogOff int64
+	env       []string
+}
+
+// FirebirdConfig says where and how to start a server.
+type FirebirdConfig struct {
+	Dir          string            // the run's folder: the instance goes in it, the logs beside
+	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
+	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
+	ForcedWrites bool              // gfix -write sync (true) or async
+}
+
+// firebirdRoots lists where distributions put Firebird 3's root folder
+// (firebird.msg, intl, plugins).
+var firebirdRoots = []string{"/usr/lib/x86_64-linux-gnu/firebird/3.0", "/usr/lib/aarch64-linux-gnu/firebird/3.0", "/opt/firebird", "/usr/lib64/firebird", "/usr/lib/firebird"}
+
+// FindFirebird returns the server binary, isql and gfix, and the root folder
+// of the installation, or says what to install.
+func FindFirebird() (bin, isql, gfix, root string, err error) {
+	for _, s := range []string{"/usr/sbin/firebird", "/opt/firebird/bin/firebird"} {
+		if _, err := os.Stat(s); err == nil {
+			bin = s
+			break
+		}
+	}
+	for _, r := range firebirdRoots {
+		if _, err := os.Stat(filepath.Join(r, "firebird.msg")); err == nil {
+			root = r
+			break
+		}
+	}
+	for _, n := range []string{"isql-fb", "/opt/firebird/bin/isql"} {
+		if p, err := exec.LookPath(n); err == nil {
+			isql = p
+			break
+		}
+	}
+	for _, n := range []string{"gfix", "/opt/firebird/bin/gfix"} {
+		if p, err := exec.LookPath(n); err == nil {
+			gfix = p
+			break
+		}
+	}
+	if bin == "" || root == "" || isql == "" || gfix == "" {
+		return "", "", "", "", errors.New("no Firebird 3 server found: apt-get install firebird3.0-server firebird3.0-utils")
+	}
+	return bin, isql, gfix, root, nil
+}
+
+// FirebirdMode maps the names users give a server mode to firebird.conf's.
+func FirebirdMode(m string) (string, bool) {
+	switch strings.ToLower(m) {
+	case "", "super", "superserver", "threadeddedicated":
+		return "Super", true
+	case "superclassic", "threadedshared":
+		return "SuperClassic", true
+	case "classic", "multiprocess":
+		return "Classic", true
+	}
+	return "", false
+}
+
+// StartFirebird makes an instance in cfg.Dir, creates the database with the
+// page size and forced writes asked for, starts the server on a free loopback
+// port as the firebird account when dbgauge runs as root, and returns once it
+// accepts connections.
+func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
+	bin, isql, gfix, root, err := FindFirebird()
+	if err != nil {
+		return nil, err
+	}
+	acct, err := AccountFor("firebird")
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+		return nil, err
+	}
+	f := &Firebird{Account: acct, Password: secret(), Log: filepath.Join(cfg.Dir, "firebird.log")}
+	folders, err := MakeFolders(acct, cfg.Dir, "firebird")
+	if err != nil {
+		return nil, err
+	}
+	_ = os.RemoveAll(folders.Socket) // Firebird listens on TCP only
+	f.Root, f.DataDir, f.Note = filepath.Join(folders.Base, "instance"), filepath.Join(folders.Base, "data"), folders.Note
+	f.Database = filepath.Join(f.DataDir, "dbgauge.fdb")
+	conf := map[string]string{}
+	for k, v := range cfg.Conf {
+		conf[k] = v
+	}
+	mode, ok := FirebirdMode(conf["ServerMode"])
+	if !ok {
+		return nil, fmt.Errorf("ServerMode %q: give Super, SuperClassic or Classic", conf["ServerMode"])
+	}
+	f.Mode, conf["ServerMode"] = mode, mode
+	if err := f.makeInstance(root, conf); err != nil {
+		return nil, err
+	}
+	f.env = []string{"FIREBIRD=" + f.Root, "FIREBIRD_LOCK=" + filepath.Join(f.Root, "lock"), "FIREBIRD_TMP=" + filepath.Join(f.Root, "tmp"),
+		"ISC_USER=SYSDBA", "ISC_PASSWORD=" + f.Password, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	// The security database with SYSDBA's password, and the database itself,
+	// made in-process (embedded) before the server runs.
+	pageSize := ""
+	if cfg.PageSize > 0 {
+		pageSize = " PAGE_SIZE " + strconv.Itoa(cfg.PageSize)
+	}
+	script := fmt.Sprintf("CREATE DATABASE '%s';\nCREATE USER SYSDBA PASSWORD '%s' USING PLUGIN Srp;\nCOMMIT;\n"+
+		"CREATE DATABASE '%s'%s DEFAULT CHARACTER SET UTF8;\nCOMMIT;\n",
+		filepath.Join(f.Root, "security3.fdb"), f.Password, f.Database, pageSize)
+	if err := f.run(isql, script, "-q", "-user", "SYSDBA"); err != nil {
+		return nil, fmt.Errorf("create the Firebird databases: %w", err)
+	}
+	fw := "async"
+	if cfg.ForcedWrites {
+		fw = "sync"
+	}
+	if err := f.run(gfix, "", "-write", fw, f.Database); err != nil {
+		return nil, err
+	}
+	f.sysLog, f.sysLogOff = systemLog()
+	args := []string{}
+	if mode == "Classic" {
+		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
+	}
+	for attempt := 0; ; attempt++ {
+		if f.Port, err = FreePort(); err != nil {
+			return nil, err
+		}
+		if err := f.writeConf(conf); err != nil {
+			return nil, err
+		}
+		t0 := time.Now()
+		if f.Process, err = start(acct, filepath.Join(cfg.Dir, "firebird.out"), f.env, bin, args...); err != nil {
+			return nil, err
+		}
+		err = f.waitReady(ctx)
+		f.Startup = time.Since(t0)
+		if err == nil {
+			return f, nil
+		}
+		_, _ = f.Stop(syscall.SIGKILL, 5*time.Second)
+		if attempt < 2 && strings.Contains(f.LogTail(5)+f.newLog(), "ddress already in use") {
+			continue
+		}
+		f.saveLog()
+		return nil, err
+	}
+}
+
+// makeInstance makes the instance's root: the configuration files, lock and
+// temporary folders, and links to the installation's messages, character
+// sets and plugins (which Firebird looks for beside firebird.conf).
+func (f *Firebird) makeInstance(root string, conf map[string]string) error {
+	for _, d := range []string{f.Root, f.DataDir, filepath.Join(f.Root, "lock"), filepath.Join(f.Root, "tmp")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+		if err := f.Account.Own(d); err != nil {
+			return err
+		}
+	}
+	for _, l := range []string{"firebird.msg", "intl", "plugins", "lib", "UDF"} {
+		if _, err := os.Stat(filepath.Join(root, l)); err == nil {
+			if err := os.Symlink(filepath.Join(root, l), filepath.Join(f.Root, l)); err != nil {
+				return err
+			}
+		}
+	}
+	sec := filepath.Join(f.Root, "security3.fdb")
+	files := map[string]string{
+		"databases.conf": "security.db = " + sec + "\n{\n\tRemoteAccess = false\n}\n",
+		"plugins.conf":   "Plugin = UDR {\n\tModule = $(dir_plugins)/udr_engine\n\tConfig = UDR_config\n}\n\nConfig = UDR_config {\n\tpath = $(dir_plugins)/udr\n}\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(f.Root, name), []byte(text), 0o644); err != nil {
+			return err
+		}
+	}
+	return f.writeConf(conf)
+}
+
+// writeConf writes firebird.conf: dbgauge's fixed settings, then the user's.
+func (f *Firebird) writeConf(conf map[string]string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# written by dbgauge for a throwaway instance\nRemoteServicePort = %d\nRemoteBindAddress = 127.0.0.1\n", f.Port)
+	fmt.Fprintf(&b, "SecurityDatabase = %s\nDatabaseAccess = Restrict %s\n", filepath.Join(f.Root, "security3.fdb"), f.DataDir)
+	b.WriteString("AuthServer = Srp256, Srp\nUserManager = Srp\nWireCrypt = Enabled\nUdfAccess = None\nIpcName = dbgauge" + strconv.Itoa(f.Port) + "\n")
+	keys := make([]string, 0, len(conf))
+	for k := range conf {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s = %s\n", k, conf[k])
+	}
+	return os.WriteFile(filepath.Join(f.Root, "firebird.conf"), []byte(b.String()), 0o644)
+}
+
+// run runs a Firebird utility in-process against the instance (embedded),
+// as the account, with script on its standard input.
+func (f *Firebird) run(name, script string, args ...string) error {
+	cmd := exec.Command(name, args...)
+	cmd.SysProcAttr = f.Account.attr()
+	cmd.Dir, cmd.Env = "/", f.env
+	cmd.Stdin = strings.NewReader(script)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.ReplaceAll(strings.TrimSpace(string(out)), f.Password, "****"))
+	}
+	return nil
+}
+
+// Service runs a services-API action on the database through the server
+// with fbsvcmgr (action_validate: online validation; action_db_stats:
+// gstat's statistics). The user and password come from the environment,
+// never the command line.
+func (f *Firebird) Service(ctx context.Context, action string, args ...string) (string, error) {
+	svc, err := exec.LookPath("fbsvcmgr")
+	if err != nil {
+		return "", errors.New("no fbsvcmgr: apt-get install firebird3.0-utils")
+	}
+	all := append([]string{"127.0.0.1/" + strconv.Itoa(f.Port) + ":service_mgr", action, "dbname", f.Database}, args...)
+	cmd := exec.CommandContext(ctx, svc, all...)
+	cmd.SysProcAttr = f.Account.attr()
+	cmd.Dir, cmd.Env = "/", f.env
+	out, err := cmd.CombinedOutput()
+	return strings.TrimSpace(string(out)), err
+}
+
+// DSN returns the driver's connection string to the database. It holds the
+// password: redact it before showing it.
+func (f *Firebird) DSN() string {
+	return "SYSDBA:" + url.QueryEscape(f.Password) + "@127.0.0.1:" + strconv.Itoa(f.Port) + "/" + f.Database
+}
+
+// waitReady connects until the server accepts, or it exits, or 60 s pass.
+func (f *Firebird) waitReady(ctx context.Context) error {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		db, err := sql.Open("firebirdsql", f.DSN())
+		if err == nil {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			err = db.PingContext(cctx)
+			cancel()
+			db.Close()
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-f.Done():
+			return fmt.Errorf("firebird exited while starting; it said: %s %s", f.LogTail(5), f.newLog())
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("firebird did not accept connections within 60 s: %w", err)
+		}
+	}
+}
+
+// systemLog returns the firebird.log the server writes (its folder is fixed
+// when Firebird is built: /var/log/firebird on Debian) and its current size.
+func systemLog() (string, int64) {
+	m, _ := filepath.Glob("/var/log/firebird/firebird*.log")
+	if len(m) == 0 {
+		return "", 0
+	}
+	st, err := os.Stat(m[0])
+	if err != nil {
+		return m[0], 0
+	}
+	return m[0], st.Size()
+}
+
+// newLog returns what the server's firebird.log gained since the start.
+func (f *Firebird) newLog() string {
+	if f.sysLog == "" {
+		return ""
+	}
+	r, err := os.Open(f.sysLog)
+	if err != nil {
+		return ""
+	}
+	defer r.Close()
+	if _, err := r.Seek(f.sysLogOff, io.SeekStart); err != nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(r, 64<<20))
+	return string(b)
+}
+
+// saveLog copies the lines the server logged while it ran into the run's
+// folder. Other Firebird servers on the machine write to the same file: their
+// lines, if any, are among these.
+func (f *Firebird) saveLog() {
+	text := f.newLog()
+	if f.sysLog == "" {
+		text = "# Firebird's own firebird.log was not found or not readable\n"
+	}
+	_ = os.WriteFile(f.Log, []byte(text), 0o644)
+}
+
+// Died says why the server died, with what it logged.
+func (f *Firebird) Died() error {
+	err := f.Process.Died()
+	if err != nil {
+		f.saveLog()
+		if tail := lastLines(f.newLog(), 3); tail != "" {
+			err = fmt.Errorf("%w; firebird.log: %s", err, tail)
+		}
+	}
+	return err
+}
+
+func lastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// StopClean shuts the server down (SIGTERM: it closes its databases), keeps
+// its log, removes the instance and the database, and returns how long the
+// shutdown took.
+func (f *Firebird) StopClean() (time.Duration, error) {
+	d, err := f.shutdown()
+	f.saveLog()
+	_ = os.RemoveAll(filepath.Dir(f.Root))
+	return d, err
+}
+
+// shutdown asks the server to stop with SIGTERM and kills it when it has not
+// stopped 5 s later: one stop in five here, Firebird 3.0.11 hangs in its
+// shutdown with every attachment gone (an engine thread waits on a condition
+// nobody signals). By then the database has been closed by the last detach,
+// so the kill loses nothing; Killed says it happened.
+func (f *Firebird) shutdown() (time.Duration, error) {
+	start := time.Now()
+	d, err := f.Stop(syscall.SIGTERM, 5*time.Second)
+	if err != nil {
+		f.Killed = true
+		return time.Since(start), nil
+	}
+	return d, nil
+}
