@@ -249,13 +249,28 @@ func (d *db) own(ctx context.Context, fn func(c *conn) error) error {
 var (
 	readDatabase = &backend.Stmt{SQL: "SELECT MON$FORCED_WRITES, MON$PAGE_SIZE, MON$PAGE_BUFFERS, MON$SWEEP_INTERVAL, MON$ODS_MAJOR, MON$ODS_MINOR, " +
 		"MON$SQL_DIALECT, RDB$GET_CONTEXT('SYSTEM', 'ENGINE_VERSION'), MON$DATABASE_NAME FROM MON$DATABASE"}
-	readStats = &backend.Stmt{SQL: "SELECT d.MON$NEXT_TRANSACTION, d.MON$OLDEST_TRANSACTION, d.MON$OLDEST_ACTIVE, d.MON$OLDEST_SNAPSHOT, d.MON$FORCED_WRITES, " +
-		"i.MON$PAGE_READS, i.MON$PAGE_WRITES, i.MON$PAGE_FETCHES, i.MON$PAGE_MARKS, " +
+	// counters are the database's I/O and record counters, of the stat
+	// group the FROM clause joins.
+	counters = "i.MON$PAGE_READS, i.MON$PAGE_WRITES, i.MON$PAGE_FETCHES, i.MON$PAGE_MARKS, " +
 		"r.MON$RECORD_SEQ_READS, r.MON$RECORD_IDX_READS, r.MON$RECORD_INSERTS, r.MON$RECORD_UPDATES, r.MON$RECORD_DELETES, " +
 		"r.MON$RECORD_BACKOUTS, r.MON$RECORD_PURGES, r.MON$RECORD_EXPUNGES, r.MON$RECORD_LOCKS, r.MON$RECORD_WAITS, " +
-		"r.MON$RECORD_CONFLICTS, r.MON$BACKVERSION_READS " +
-		"FROM MON$DATABASE d JOIN MON$IO_STATS i ON i.MON$STAT_ID = d.MON$STAT_ID JOIN MON$RECORD_STATS r ON r.MON$STAT_ID = d.MON$STAT_ID"}
+		"r.MON$RECORD_CONFLICTS, r.MON$BACKVERSION_READS"
+	readStats = &backend.Stmt{SQL: "SELECT d.MON$NEXT_TRANSACTION, d.MON$OLDEST_TRANSACTION, d.MON$OLDEST_ACTIVE, d.MON$OLDEST_SNAPSHOT, d.MON$FORCED_WRITES, " +
+		counters + " FROM MON$DATABASE d JOIN MON$IO_STATS i ON i.MON$STAT_ID = d.MON$STAT_ID JOIN MON$RECORD_STATS r ON r.MON$STAT_ID = d.MON$STAT_ID"}
+	// In SuperClassic and Classic each attachment has its own cache and the
+	// database's row counts only the reading attachment: the attachments' sum.
+	readAttachments = &backend.Stmt{SQL: "SELECT " + sumOf(counters) +
+		" FROM MON$ATTACHMENTS a JOIN MON$IO_STATS i ON i.MON$STAT_ID = a.MON$STAT_ID JOIN MON$RECORD_STATS r ON r.MON$STAT_ID = a.MON$STAT_ID"}
 )
+
+// sumOf wraps each of a list of columns in coalesce(sum(…), 0).
+func sumOf(cols string) string {
+	parts := strings.Split(cols, ", ")
+	for i, p := range parts {
+		parts[i] = "coalesce(sum(" + p + "), 0)"
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Engine reads back the version and the database's settings from
 // MON$DATABASE, with the firebird.conf parameters as configured.
@@ -289,23 +304,36 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 }
 
 // Stats reads the database's monitoring counters (MON$DATABASE,
-// MON$IO_STATS, MON$RECORD_STATS), in a transaction of their own.
+// MON$IO_STATS, MON$RECORD_STATS), in a transaction of their own. Where the
+// database's own row counts less than its attachments together (SuperClassic
+// and Classic, where it covers the reading attachment only), the sum over
+// the attachments open now stands for it.
 // Firebird 3 counts no commits: "commits" is the transactions started
 // (MON$NEXT_TRANSACTION) less dbgauge's own reads, rollbacks included. With
 // forced writes on, every page write is a synchronous write: "flushes".
 func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	var v [21]int64
-	dest := make([]any, len(v))
+	var att [16]int64
+	dest, adest := make([]any, len(v)), make([]any, len(att))
 	for i := range v {
 		dest[i] = &v[i]
+	}
+	for i := range att {
+		adest[i] = &att[i]
 	}
 	var self int64
 	err := d.own(ctx, func(c *conn) error {
 		self = d.self
-		return c.QueryRow(ctx, readStats, nil, dest...)
+		if err := c.QueryRow(ctx, readStats, nil, dest...); err != nil {
+			return err
+		}
+		return c.QueryRow(ctx, readAttachments, nil, adest...)
 	})
 	if err != nil {
 		return nil, err
+	}
+	if att[2] > v[7] { // page fetches
+		copy(v[5:], att[:])
 	}
 	out := map[string]int64{
 		"commits": v[0] - self, "oldest_active_gap": v[0] - v[2], "oldest_snapshot_gap": v[0] - v[3],

@@ -66,3 +66,41 @@ func TestShutdown(t *testing.T) {
 	}
 	t.Logf("shutdown %.2f s, killed %v", db.ServerInfo().ShutdownSeconds, db.srv.Killed)
 }
+
+// TestStatsSuperClassic: in SuperClassic the database's own MON$ row counts
+// only the reading attachment; the counters must still see the clients'.
+func TestStatsSuperClassic(t *testing.T) {
+	db := openManaged(t, backend.KeyValue{Key: "ServerMode", Value: "SuperClassic"})
+	defer db.Close()
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.ExecScript(ctx, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY)"); err != nil {
+		t.Fatal(err)
+	}
+	before, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO t1 (id) VALUES (?)"}, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	after, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after["inserts"] - before["inserts"]; d != 10 {
+		t.Errorf("inserts counted %d for 10", d)
+	}
+	if d := after["commits"] - before["commits"]; d != 10 {
+		t.Errorf("commits counted %d for 10", d)
+	}
+	if after["flushes"] <= before["flushes"] {
+		t.Errorf("forced writes on, yet no page write counted: %d → %d", before["flushes"], after["flushes"])
+	}
+}
