@@ -50,7 +50,8 @@ var Spec = backend.Spec{
 		{Key: "ServerMode", Usage: "firebird:managed: Super (SuperServer, default), SuperClassic or Classic"},
 		{Key: "any firebird.conf parameter", Usage: "firebird:managed: written to the instance's firebird.conf (DefaultDbCachePages, LockHashSlots, TempCacheLimit, …); DefaultDbCachePages reads back as page_buffers, the others are recorded as configured (Firebird 3 has no SQL view of its configuration)"},
 	},
-	Open: open,
+	Abilities: []backend.Ability{backend.Procedures},
+	Open:      open,
 }
 
 var durabilityDoc = map[backend.Durability]string{

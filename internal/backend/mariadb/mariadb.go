@@ -46,7 +46,8 @@ var Spec = backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
 	},
-	Open: open,
+	Abilities: []backend.Ability{backend.Procedures},
+	Open:      open,
 }
 
 var durabilityDoc = map[backend.Durability]string{

@@ -142,7 +142,7 @@ func (w *nms) Load(ctx context.Context, db backend.DB) (workload.Dataset, error)
 		if !ok {
 			return ds, backend.Unsupported("nms on this engine", "run a call as a stored procedure", "drop --procedure")
 		}
-		if err := p.createProcedure(ctx); err != nil {
+		if err := p.createProcedure(ctx, w.cfg.OpsPerCall-2); err != nil {
 			return ds, fmt.Errorf("nms: create the call procedure: %w", err)
 		}
 	}

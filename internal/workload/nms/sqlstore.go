@@ -3,9 +3,13 @@ package nms
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -216,15 +220,46 @@ END $$`,
 
 var callProc = &backend.Stmt{SQL: `SELECT nms_call(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`}
 
-func (s *sqlStore) createProcedure(ctx context.Context) error {
-	ddl, ok := procedures[s.d.Name]
-	if !ok {
+// maxSlotted is the most updates a call may have on the engines whose
+// procedure takes one parameter per field of each update (no arrays):
+// Firebird caps a statement's parameters at 64 KiB.
+const maxSlotted = 48
+
+func (s *sqlStore) createProcedure(ctx context.Context, updates int) error {
+	if ddl, ok := procedures[s.d.Name]; ok {
+		return s.c.ExecScript(ctx, ddl)
+	}
+	if _, ok := slotted[s.d.Name]; !ok {
 		return backend.Unsupported("nms on "+s.d.Name, "run a call as a stored procedure", "drop --procedure")
 	}
-	return s.c.ExecScript(ctx, ddl)
+	if updates > maxSlotted {
+		return knob.Bad(fmt.Sprintf("give --ops-per-call %d or fewer with --procedure on %s", maxSlotted+2, s.d.Name),
+			"%s procedures take no arrays: each update of a call is 7 parameters, and %d updates are too many", s.d.Name, updates)
+	}
+	for _, q := range slottedDDL(s.d.Name, updates) {
+		if err := s.c.ExecScript(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *sqlStore) call(ctx context.Context, c *procCall) error {
+	ch := c.ch
+	if _, ok := procedures[s.d.Name]; !ok {
+		args := make([]any, 0, 8+7*len(c.updates))
+		args = append(args, ch.ID, ch.VSAT, ch.CU, ch.FreqHz, ch.BandwidthHz, ch.PowerDBm, ch.Created)
+		for _, u := range c.updates {
+			vsat := 0
+			if u.vsat {
+				vsat = 1
+			}
+			args = append(args, u.id, vsat, u.u.Status, u.u.Oper, u.u.PowerDBm, u.u.LastChange, u.u.Note)
+		}
+		args = append(args, c.del)
+		_, err := s.c.Exec(ctx, slottedCall(s.d.Name, len(c.updates)), args...)
+		return err
+	}
 	n := len(c.updates)
 	ids, isVSAT := make([]int64, n), make([]bool, n)
 	status, oper, pw := make([]int64, n), make([]int64, n), make([]int64, n)
@@ -233,8 +268,84 @@ func (s *sqlStore) call(ctx context.Context, c *procCall) error {
 		ids[i], isVSAT[i] = u.id, u.vsat
 		status[i], oper[i], pw[i], change[i], notes[i] = u.u.Status, u.u.Oper, u.u.PowerDBm, u.u.LastChange, u.u.Note
 	}
-	ch := c.ch
 	var void any
 	return s.c.QueryRow(ctx, callProc, []any{ch.ID, ch.VSAT, ch.CU, ch.FreqHz, ch.BandwidthHz, ch.PowerDBm, ch.Created,
 		ids, isVSAT, status, oper, pw, change, notes, c.del}, &void)
+}
+
+// slotted holds, for the engines whose procedures take no arrays (MariaDB,
+// Firebird), how a procedure is made and called; the procedure takes the
+// channel, then id, is-VSAT, status, oper, power, change and note of each
+// update (as many as the call has: it is made for --ops-per-call), then the
+// channel to delete.
+var slotted = map[string]struct {
+	create, call, missing, elseIf string
+	isVSAT, note                  string
+	prefix                        string // before a parameter's name in the body
+}{
+	"mysql": {create: "CREATE OR REPLACE PROCEDURE nms_call(", call: "CALL nms_call(",
+		missing: "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'nms: a row the call changes is missing'",
+		isVSAT:  "TINYINT", note: "VARCHAR(200)"},
+	"firebird": {create: "CREATE OR ALTER PROCEDURE nms_call(", call: "EXECUTE PROCEDURE nms_call(",
+		missing: "EXCEPTION nms_missing", isVSAT: "SMALLINT", note: "VARCHAR(200)", prefix: ":"},
+}
+
+// slottedDDL returns the statements making the procedure for a call of n
+// updates, one IF per update (ROW_COUNT checks each, as the client does).
+func slottedDDL(engine string, n int) []string {
+	e := slotted[engine]
+	var b strings.Builder
+	b.WriteString(e.create)
+	b.WriteString("p_id BIGINT, p_vsat BIGINT, p_cu BIGINT, p_freq BIGINT, p_bw BIGINT, p_power INTEGER, p_created BIGINT")
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, ", u%d_id BIGINT, u%[1]d_vsat %[2]s, u%[1]d_status INTEGER, u%[1]d_oper INTEGER, u%[1]d_pw INTEGER, u%[1]d_change BIGINT, u%[1]d_note %[3]s",
+			i, e.isVSAT, e.note)
+	}
+	b.WriteString(", p_del BIGINT)")
+	v := func(name string) string { return e.prefix + name }
+	check := func() string {
+		if engine == "firebird" {
+			return "IF (ROW_COUNT <> 1) THEN " + e.missing + ";\n"
+		}
+		return "IF ROW_COUNT() <> 1 THEN " + e.missing + "; END IF;\n"
+	}
+	if engine == "firebird" {
+		b.WriteString("\nAS\nBEGIN\n")
+	} else {
+		b.WriteString("\nBEGIN\n")
+	}
+	fmt.Fprintf(&b, "INSERT INTO freq_channel (id, vsat_id, cu_id, frequency_hz, bandwidth_hz, power_dbm, state, created_us) VALUES (%s, %s, %s, %s, %s, %s, 1, %s);\n",
+		v("p_id"), v("p_vsat"), v("p_cu"), v("p_freq"), v("p_bw"), v("p_power"), v("p_created"))
+	for i := 1; i <= n; i++ {
+		u := func(f string) string { return v(fmt.Sprintf("u%d_%s", i, f)) }
+		set := fmt.Sprintf("SET status = %s, oper_state = %s, power_dbm = %s, updates = updates + 1, last_change_us = %s, note = %s WHERE id = %s",
+			u("status"), u("oper"), u("pw"), u("change"), u("note"), u("id"))
+		if engine == "firebird" {
+			fmt.Fprintf(&b, "IF (%s = 1) THEN UPDATE vsat %s; ELSE UPDATE cu %s;\n", u("vsat"), set, set)
+		} else {
+			fmt.Fprintf(&b, "IF %s = 1 THEN UPDATE vsat %s; ELSE UPDATE cu %s; END IF;\n", u("vsat"), set, set)
+		}
+		b.WriteString(check())
+	}
+	fmt.Fprintf(&b, "DELETE FROM freq_channel WHERE id = %s;\n", v("p_del"))
+	b.WriteString(check())
+	b.WriteString("END")
+	if engine == "firebird" {
+		return []string{"CREATE OR ALTER EXCEPTION nms_missing 'nms: a row the call changes is missing'", b.String()}
+	}
+	return []string{b.String()}
+}
+
+// slottedCalls caches the call statement per engine and update count: a
+// Stmt is prepared once per connection, by identity.
+var slottedCalls sync.Map
+
+func slottedCall(engine string, n int) *backend.Stmt {
+	key := fmt.Sprintf("%s/%d", engine, n)
+	if st, ok := slottedCalls.Load(key); ok {
+		return st.(*backend.Stmt)
+	}
+	q := slotted[engine].call + strings.TrimSuffix(strings.Repeat("?, ", 8+7*n), ", ") + ")"
+	st, _ := slottedCalls.LoadOrStore(key, &backend.Stmt{SQL: q})
+	return st.(*backend.Stmt)
 }

@@ -127,6 +127,6 @@ type procUpdate struct {
 
 // procedureStore is a store on an engine with stored procedures.
 type procedureStore interface {
-	createProcedure(ctx context.Context) error
+	createProcedure(ctx context.Context, updates int) error
 	call(ctx context.Context, c *procCall) error
 }
