@@ -147,10 +147,9 @@ func (c *conn) stmt(st *backend.Stmt) (*sql.Stmt, bool, error) {
 	return p, true, nil
 }
 
-// Exec runs st and returns the rows it changed.
-func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
-	var n int64
-	err := c.auto(func() error {
+// with runs fn with st prepared, in the open transaction or one of its own.
+func (c *conn) with(st *backend.Stmt, fn func(p *sql.Stmt) error) error {
+	return c.auto(func() error {
 		p, closeIt, err := c.stmt(st)
 		if err != nil {
 			return err
@@ -158,6 +157,14 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 		if closeIt {
 			defer p.Close()
 		}
+		return fn(p)
+	})
+}
+
+// Exec runs st and returns the rows it changed.
+func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
+	var n int64
+	err := c.with(st, func(p *sql.Stmt) error {
 		res, err := p.ExecContext(bg, args...)
 		if err != nil {
 			return classify(err)
@@ -170,15 +177,8 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 
 // QueryRow runs st and scans its single row.
 func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ...any) error {
-	return c.auto(func() error {
-		p, closeIt, err := c.stmt(st)
-		if err != nil {
-			return err
-		}
-		if closeIt {
-			defer p.Close()
-		}
-		err = p.QueryRowContext(bg, args...).Scan(dest...)
+	return c.with(st, func(p *sql.Stmt) error {
+		err := p.QueryRowContext(bg, args...).Scan(dest...)
 		if errors.Is(err, sql.ErrNoRows) {
 			return backend.ErrNoRows
 		}
@@ -188,14 +188,7 @@ func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ..
 
 // Query runs st and calls row for each row.
 func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(scan func(dest ...any) error) error) error {
-	return c.auto(func() error {
-		p, closeIt, err := c.stmt(st)
-		if err != nil {
-			return err
-		}
-		if closeIt {
-			defer p.Close()
-		}
+	return c.with(st, func(p *sql.Stmt) error {
 		rows, err := p.QueryContext(bg, args...)
 		if err != nil {
 			return classify(err)
