@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -26,7 +27,8 @@ type conn struct {
 	prepare backend.Prepare
 	stmts   map[*backend.Stmt]*sql.Stmt
 	texts   map[*backend.Stmt]string
-	tx      driver.Tx // the transaction open now, or nil
+	tx      driver.Tx     // the transaction open now, or nil
+	open    *atomic.Int64 // the database's count of open client connections
 }
 
 // bg is the context handed to the driver: it starts a goroutine per
@@ -309,6 +311,10 @@ func (c *conn) Close() error {
 	if len(c.stmts) > 0 && c.Begin(bg) == nil {
 		c.freeStmts()
 		_ = c.end(false)
+	}
+	if c.open != nil {
+		c.open.Add(-1)
+		c.open = nil
 	}
 	return c.c.Close()
 }

@@ -9,10 +9,12 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -112,8 +114,9 @@ type db struct {
 	stopped  bool
 
 	mu    sync.Mutex
-	admin *conn // dbgauge's own reads, one transaction each
-	self  int64 // transactions they started
+	admin *conn        // dbgauge's own reads, one transaction each
+	self  int64        // transactions they started
+	open  atomic.Int64 // client connections open now
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -229,7 +232,10 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return newConn(c, d.prepare), nil
+	d.open.Add(1)
+	cn := newConn(c, d.prepare)
+	cn.open = &d.open
+	return cn, nil
 }
 
 // own runs fn on dbgauge's own connection, in one transaction.
@@ -346,7 +352,57 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	if v[4] == 1 {
 		out["flushes"] = v[6]
 	}
+	if d.srv != nil && d.open.Load() == 0 {
+		// Once the clients have gone (after the run): the record versions
+		// the run left, a full read of the data pages.
+		if err := d.versions(ctx, out); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+var (
+	gstatTable    = regexp.MustCompile(`^\s*([A-Z][A-Z0-9_$]*) \((\d+)\)\s*$`)
+	gstatRecords  = regexp.MustCompile(`total records: (\d+)`)
+	gstatVersions = regexp.MustCompile(`total versions: (\d+), max versions: (\d+)`)
+)
+
+// versions adds gstat's record statistics of the user tables (the services
+// API's action_db_stats with record versions, the Firebird seed's "total
+// versions / total records"): records, record_versions, max_versions, and
+// versions.TABLE for each table with back versions.
+func (d *db) versions(ctx context.Context, out map[string]int64) error {
+	text, err := d.srv.Service(ctx, "action_db_stats", "sts_record_versions", "sts_data_pages")
+	if err != nil {
+		return fmt.Errorf("record versions (fbsvcmgr action_db_stats): %w: %s", err, text)
+	}
+	return parseVersions(text, out)
+}
+
+func parseVersions(text string, out map[string]int64) error {
+	table := ""
+	out["records"], out["record_versions"], out["max_versions"] = 0, 0, 0
+	for _, l := range strings.Split(text, "\n") {
+		if m := gstatTable.FindStringSubmatch(l); m != nil {
+			table = strings.ToLower(m[1])
+			continue
+		}
+		if m := gstatRecords.FindStringSubmatch(l); m != nil && table != "" {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			out["records"] += n
+		}
+		if m := gstatVersions.FindStringSubmatch(l); m != nil && table != "" {
+			n, _ := strconv.ParseInt(m[1], 10, 64)
+			mx, _ := strconv.ParseInt(m[2], 10, 64)
+			out["record_versions"] += n
+			out["max_versions"] = max(out["max_versions"], mx)
+			if n > 0 {
+				out["versions."+table] = n
+			}
+		}
+	}
+	return nil
 }
 
 // Close stops a managed server and removes its instance; its logs stay.

@@ -104,3 +104,49 @@ func TestStatsSuperClassic(t *testing.T) {
 		t.Errorf("forced writes on, yet no page write counted: %d → %d", before["flushes"], after["flushes"])
 	}
 }
+
+// TestRecordVersions: after the clients have gone, Stats reads the back
+// versions an open snapshot kept alive, per table.
+func TestRecordVersions(t *testing.T) {
+	db := openManaged(t)
+	defer db.Close()
+	ctx := context.Background()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.ExecScript(ctx, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY, v INTEGER)"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 20 {
+		if _, err := c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO t1 (id, v) VALUES (?, 0)"}, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A transaction reading the table keeps the old versions of the rows
+	// updated next from garbage collection.
+	reader, err := db.sql.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Rollback()
+	if err := reader.QueryRow("SELECT count(*) FROM t1").Scan(new(int64)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		if _, err := c.Exec(ctx, &backend.Stmt{SQL: "UPDATE t1 SET v = v + 1 WHERE id = ?"}, i); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m, _ := db.Stats(ctx); m["record_versions"] != 0 || m["records"] != 0 {
+		t.Errorf("a client is connected, yet the data pages were read: %v", m)
+	}
+	c.Close()
+	m, err := db.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["records"] != 20 || m["versions.t1"] != 10 || m["max_versions"] != 1 {
+		t.Errorf("records %d, versions of t1 %d, max %d; want 20, 10, 1", m["records"], m["versions.t1"], m["max_versions"])
+	}
+}
