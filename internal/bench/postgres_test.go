@@ -88,6 +88,9 @@ func TestPostgresWorkloads(t *testing.T) {
 	if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 100 {
 		t.Fatalf("%d procedure calls, want 100 (failures %+v)", m.Ops[len(m.Ops)-1].Count, m.Failures)
 	}
+	if sl := res.ServerLog; sl == nil || sl.Lines == 0 {
+		t.Errorf("the server's log was not read into the result: %+v", sl)
+	}
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/verdict"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -307,11 +309,29 @@ func (s *session) close() {
 	if srv, ok := s.db.(backend.Server); ok {
 		info := result.Server(srv.ServerInfo())
 		s.res.Server = &info
+		s.res.ServerLog = scanServerLog(info)
 	}
 	s.db = nil
 	if err != nil {
 		s.obs.Note("closing the engine: " + err.Error())
 	}
+}
+
+// scanServerLog reads a managed server's log (kept in the result folder) for
+// anomalies, or returns nil when dbgauge has no rules for the engine.
+func scanServerLog(info result.Server) *result.ServerLog {
+	if server.LogEngine(info.Engine) == "" || info.Log == "" {
+		return nil
+	}
+	text, err := os.ReadFile(info.Log)
+	if err != nil {
+		return nil
+	}
+	sl := &result.ServerLog{Path: info.Log, Lines: strings.Count(string(text), "\n"), Anomalies: []result.LogAnomaly{}}
+	for _, a := range server.ScanLog(info.Engine, string(text)) {
+		sl.Anomalies = append(sl.Anomalies, result.LogAnomaly(a))
+	}
+	return sl
 }
 
 // stats reads the engine's counters, or nil when it has none.

@@ -645,6 +645,18 @@ func engineSection(r *result.Result) *section {
 		)
 		s.Items = append(s.Items, item{Title: "Server dbgauge managed", Table: t})
 	}
+	if sl := r.ServerLog; sl != nil {
+		it := item{Title: "Server log", Note: fmt.Sprintf("%s, %d lines, read after the run; known-harmless lines are not counted.", sl.Path, sl.Lines)}
+		if len(sl.Anomalies) == 0 {
+			it.Text = []string{"Clean: no errors, panics, bugchecks, crashes or recoveries."}
+		} else {
+			it.Table = &table{Head: []string{"kind", "count", "first line", "sample"}, Num: []bool{false, true, true, false}}
+			for _, a := range sl.Anomalies {
+				it.Table.Rows = append(it.Table.Rows, []cell{{Text: a.Kind}, {Text: strconv.Itoa(a.Count)}, {Text: strconv.Itoa(a.FirstLine)}, {Text: a.Sample, Class: "mono"}})
+			}
+		}
+		s.Items = append(s.Items, it)
+	}
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		t := &table{Head: []string{"counter", "before", "after", "delta"}, Num: []bool{false, true, true, true}}
 		for _, k := range sortedKeys(r.Stats.Delta) {

@@ -78,6 +78,14 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, started in %.2f s, stopped in %.2f s, log %s\n",
 			sv.Engine, sv.Port, sv.Account, sv.StartupSeconds, sv.ShutdownSeconds, sv.Log)
 	}
+	if sl := r.ServerLog; sl != nil {
+		if len(sl.Anomalies) == 0 {
+			fmt.Fprintf(tw, "  server log	clean: no errors, panics, bugchecks or crashes in %d lines\n", sl.Lines)
+		}
+		for _, a := range sl.Anomalies {
+			fmt.Fprintf(tw, "  server log	%s ×%d, first at line %d: %s\n", a.Kind, a.Count, a.FirstLine, a.Sample)
+		}
+	}
 	_ = tw.Flush()
 
 	s := r.Summary

@@ -35,7 +35,8 @@ type Result struct {
 	Ended       *time.Time  `json:"ended,omitempty"`
 	Config      Config      `json:"config"`
 	Engine      Engine      `json:"engine"`
-	Server      *Server     `json:"server,omitempty"` // a server dbgauge managed
+	Server      *Server     `json:"server,omitempty"`     // a server dbgauge managed
+	ServerLog   *ServerLog  `json:"server_log,omitempty"` // what that server's log showed
 	Environment Environment `json:"environment"`
 	Dataset     Dataset     `json:"dataset"`
 	Summary     Summary     `json:"summary"`
@@ -102,6 +103,24 @@ type Server struct {
 	StartupSeconds  float64 `json:"startup_seconds"`
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
 	Note            string  `json:"note,omitempty"`
+}
+
+// ServerLog is a managed server's log read after the run: its anomalies by
+// kind (errors, panics, bugchecks, crashes, recoveries …), known-harmless
+// lines left out. No anomalies: the log was read and is clean.
+type ServerLog struct {
+	Path      string       `json:"path"`
+	Lines     int          `json:"lines"`
+	Anomalies []LogAnomaly `json:"anomalies"`
+}
+
+// LogAnomaly is one kind of trouble: how often, the line it first appeared
+// on, and one line of it.
+type LogAnomaly struct {
+	Kind      string `json:"kind"`
+	Count     int    `json:"count"`
+	FirstLine int    `json:"first_line"`
+	Sample    string `json:"sample"`
 }
 
 // Environment is what a reader needs to trust a number.
