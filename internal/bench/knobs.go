@@ -1,11 +1,29 @@
 package bench
 
-import "github.com/dbgauge/dbgauge/internal/knob"
+import (
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// The --db knob lists every backend's forms, from the catalog.
+func init() {
+	var forms []string
+	for _, b := range catalog.Backends() {
+		forms = append(forms, b.Forms...)
+	}
+	for i := range Knobs {
+		if Knobs[i].Name == "db" {
+			Knobs[i].Usage = "the engine: " + strings.Join(forms, ", ")
+		}
+	}
+}
 
 // Knobs are the knobs every workload takes. Each is mapped per backend where
 // the backend has something to map (see `dbgauge list` and docs/knobs.md).
 var Knobs = []knob.Spec{
-	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine: sqlite, sqlite:PATH, bbolt, bbolt:PATH, postgres:managed, postgres://USER:PASSWORD@HOST/DB"},
+	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine (the list is made from the catalog)"},
 	{Name: "api", Default: "auto", Values: "auto|sql|kv", Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
 	{Name: "clients", Default: "1", Values: "N", Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
 	{Name: "warmup", Default: "2s", Values: "duration", Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
