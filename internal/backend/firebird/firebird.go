@@ -7,6 +7,7 @@ package firebird
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -151,7 +152,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, knob.Bad("give page_size or a firebird.conf parameter (see dbgauge list)", "--set %s: Firebird 3 has no such parameter, or dbgauge sets it itself", kv.Key)
 		}
 	}
-	dsn := ""
+	dsn, secret := "", ""
 	if o.DB == managed {
 		var err error
 		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
@@ -162,18 +163,27 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 		d.conf["ServerMode"] = d.srv.Mode
-		dsn = d.srv.DSN()
+		dsn, secret = d.srv.DSN(), d.srv.Password
 	} else {
 		u, err := url.Parse(o.DB)
 		if err != nil || u.Host == "" || len(u.Path) < 2 {
 			return nil, knob.Bad("write it as firebird://user:password@host:3050/path/to/db.fdb", "--db %q is not a Firebird connection string", redact.DSN(o.DB))
 		}
 		dsn = strings.TrimPrefix(o.DB, "firebird://")
+		secret, _ = u.User.Password()
+	}
+	// The driver's DSN has no scheme, which redact.DSN needs to find the
+	// password: hide it by value too; and put Firebird's lines on one.
+	hide := func(msg string) string {
+		if secret != "" {
+			msg = strings.ReplaceAll(msg, secret, "xxxxx")
+		}
+		return strings.Join(strings.Fields(redact.DSN(msg)), " ")
 	}
 	var err error
 	if d.sql, err = sql.Open("firebirdsql", dsn); err != nil {
 		d.stop()
-		return nil, err
+		return nil, errors.New(hide(err.Error()))
 	}
 	d.sql.SetMaxOpenConns(o.Conns + 4)
 	d.sql.SetMaxIdleConns(o.Conns + 4)
@@ -182,7 +192,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	cancel()
 	if err != nil {
 		d.stop()
-		msg := redact.DSN(err.Error())
+		msg := hide(err.Error())
 		if strings.Contains(msg, "password") || strings.Contains(msg, "user name") {
 			return nil, knob.Bad("check the user and password in --db", "Firebird refused the login: %s", msg)
 		}

@@ -3,9 +3,13 @@ package firebird
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -149,4 +153,18 @@ func TestRecordVersions(t *testing.T) {
 	if m["records"] != 20 || m["versions.t1"] != 10 || m["max_versions"] != 1 {
 		t.Errorf("records %d, versions of t1 %d, max %d; want 20, 10, 1", m["records"], m["versions.t1"], m["max_versions"])
 	}
+}
+
+// TestBadLogin: a wrong password is bad input, in one line, and the password
+// given appears nowhere in it.
+func TestBadLogin(t *testing.T) {
+	db := openManaged(t)
+	defer db.Close()
+	dsn := "firebird://SYSDBA:notThePassword42@127.0.0.1:" + strconv.Itoa(db.srv.Port) + "/" + db.srv.Database
+	_, err := Spec.Open(context.Background(), backend.Options{DB: dsn, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once})
+	var bad *knob.Error
+	if !errors.As(err, &bad) || strings.Contains(err.Error(), "notThePassword42") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("a wrong password gave %v", err)
+	}
+	t.Log(err)
 }
