@@ -294,3 +294,16 @@ func TestLogUnits(t *testing.T) {
 		}
 	}
 }
+
+// TestStorage: the data's size when the measure phase began and ended, and
+// its growth per hour, are in the result.
+func TestStorage(t *testing.T) {
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "sqlite", "units": "3000", "warmup": "0"})
+	st := res.Storage
+	if st == nil {
+		t.Fatal("no storage in the result")
+	}
+	if st.DataBegin <= 0 || st.DataEnd <= st.DataBegin || st.MeasuredSeconds <= 0 || st.DataPerHour <= 0 {
+		t.Errorf("3000 rows inserted, yet %+v", st)
+	}
+}

@@ -117,6 +117,7 @@ type session struct {
 	db       backend.DB
 	measured bool             // the clock has started
 	before   map[string]int64 // engine counters when the measure phase began
+	storage  *result.Storage  // sizes when the measure phase began
 	mu       sync.Mutex
 	acc      *span    // the --interval being gathered, when longer than a second
 	unitLog  *unitLog // --log-units
@@ -239,6 +240,11 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return fmt.Errorf("the server died during the run: %w", err)
 	}
 	s.finishPhases(out.Phases)
+	if m := s.res.Phase("measure"); s.storage != nil && m != nil && m.Seconds > 0 {
+		s.storage = s.sizes(s.storage)
+		s.storage.MeasuredSeconds = m.Seconds
+		s.res.Storage = s.storage
+	}
 	after := s.stats(ctx)
 	if s.before != nil && after != nil {
 		s.res.Stats = &result.Stats{Before: s.before, After: after, Delta: delta(s.before, after)}
@@ -311,6 +317,12 @@ func (s *session) close() {
 		s.res.Server = &info
 		s.res.ServerLog = scanServerLog(info)
 	}
+	if st := s.res.Storage; st != nil && st.MeasuredSeconds > 0 {
+		st.DataPerHour = float64(st.DataEnd-st.DataBegin) / st.MeasuredSeconds * 3600
+		if st.LogPath != "" {
+			st.LogPerHour = float64(st.LogEnd-st.LogBegin) / st.MeasuredSeconds * 3600
+		}
+	}
 	s.db = nil
 	if err != nil {
 		s.obs.Note("closing the engine: " + err.Error())
@@ -361,7 +373,62 @@ func delta(before, after map[string]int64) map[string]int64 {
 func (s *session) PhaseBegins(p *metrics.Phase) {
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
+		s.storage = s.sizes(nil)
 	}
+}
+
+// sizes measures the engine's data and a managed server's log: into a new
+// Storage as the measure phase begins (st nil), or as its end into st.
+func (s *session) sizes(st *result.Storage) *result.Storage {
+	path := s.res.Engine.Path
+	if path == "" {
+		return nil
+	}
+	logPath := ""
+	if s.res.Server != nil {
+		logPath = s.res.Server.Log
+	}
+	data, logBytes := sizeOf(path), fileSize(logPath)
+	if st == nil {
+		return &result.Storage{DataPath: path, DataBegin: data, LogPath: logPath, LogBegin: logBytes}
+	}
+	st.DataEnd, st.LogEnd = data, logBytes
+	return st
+}
+
+// sizeOf is the bytes under a folder, or of a file and its companions
+// (SQLite's -wal and -shm, gdbm's .dir and .pag); 0 when unreadable.
+func sizeOf(path string) int64 {
+	fi, err := os.Stat(path)
+	if err == nil && fi.IsDir() {
+		var n int64
+		_ = filepath.WalkDir(path, func(_ string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if i, err := d.Info(); err == nil {
+					n += i.Size()
+				}
+			}
+			return nil
+		})
+		return n
+	}
+	m, _ := filepath.Glob(path + "*")
+	var n int64
+	for _, f := range m {
+		n += fileSize(f)
+	}
+	return n
+}
+
+func fileSize(path string) int64 {
+	if path == "" {
+		return 0
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.IsDir() {
+		return 0
+	}
+	return fi.Size()
 }
 
 // Interval receives each closed interval from the run engine: it extends the

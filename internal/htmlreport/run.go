@@ -645,6 +645,17 @@ func engineSection(r *result.Result) *section {
 		)
 		s.Items = append(s.Items, item{Title: "Server dbgauge managed", Table: t})
 	}
+	if st := r.Storage; st != nil {
+		t := kv(
+			"data", st.DataPath,
+			"when the measure phase began", report.Bytes(float64(st.DataBegin)),
+			"at its end", report.Bytes(float64(st.DataEnd)),
+			"growth an hour at this pace", report.Bytes(st.DataPerHour),
+			"server log", st.LogPath,
+			"its growth an hour", nonZero(report.Bytes(st.LogPerHour), st.LogPath != ""),
+		)
+		s.Items = append(s.Items, item{Title: "Storage", Table: t, Note: "Sizes of the engine's data and the server's log over the measure phase."})
+	}
 	if sl := r.ServerLog; sl != nil {
 		it := item{Title: "Server log", Note: fmt.Sprintf("%s, %d lines, read after the run; known-harmless lines are not counted.", sl.Path, sl.Lines)}
 		if len(sl.Anomalies) == 0 {

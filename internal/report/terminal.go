@@ -78,6 +78,14 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, started in %.2f s, stopped in %.2f s, log %s\n",
 			sv.Engine, sv.Port, sv.Account, sv.StartupSeconds, sv.ShutdownSeconds, sv.Log)
 	}
+	if st := r.Storage; st != nil {
+		line := fmt.Sprintf("data %s at the end (%+.0f KiB in the measure phase: %s an hour at this pace)",
+			Bytes(float64(st.DataEnd)), float64(st.DataEnd-st.DataBegin)/1024, Bytes(st.DataPerHour))
+		if st.LogPath != "" {
+			line += fmt.Sprintf(" · server log %s (%s an hour)", Bytes(float64(st.LogEnd)), Bytes(st.LogPerHour))
+		}
+		fmt.Fprintf(tw, "  storage\t%s\n", line)
+	}
 	if sl := r.ServerLog; sl != nil {
 		if len(sl.Anomalies) == 0 {
 			fmt.Fprintf(tw, "  server log	clean: no errors, panics, bugchecks or crashes in %d lines\n", sl.Lines)

@@ -37,6 +37,7 @@ type Result struct {
 	Engine      Engine      `json:"engine"`
 	Server      *Server     `json:"server,omitempty"`     // a server dbgauge managed
 	ServerLog   *ServerLog  `json:"server_log,omitempty"` // what that server's log showed
+	Storage     *Storage    `json:"storage,omitempty"`    // the data's and the server log's size, and their growth
 	Environment Environment `json:"environment"`
 	Dataset     Dataset     `json:"dataset"`
 	Summary     Summary     `json:"summary"`
@@ -112,6 +113,22 @@ type ServerLog struct {
 	Path      string       `json:"path"`
 	Lines     int          `json:"lines"`
 	Anomalies []LogAnomaly `json:"anomalies"`
+}
+
+// Storage is how big the engine's data (its file, or its folder) and a
+// managed server's log were when the measure phase began and after the run,
+// and their growth per hour at the measured pace (the NMS seed's "20 MB an
+// hour").
+type Storage struct {
+	DataPath        string  `json:"data_path"`
+	DataBegin       int64   `json:"data_bytes_begin"`
+	DataEnd         int64   `json:"data_bytes_end"`
+	DataPerHour     float64 `json:"data_bytes_per_hour"`
+	LogPath         string  `json:"log_path,omitempty"`
+	LogBegin        int64   `json:"log_bytes_begin,omitempty"`
+	LogEnd          int64   `json:"log_bytes_end,omitempty"`
+	LogPerHour      float64 `json:"log_bytes_per_hour,omitempty"`
+	MeasuredSeconds float64 `json:"measured_seconds"`
 }
 
 // LogAnomaly is one kind of trouble: how often, the line it first appeared

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -39,6 +40,7 @@ type Firebird struct {
 
 	sysLog    string // the server's own firebird.log, at a path fixed when it was built
 	sysLogOff int64
+	logMu     sync.Mutex // saveLog runs from follow and from the stop
 	env       []string
 }
 
@@ -176,6 +178,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 		err = f.waitReady(ctx)
 		f.Startup = time.Since(t0)
 		if err == nil {
+			go f.follow()
 			return f, nil
 		}
 		_, _ = f.Stop(syscall.SIGKILL, 5*time.Second)
@@ -332,14 +335,31 @@ func (f *Firebird) newLog() string {
 }
 
 // saveLog copies the lines the server logged while it ran into the run's
-// folder. Other Firebird servers on the machine write to the same file: their
+// folder (follow does it each second, the stop once more). Other Firebird servers on the machine write to the same file: their
 // lines, if any, are among these.
 func (f *Firebird) saveLog() {
+	f.logMu.Lock()
+	defer f.logMu.Unlock()
 	text := f.newLog()
 	if f.sysLog == "" {
 		text = "# Firebird's own firebird.log was not found or not readable\n"
 	}
 	_ = os.WriteFile(f.Log, []byte(text), 0o644)
+}
+
+// follow keeps the run's firebird.log current, once a second, while the
+// server runs.
+func (f *Firebird) follow() {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.Done():
+			return
+		case <-t.C:
+			f.saveLog()
+		}
+	}
 }
 
 // Died says why the server died, with what it logged.
