@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Class says how the run engine treats an error. The zero value means no error.
@@ -81,11 +82,24 @@ func New(class Class, kind Kind, code string, err error) error {
 	return &Error{Class: class, Kind: kind, Code: code, Err: err}
 }
 
+// Error is one line, whatever the driver's message (Firebird's has a line
+// per status entry, PostgreSQL's a DETAIL line): results, samples and the
+// terminal show errors on one line.
 func (e *Error) Error() string {
-	if e.Code != "" {
-		return e.Code + ": " + e.Err.Error()
+	msg := e.Err.Error()
+	if strings.Contains(msg, "\n") {
+		var parts []string
+		for _, l := range strings.Split(msg, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				parts = append(parts, l)
+			}
+		}
+		msg = strings.Join(parts, "; ")
 	}
-	return e.Err.Error()
+	if e.Code != "" {
+		return e.Code + ": " + msg
+	}
+	return msg
 }
 
 // Unwrap returns the driver's error.

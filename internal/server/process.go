@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"net"
@@ -241,22 +240,11 @@ func (p *Process) Kill() error {
 
 // LogTail returns the last n non-empty lines of the log, joined by " | ".
 func (p *Process) LogTail(n int) string {
-	f, err := os.Open(p.LogPath)
+	b, err := os.ReadFile(p.LogPath)
 	if err != nil {
 		return ""
 	}
-	defer f.Close()
-	var lines []string
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		if t := strings.TrimSpace(s.Text()); t != "" {
-			lines = append(lines, t)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return lastLines(string(b), n)
 }
 
 // Folders are where a managed server keeps its data and its socket.

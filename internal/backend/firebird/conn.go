@@ -104,15 +104,6 @@ func forget(dc driver.Conn, tx driver.Tx) {
 	set.SetMapIndex(reflect.ValueOf(tx), reflect.Value{})
 }
 
-// openTxs counts the driver connection's transactions (for the leak test).
-func openTxs(dc driver.Conn) int {
-	f := reflect.ValueOf(dc).Elem().FieldByName("transactionSet")
-	if !f.IsValid() {
-		return -1
-	}
-	return f.Len()
-}
-
 // auto runs fn in the open transaction, or in one of its own.
 func (c *conn) auto(fn func() error) error {
 	if c.tx != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"strings"
 
 	"github.com/nakagami/firebirdsql"
 
@@ -61,7 +60,6 @@ func classify(err error) error {
 	}
 	var fe *firebirdsql.FbError
 	if errors.As(err, &fe) {
-		err = oneLine{err}
 		for i := len(fe.GDSCodes) - 1; i >= 0; i-- {
 			if c, ok := gdsCodes[fe.GDSCodes[i]]; ok {
 				return dberr.New(c.class, c.kind, strconv.Itoa(fe.GDSCodes[i]), err)
@@ -82,13 +80,3 @@ func classify(err error) error {
 	}
 	return dberr.New(dberr.Fatal, dberr.Other, "", err)
 }
-
-// oneLine shows a Firebird error, whose message is one line per status
-// entry, on one line.
-type oneLine struct{ err error }
-
-func (o oneLine) Error() string {
-	return strings.Join(strings.Fields(strings.ReplaceAll(o.err.Error(), "\n", " · ")), " ")
-}
-
-func (o oneLine) Unwrap() error { return o.err }

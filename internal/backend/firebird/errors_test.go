@@ -38,10 +38,3 @@ func TestClassify(t *testing.T) {
 		}
 	}
 }
-
-func TestOneLine(t *testing.T) {
-	err := classify(&firebirdsql.FbError{GDSCodes: []int{335544336}, Message: "deadlock\nupdate conflicts with concurrent update\nconcurrent transaction number is 1919\n"})
-	if got, want := err.Error(), "335544336: deadlock · update conflicts with concurrent update · concurrent transaction number is 1919 ·"; got != want {
-		t.Errorf("got %q, want %q", got, want)
-	}
-}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -167,4 +168,13 @@ func TestBadLogin(t *testing.T) {
 		t.Fatalf("a wrong password gave %v", err)
 	}
 	t.Log(err)
+}
+
+// openTxs counts the driver connection's transactions.
+func openTxs(dc driver.Conn) int {
+	f := reflect.ValueOf(dc).Elem().FieldByName("transactionSet")
+	if !f.IsValid() {
+		return -1
+	}
+	return f.Len()
 }
