@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
@@ -106,9 +107,12 @@ type Options struct {
 	Dir        string // the run's folder: embedded engines put their file here unless DB names a path
 	Durability Durability
 	Prepare    Prepare
-	Set        []KeyValue   // raw engine settings, in the order given
-	Conns      int          // connections the run will open
-	Values     *knob.Values // every knob of the run, for the backend's own (Spec.Knobs)
+	Set        []KeyValue // raw engine settings, in the order given
+	Conns      int        // connections the run will open
+	// Archive asks a managed server to keep every log it writes (PostgreSQL:
+	// archive_mode), so that a backup can be rolled forward (--backup).
+	Archive bool
+	Values  *knob.Values // every knob of the run, for the backend's own (Spec.Knobs)
 }
 
 // KeyValue is one --set key=value.
@@ -163,8 +167,66 @@ type ServerInfo struct {
 	Log             string  // its log, kept in the result folder
 	StartupSeconds  float64 // from exec to the first accepted connection
 	ShutdownSeconds float64 // from the shutdown request to its exit
+	RecoverySeconds float64 // from the restart after a kill -9 to the first accepted connection
+	RecoveryNote    string  // what the crash-recovery measurement found, or why it was not made
 	Note            string
 }
+
+// Recoverer is an optional ability of a managed server: kill it as a crash
+// would (SIGKILL to its process group) and start it again on the same data,
+// returning once it accepts connections. The caller times it. Afterwards
+// the DB works as before; ServerInfo's RecoveryNote may say what the server
+// reported (the log it replayed).
+type Recoverer interface {
+	CrashRestart(ctx context.Context) error
+}
+
+// OnlineBackup is the ability to take a backup while the workload runs and
+// restore it into a fresh instance (Backuper).
+const OnlineBackup Ability = "online backup"
+
+// Backuper is an optional ability: the engine's own online backup, taken
+// into dir while the workload runs.
+type Backuper interface {
+	Backup(ctx context.Context, dir string) (Backup, error)
+}
+
+// Backup is a backup Backuper took.
+type Backup interface {
+	// Info says how it was taken and what it holds.
+	Info() BackupInfo
+	// Restore restores the backup into a fresh instance and opens it: at
+	// the backup's consistency point (to.Kind RestoreBackup) or, where the
+	// engine keeps its log for it (BackupInfo.RollForward), rolled forward
+	// to a moment or through every log written. Closing the DB removes the
+	// instance.
+	Restore(ctx context.Context, to RestoreTarget) (DB, error)
+	// Cleanup removes what the restores left (their copies); the backup
+	// itself stays where Info's Path says.
+	Cleanup() error
+}
+
+// BackupInfo describes a backup.
+type BackupInfo struct {
+	Method      string // "SQLite backup API"
+	Path        string
+	Bytes       int64
+	RollForward bool   // restores can replay the log past the backup
+	Note        string // what a reader should know
+}
+
+// RestoreTarget is the point a backup is restored to.
+type RestoreTarget struct {
+	Kind string    // RestoreBackup, RestoreTime or RestoreEnd
+	Time time.Time // RestoreTime: the moment
+}
+
+// The kinds of RestoreTarget.
+const (
+	RestoreBackup = "backup" // the backup alone, at its consistency point
+	RestoreTime   = "time"   // rolled forward to a moment
+	RestoreEnd    = "end"    // rolled forward through every log written
+)
 
 // Copier is an optional ability of a Conn: bulk loading (COPY).
 type Copier interface {

@@ -14,6 +14,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
@@ -37,20 +38,31 @@ type Request struct {
 // Plan is a validated request: everything is known to make sense before any
 // file is written.
 type Plan struct {
-	wspec    workload.Spec
-	bspec    backend.Spec
-	w        workload.Workload
-	api      backend.API
-	run      run.Config
-	bopts    backend.Options
-	require  []verdict.Requirement
-	results  string
-	config   result.Config
-	args     []string
-	ceiling  bool          // probe the data folder's flush ceiling
-	interval time.Duration // the series' resolution
-	logUnits bool          // write every unit to units.csv.gz
-	id       string        // the result folder's name, or "" for one made up
+	wspec      workload.Spec
+	bspec      backend.Spec
+	w          workload.Workload
+	api        backend.API
+	run        run.Config
+	bopts      backend.Options
+	require    []verdict.Requirement
+	results    string
+	config     result.Config
+	args       []string
+	ceiling    bool            // probe the data folder's flush ceiling
+	interval   time.Duration   // the series' resolution
+	logUnits   bool            // write every unit to units.csv.gz
+	id         string          // the result folder's name, or "" for one made up
+	backup     *backupPlan     // --backup
+	recoveryOn bool            // time a managed server's crash recovery after the run
+	ledger     *ledger.Book    // the commits acknowledged, when a restore is checked
+	led        workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
+}
+
+// backupPlan is --backup: when to take it, and how to check it.
+type backupPlan struct {
+	at      time.Duration // into the measure phase
+	to      time.Duration // a point-in-time restore target into the measure phase; 0: none
+	restore bool          // restore it and check it after the run
 }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.
@@ -111,12 +123,24 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.pickAPI(v); err != nil {
 		return nil, err
 	}
-	if req.Ledger != nil {
+	if err := p.backupConfig(v); err != nil {
+		return nil, err
+	}
+	if p.recoveryOn, err = v.Bool("crash-recovery"); err != nil {
+		return nil, err
+	}
+	led := req.Ledger
+	if _, ok := p.w.(workload.Ledgered); ok && p.backup != nil && p.backup.restore {
+		p.ledger = ledger.New()
+		led = ledger.Tee(p.ledger, led)
+	}
+	if led != nil {
 		l, ok := p.w.(workload.Ledgered)
 		if !ok {
-			return nil, knob.Bad("use a workload that records its commits: insert", "%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
+			return nil, knob.Bad("use a workload that records its commits: insert or nms", "%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
 		}
-		l.SetLedger(req.Ledger)
+		l.SetLedger(led)
+		p.led = led
 	}
 	if r, ok := p.w.(workload.Requirer); ok {
 		for _, a := range r.Requires() {
@@ -154,6 +178,50 @@ func NewPlan(req Request) (*Plan, error) {
 		p.config.Set = append(p.config.Set, kv.Key+"="+redact.DSN(kv.Value))
 	}
 	return p, nil
+}
+
+// backupConfig reads --backup at=D[,to=D] and --restore-check.
+func (p *Plan) backupConfig(v *knob.Values) error {
+	spec := v.Get("backup")
+	if spec == "" {
+		return nil
+	}
+	const hint = "write it as --backup at=60s, or at=60s,to=4m"
+	b := &backupPlan{at: -1}
+	for _, part := range strings.Split(spec, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		d, err := time.ParseDuration(strings.TrimSpace(val))
+		if !ok || err != nil || d < 0 {
+			return knob.Bad(hint, "--backup %q: %q is not name=duration", spec, part)
+		}
+		switch strings.TrimSpace(k) {
+		case "at":
+			b.at = d
+		case "to":
+			b.to = d
+		default:
+			return knob.Bad(hint, "--backup %q: %q is neither at nor to", spec, k)
+		}
+	}
+	if b.at < 0 {
+		return knob.Bad(hint, "--backup %q says not when: give at=D", spec)
+	}
+	if !p.bspec.Has(backend.OnlineBackup) {
+		return knob.Bad("drop --backup, or use sqlite, bbolt or postgres:managed", "dbgauge cannot take an online backup of %s", p.bspec.Name)
+	}
+	if d := p.run.Duration; d > 0 && b.at >= d {
+		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", d), "--backup at=%s comes after the measure phase ends", b.at)
+	}
+	if b.to > 0 && b.to <= b.at {
+		return knob.Bad("give to= after at=: the restore rolls the backup forward", "--backup to=%s is not after at=%s", b.to, b.at)
+	}
+	var err error
+	if b.restore, err = v.Bool("restore-check"); err != nil {
+		return err
+	}
+	p.backup = b
+	p.bopts.Archive = b.restore
+	return nil
 }
 
 func redactKnobs(m map[string]string) map[string]string {

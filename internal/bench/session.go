@@ -119,8 +119,17 @@ type session struct {
 	before   map[string]int64 // engine counters when the measure phase began
 	storage  *result.Storage  // sizes when the measure phase began
 	mu       sync.Mutex
-	acc      *span    // the --interval being gathered, when longer than a second
-	unitLog  *unitLog // --log-units
+	acc      *span     // the --interval being gathered, when longer than a second
+	unitLog  *unitLog  // --log-units
+	t0       time.Time // when the first phase began: events' time line
+	tail     *logTail  // a managed server's log, followed during the run
+	runCtx   context.Context
+	bk       *backupRun // --backup
+	recovery struct {   // the crash-recovery measurement after the run
+		seconds  float64
+		note     string
+		from, to int64 // the server log's bytes the deliberate crash wrote
+	}
 }
 
 // span gathers the one-second intervals of a longer --interval, merging their
@@ -145,7 +154,12 @@ func addTo(dst, src map[string]int64) map[string]int64 {
 	return dst
 }
 
-func (s *session) save() error { return s.writer.Save(s.res) }
+// save writes the result. Interval, which holds s.mu, writes it itself.
+func (s *session) save() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.writer.Save(s.res)
+}
 
 func (s *session) environment() {
 	s.res.Environment = hostinfo.Collect()
@@ -175,6 +189,7 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		if info.Note != "" {
 			s.obs.Note(info.Note)
 		}
+		s.tail = newLogTail(info)
 	}
 	eng, err := db.Engine(ctx)
 	if err != nil {
@@ -205,6 +220,14 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return fmt.Errorf("load: %w", err)
 	}
 	s.res.Dataset = result.Dataset{Reused: ds.Reused, Seconds: time.Since(t).Seconds(), Facts: ds.Facts}
+	if err := s.markExisting(ctx, db); err != nil {
+		return err
+	}
+	if s.backup != nil {
+		s.bk = newBackupRun(s.backup)
+		s.res.Backup = s.bk.rec
+	}
+	s.runCtx = ctx
 	s.obs.Started(s.res)
 
 	s.measured = true
@@ -227,6 +250,11 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		}()
 	}
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
+	runEnd := time.Now()
+	s.followLog()
+	if s.bk != nil {
+		s.finishBackup()
+	}
 	if err != nil {
 		return err
 	}
@@ -264,9 +292,65 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 			return err
 		}
 	}
+	if out.Reason == run.Completed {
+		// Restores and the crash-recovery test take a while: not after Ctrl-C.
+		if m := s.res.Phase(run.Measure); s.bk != nil && m != nil {
+			s.restores(context.WithoutCancel(ctx), m.Start, runEnd)
+		}
+		s.crashRecovery(context.WithoutCancel(ctx))
+	} else if s.bk != nil && s.bk.plan.restore {
+		s.bk.rec.Note = strings.TrimPrefix(s.bk.rec.Note+"; not restored: the run was interrupted", "; ")
+	}
 	s.judge()
 	verdict.Durability(s.res)
 	return nil
+}
+
+// markExisting tells the ledgers the ids the database holds before the run.
+func (s *session) markExisting(ctx context.Context, db backend.DB) error {
+	l, ok := s.w.(workload.Ledgered)
+	if !ok || s.led == nil {
+		return nil
+	}
+	ids, err := l.Present(ctx, db)
+	if err != nil {
+		return fmt.Errorf("read the ids the database holds before the run: %w", err)
+	}
+	list := make([]int64, 0, len(ids))
+	for id := range ids {
+		list = append(list, id)
+	}
+	s.led.Mark(workload.Existing, list)
+	return nil
+}
+
+// crashRecovery kills a managed server after the run and times its restart
+// (--crash-recovery): from the kill to the first accepted connection.
+func (s *session) crashRecovery(ctx context.Context) {
+	r, ok := s.db.(backend.Recoverer)
+	if !ok {
+		return
+	}
+	if !s.recoveryOn {
+		s.recovery.note = "--crash-recovery=false"
+		return
+	}
+	s.obs.Note("killing the server (SIGKILL) and timing its crash recovery")
+	logPath := ""
+	if s.res.Server != nil {
+		logPath = s.res.Server.Log
+	}
+	s.recovery.from = fileSize(logPath)
+	t := time.Now()
+	err := r.CrashRestart(ctx)
+	s.recovery.to = fileSize(logPath)
+	if err != nil {
+		s.recovery.note = "the server did not come back: " + err.Error()
+		s.res.Checks = append(s.res.Checks, result.Check{Name: "crash_recovery", Detail: s.recovery.note})
+		s.summarize()
+		return
+	}
+	s.recovery.seconds = time.Since(t).Seconds()
 }
 
 // probeCeiling measures (or recalls) the flush ceiling of the device under
@@ -300,6 +384,9 @@ func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
 		select {
 		case <-stop:
 		case <-srv.Died():
+			if err := srv.DeathErr(); err != nil {
+				s.event(time.Now(), result.EventServerDied, err.Error())
+			}
 		}
 		once.Do(func() { close(merged) })
 	}()
@@ -314,8 +401,12 @@ func (s *session) close() {
 	err := s.db.Close()
 	if srv, ok := s.db.(backend.Server); ok {
 		info := result.Server(srv.ServerInfo())
+		info.RecoverySeconds = s.recovery.seconds
+		if s.recovery.note != "" {
+			info.RecoveryNote = s.recovery.note
+		}
 		s.res.Server = &info
-		s.res.ServerLog = scanServerLog(info)
+		s.res.ServerLog = scanServerLog(info, s.recovery.from, s.recovery.to)
 	}
 	if st := s.res.Storage; st != nil && st.MeasuredSeconds > 0 {
 		st.DataPerHour = float64(st.DataEnd-st.DataBegin) / st.MeasuredSeconds * 3600
@@ -330,14 +421,24 @@ func (s *session) close() {
 }
 
 // scanServerLog reads a managed server's log (kept in the result folder) for
-// anomalies, or returns nil when dbgauge has no rules for the engine.
-func scanServerLog(info result.Server) *result.ServerLog {
+// anomalies, or returns nil when dbgauge has no rules for the engine. The
+// bytes from skip to until are what dbgauge's own crash-recovery test made
+// the server write (a crash, a recovery): not anomalies of the run.
+func scanServerLog(info result.Server, skip, until int64) *result.ServerLog {
 	if server.LogEngine(info.Engine) == "" || info.Log == "" {
 		return nil
 	}
 	text, err := os.ReadFile(info.Log)
 	if err != nil {
 		return nil
+	}
+	if until > skip && until <= int64(len(text)) {
+		// Blank the lines, keep the newlines: line numbers stay true.
+		for i := skip; i < until; i++ {
+			if text[i] != '\n' {
+				text[i] = ' '
+			}
+		}
 	}
 	sl := &result.ServerLog{Path: info.Log, Lines: strings.Count(string(text), "\n"), Anomalies: []result.LogAnomaly{}}
 	for _, a := range server.ScanLog(info.Engine, string(text)) {
@@ -371,6 +472,14 @@ func delta(before, after map[string]int64) map[string]int64 {
 // PhaseBegins reads the engine's counters when the measure phase begins
 // (units of the warm-up still in flight then are counted in the delta).
 func (s *session) PhaseBegins(p *metrics.Phase) {
+	s.mu.Lock()
+	if s.t0.IsZero() {
+		s.t0 = p.Start
+	}
+	s.mu.Unlock()
+	if p.Name == run.Measure && s.bk != nil {
+		s.startBackup(s.runCtx, p.Start)
+	}
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
 		s.storage = s.sizes(nil)
@@ -434,11 +543,13 @@ func fileSize(path string) int64 {
 // Interval receives each closed interval from the run engine: it extends the
 // series, refreshes the phase record and saves the result.
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
+	s.followLog()
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.backupSecond(p, iv)
 	if s.interval > time.Second {
 		// The series holds --interval points; the live line stays per second.
 		if s.acc != nil && s.acc.phase != p.Name {
@@ -458,7 +569,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		s.res.Series = append(s.res.Series, sec)
 	}
 	s.setPhase(p.Record(true))
-	if err := s.save(); err != nil {
+	if err := s.writer.Save(s.res); err != nil {
 		s.obs.Note("saving the result failed: " + err.Error())
 	}
 	if s.unitLog != nil {

@@ -197,8 +197,7 @@ func parseWindow(s string) ([2]time.Duration, error) {
 // noLedger stands in for the real one while plans are validated.
 type noLedger struct{}
 
-func (noLedger) Begin([]int64) {}
-func (noLedger) Acked([]int64) {}
+func (noLedger) Mark(workload.Mark, []int64) {}
 
 // crashTarget validates one configuration and says how to run and verify it.
 func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, combo map[string]string) (crash.Target, error) {

@@ -67,7 +67,7 @@ func TestCrashKill(t *testing.T) {
 
 func TestCrashBadInput(t *testing.T) {
 	for _, args := range [][]string{
-		{"crash", "nms"}, // cannot keep a ledger
+		{"crash", "tpcb"}, // cannot keep a ledger
 		{"crash", "insert", "--db", "postgres://u@h/db"}, // not a database it can kill
 		{"crash", "insert", "--fault-after", "3s-1s"},    // backwards
 		{"crash", "insert", "--durability", "sync,fast"}, // a bad value in one configuration

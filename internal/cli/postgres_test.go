@@ -107,6 +107,19 @@ func TestPostgresDiesMidRun(t *testing.T) {
 	if err != nil || res.Status != result.Failed || !strings.Contains(res.Reason, "died") || res.Summary.OK == 0 {
 		t.Fatalf("result: %v, status %s, reason %q, ok %d", err, res.Status, res.Reason, res.Summary.OK)
 	}
+	// The death is an event on the time line, within the series, not silence.
+	var died *result.Event
+	for i, e := range res.Events {
+		if e.Kind == result.EventServerDied {
+			died = &res.Events[i]
+		}
+	}
+	if died == nil || died.T <= 0 || died.T > res.Series[len(res.Series)-1].T+1 || !strings.Contains(died.Detail, "died") {
+		t.Fatalf("events %+v: want the server's death in the series' time", res.Events)
+	}
+	if !strings.Contains(out, "server died") {
+		t.Errorf("the summary does not show the death:\n%s", out)
+	}
 }
 
 // TestCrashPostgres kills a managed server's whole process group in the

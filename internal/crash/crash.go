@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -188,7 +190,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 		}
 		path = filepath.Join(base, "disk", rel)
 	}
-	cy.Acknowledged, cy.Unknown = int64(len(bk.acked)), int64(len(bk.begun))
+	cy.Acknowledged, cy.Unknown = bk.Counts()
 
 	start := time.Now()
 	db, err := t.Open(ctx, path)
@@ -218,7 +220,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 
 // runAndKill starts the workload in a child with a ledger pipe, waits for
 // the first acknowledged commit, waits at, and kills the child with SIGKILL.
-func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, at time.Duration, t Target, ci, n int, disk *testdisk.Disk) (*book, *result.Server, error) {
+func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, at time.Duration, t Target, ci, n int, disk *testdisk.Disk) (*ledger.Book, *result.Server, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -251,15 +253,15 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 		return nil, nil, err
 	}
 	_ = w.Close() // the child holds the only write end: EOF when it dies
-	bk := newBook()
+	bk := ledger.New()
 	done := make(chan error, 1)
-	go func() { done <- bk.read(r) }()
+	go func() { done <- bk.Read(r) }()
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 
 	var srv *result.Server
 	select {
-	case <-bk.first:
+	case <-bk.First():
 	case err := <-exited:
 		return nil, nil, fmt.Errorf("the run ended before its first commit (%w): %s", err, matrix.LastLine(filepath.Join(dir, "run.log")))
 	case <-time.After(2 * time.Minute):
@@ -299,23 +301,10 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("read the ledger: %w", err)
 	}
-	if srv != nil && !gone(srv.PID, 10*time.Second) {
+	if srv != nil && !server.GroupGone(srv.PID, 10*time.Second) {
 		return nil, nil, fmt.Errorf("the server's processes (group %d) were still there 10 s after kill -9", srv.PID)
 	}
 	return bk, srv, nil
-}
-
-// gone waits until no process of group pgid is left, so that a restart does
-// not trip over a dying server's lock files.
-func gone(pgid int, limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
-			return true
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return false
 }
 
 // line describes a cycle in one line.
@@ -387,26 +376,12 @@ func Summarize(cfg *result.CrashConfig) string {
 // compare counts, against the ledger, the acknowledged ids missing from the
 // database (lost), the ids in flight that survived, and ids present that
 // were never committed (phantoms: a bug in the engine or in dbgauge).
-func compare(bk *book, present map[int64]bool, cy *result.CrashCycle) {
-	var lost []int64
-	for id := range bk.acked {
-		if !present[id] {
-			lost = append(lost, id)
-		}
-	}
-	slices.Sort(lost)
-	cy.Lost = int64(len(lost))
-	cy.LostSample = lost[:min(len(lost), 10)]
-	cy.UnknownSurvived, cy.Phantom = 0, 0
-	for id := range present {
-		switch {
-		case bk.acked[id]:
-		case bk.begun[id]:
-			cy.UnknownSurvived++
-		default:
-			cy.Phantom++
-		}
-	}
+func compare(bk *ledger.Book, present map[int64]bool, cy *result.CrashCycle) {
+	// The child is dead and its pipe read to the end: every mark is older
+	// than any moment from now on.
+	after := time.Now().Add(time.Minute)
+	v := bk.Verify(present, after, after)
+	cy.Lost, cy.LostSample, cy.UnknownSurvived, cy.Phantom = v.Lost, v.LostSample, v.UnknownSurvived, v.Phantom
 }
 
 // keepLogs copies the *.log files of from into to.

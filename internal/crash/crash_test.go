@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // TestLedgerAndCompare: a child's ledger lines, read back, then compared with
@@ -17,24 +19,24 @@ func TestLedgerAndCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &pipeLedger{f: w}
+	l := ledger.NewPipe(w)
 	for id := int64(1); id <= 10; id++ {
-		l.Begin([]int64{id})
+		l.Mark(workload.Committing, []int64{id})
 		if id <= 8 {
-			l.Acked([]int64{id})
+			l.Mark(workload.Acked, []int64{id})
 		}
 	}
-	l.Begin([]int64{11, 12})
+	l.Mark(workload.Committing, []int64{11, 12})
 	_ = w.Close()
-	bk := newBook()
-	if err := bk.read(r); err != nil {
+	bk := ledger.New()
+	if err := bk.Read(r); err != nil {
 		t.Fatal(err)
 	}
-	if len(bk.acked) != 8 || len(bk.begun) != 4 {
-		t.Fatalf("acked %d, begun %d", len(bk.acked), len(bk.begun))
+	if acked, unknown := bk.Counts(); acked != 8 || unknown != 4 {
+		t.Fatalf("acked %d, in flight %d", acked, unknown)
 	}
 	select {
-	case <-bk.first:
+	case <-bk.First():
 	default:
 		t.Error("the first acknowledgement was not signalled")
 	}

@@ -26,6 +26,7 @@ func (d *doc) run(r *result.Result) error {
 	if err := d.runCharts(r); err != nil {
 		return err
 	}
+	d.add(opsSection(r))
 	d.add(failureSection(r))
 	d.add(latencySection(r))
 	d.add(outcomeSection(r))
@@ -151,8 +152,8 @@ func warmupArea(series []result.Second) obj {
 	return obj{
 		"silent":    true,
 		"itemStyle": obj{"color": "rgba(99, 108, 118, 0.10)"},
-		"label":     with(text(12, muted), "show", true, "position", "insideTop", "formatter", "warm-up"),
-		"data":      arr{arr{obj{"xAxis": round(math.Max(lo, 0), 4)}, obj{"xAxis": round(hi, 4)}}},
+		"label":     with(text(12, muted), "show", true, "position", "insideTop", "formatter", "{b}"),
+		"data":      arr{arr{obj{"xAxis": round(math.Max(lo, 0), 4), "name": "warm-up"}, obj{"xAxis": round(hi, 4)}}},
 	}
 }
 
@@ -183,8 +184,19 @@ func (d *doc) runCharts(r *result.Result) error {
 		}
 		okSeries := obj{"type": "line", "name": orDash(metric), "data": ok, "yAxisIndex": 0, "showSymbol": symbols,
 			"color": color(0), "areaStyle": obj{"opacity": 0.12}, "lineStyle": obj{"width": 2}}
-		if area := warmupArea(r.Series); area != nil {
+		area := warmupArea(r.Series)
+		if b := backupArea(r); b != nil {
+			if area == nil {
+				area = obj{"silent": true, "itemStyle": obj{"color": "rgba(99, 108, 118, 0.10)"},
+					"label": with(text(12, muted), "show", true, "position", "insideTop", "formatter", "{b}"), "data": arr{}}
+			}
+			area["data"] = append(area["data"].(arr), b)
+		}
+		if area != nil {
 			okSeries["markArea"] = area
+		}
+		if lines := eventLines(r); lines != nil {
+			okSeries["markLine"] = lines
 		}
 		o := base()
 		o["tooltip"] = obj{"trigger": "axis", "formatter": "fn:secondTip"}
@@ -640,6 +652,7 @@ func engineSection(r *result.Result) *section {
 			"socket", sv.Socket,
 			"log", sv.Log,
 			"start-up", fmt.Sprintf("%.2f s", sv.StartupSeconds),
+			"crash recovery", recoveryText(sv),
 			"shut-down", fmt.Sprintf("%.2f s", sv.ShutdownSeconds),
 			"note", sv.Note,
 		)

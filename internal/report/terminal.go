@@ -75,8 +75,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  data\t%s\n", deviceLine(r.Environment.DataDir))
 	}
 	if sv := r.Server; sv != nil {
-		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, started in %.2f s, stopped in %.2f s, log %s\n",
-			sv.Engine, sv.Port, sv.Account, sv.StartupSeconds, sv.ShutdownSeconds, sv.Log)
+		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, Lifecycle(sv), sv.Log)
 	}
 	if st := r.Storage; st != nil {
 		line := fmt.Sprintf("data %s at the end (%+.0f KiB in the measure phase: %s an hour at this pace)",
@@ -122,6 +121,8 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if line := walLine(r); line != "" {
 		fmt.Fprintf(b, "  log        %s\n", line)
 	}
+	events(b, r.Events)
+	backup(b, r.Backup)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}

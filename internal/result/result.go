@@ -53,6 +53,95 @@ type Result struct {
 	UnitLog string `json:"unit_log,omitempty"`
 	// Disk holds what `dbgauge disk` measured (its result has no phases).
 	Disk *Disk `json:"disk,omitempty"`
+	// Events are the moments of the run's time line worth marking: a managed
+	// server's death, anomalies its log showed while the run went on, an
+	// online backup's start and end.
+	Events []Event `json:"events,omitempty"`
+	// Backup is the online backup --backup took while the workload ran, the
+	// throughput before, during and after it, and its restores, verified.
+	Backup *Backup `json:"backup,omitempty"`
+}
+
+// The kinds of Event.
+const (
+	EventServerDied    = "server died"
+	EventServerLog     = "server log"
+	EventBackupStarted = "backup started"
+	EventBackupEnded   = "backup ended"
+	EventBackupFailed  = "backup failed"
+)
+
+// Event is one moment of a run's time line.
+type Event struct {
+	T      float64   `json:"t"` // seconds since the run's first phase began, as the series' T
+	At     time.Time `json:"at"`
+	Kind   string    `json:"kind"`
+	Detail string    `json:"detail,omitempty"`
+}
+
+// Backup is an online backup taken while the workload ran (--backup at=D):
+// how it was taken, how long it took and how big it is, the workload's
+// throughput and latency before, during and after it, and each restore of
+// it, checked against the commits the workload saw acknowledged.
+type Backup struct {
+	Method    string    `json:"method"` // "SQLite backup API", "pg_basebackup, WAL archived"
+	Path      string    `json:"path,omitempty"`
+	AtSeconds float64   `json:"at_seconds"` // asked for: this long into the measure phase
+	Start     time.Time `json:"start"`
+	End       time.Time `json:"end"`
+	StartT    float64   `json:"start_t"` // on the series' time line
+	EndT      float64   `json:"end_t"`
+	Seconds   float64   `json:"seconds"`
+	Bytes     int64     `json:"bytes"`
+	Taken     bool      `json:"taken"`
+	Error     string    `json:"error,omitempty"`
+	Note      string    `json:"note,omitempty"`
+	// Windows are the measure phase before, during and after the backup.
+	Windows  []Window  `json:"windows"`
+	Restores []Restore `json:"restores"`
+}
+
+// Window is a stretch of the measure phase: units done, their rate and
+// latency (from the merged histograms of its seconds).
+type Window struct {
+	Name    string  `json:"name"` // before, during, after
+	Seconds float64 `json:"seconds"`
+	OK      int64   `json:"ok"`
+	Failed  int64   `json:"failed"`
+	Rate    float64 `json:"rate"`
+	P50Us   int64   `json:"p50_us"`
+	P99Us   int64   `json:"p99_us"`
+	MaxUs   int64   `json:"max_us"`
+}
+
+// The targets of a Restore.
+const (
+	RestoreToBackup = "backup" // the backup alone, at its consistency point
+	RestoreToTime   = "time"   // rolled forward through the archived log to a moment
+	RestoreToEnd    = "end"    // rolled forward through every archived log
+)
+
+// Restore is the backup restored into a fresh instance and checked: the ids
+// the workload saw acknowledged before the point restored to must be there,
+// those never committed before it must not; commits in flight around it
+// (and, for the backup alone, during it) may go either way.
+type Restore struct {
+	Target     string    `json:"target"`
+	Time       time.Time `json:"time,omitempty"` // the moment restored to (time and end)
+	TargetT    float64   `json:"target_t"`       // on the series' time line
+	Seconds    float64   `json:"seconds"`        // from the restore's start to the database open and read
+	OK         bool      `json:"ok"`
+	Ledger     bool      `json:"ledger"` // the workload keeps a ledger of ids
+	Present    int64     `json:"present"`
+	Required   int64     `json:"required"` // acknowledged before the point: must be there
+	Lost       int64     `json:"lost"`     // required, missing (or an acknowledged removal undone)
+	LostSample []int64   `json:"lost_sample,omitempty"`
+	Phantom    int64     `json:"phantom"` // there, never committed before the point
+	Unknown    int64     `json:"unknown"` // in flight around the point: either way is right
+	Integrity  string    `json:"integrity,omitempty"`
+	Checks     []Check   `json:"checks,omitempty"` // the workload's checks, where the point is the run's end
+	Error      string    `json:"error,omitempty"`
+	Note       string    `json:"note,omitempty"`
 }
 
 // Config is what the user asked for, after defaults, before the engine had its
@@ -103,6 +192,11 @@ type Server struct {
 	Log             string  `json:"log"`
 	StartupSeconds  float64 `json:"startup_seconds"`
 	ShutdownSeconds float64 `json:"shutdown_seconds"`
+	// RecoverySeconds is the crash-recovery time after the run: from the
+	// restart of a server killed with SIGKILL to its first accepted
+	// connection; 0 when not measured (see RecoveryNote).
+	RecoverySeconds float64 `json:"recovery_seconds,omitempty"`
+	RecoveryNote    string  `json:"recovery_note,omitempty"`
 	Note            string  `json:"note,omitempty"`
 }
 

@@ -45,3 +45,56 @@ func TestFirebird(t *testing.T) {
 		})
 	}
 }
+
+// TestFirebirdCrashRestart: after a kill -9 and a restart, the server answers
+// again on the same port and keeps what was committed before.
+func TestFirebirdCrashRestart(t *testing.T) {
+	if _, _, _, _, err := FindFirebird(); err != nil {
+		t.Skip(err)
+	}
+	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
+		t.Run(mode, func(t *testing.T) {
+			f, err := StartFirebird(context.Background(), FirebirdConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.StopClean()
+			db, err := sql.Open("firebirdsql", f.DSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for _, q := range []string{"CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
+				"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END"} {
+				if _, err := db.Exec(q); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pid, port := f.Pid(), f.Port
+			note, err := f.CrashRestart(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Pid() == pid {
+				t.Errorf("the same process (%d) after the restart", pid)
+			}
+			if (f.Port != port) != (mode == "Classic") {
+				t.Errorf("port %d → %d: want a new one in Classic only", port, f.Port)
+			}
+			if !strings.HasPrefix(note, "no log to replay") {
+				t.Errorf("recovery note %q", note)
+			}
+			// A new pool: the old one's connections died with the server.
+			again, err := sql.Open("firebirdsql", f.DSN())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer again.Close()
+			var n int
+			if err := again.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 5000 {
+				t.Fatalf("after the restart: %d rows (%v), want 5000", n, err)
+			}
+			t.Logf("recovery note: %q", note)
+		})
+	}
+}

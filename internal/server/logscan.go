@@ -34,7 +34,7 @@ var logRules = map[string]struct{ rules, harmless []logRule }{
 			{"error", regexp.MustCompile(`ERROR: `)},
 		},
 		harmless: []logRule{
-			{"", regexp.MustCompile(`FATAL:  (the database system is (starting up|shutting down)|terminating connection due to administrator command)`)},
+			{"", regexp.MustCompile(`FATAL:  (the database system is (starting up|shutting down|not yet accepting connections)|terminating connection due to administrator command)`)},
 		},
 	},
 	"mariadb": {

@@ -115,10 +115,16 @@ func (a Account) CanReach(dir string) bool {
 }
 
 // Run runs a command as the account and returns its output on failure.
-func (a Account) Run(name string, args ...string) error {
+func (a Account) Run(name string, args ...string) error { return a.RunEnv(nil, name, args...) }
+
+// RunEnv is Run with variables added to dbgauge's environment.
+func (a Account) RunEnv(env []string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = a.attr()
 	cmd.Dir = "/"
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.TrimSpace(string(out)))
@@ -140,6 +146,10 @@ func FreePort() (int, error) {
 type Process struct {
 	Name    string
 	LogPath string
+	acct    Account
+	env     []string
+	path    string
+	args    []string
 	cmd     *exec.Cmd
 	log     *os.File
 	done    chan struct{}
@@ -166,7 +176,8 @@ func start(a Account, logPath string, env []string, name string, args ...string)
 		log.Close()
 		return nil, err
 	}
-	p := &Process{Name: filepath.Base(name), LogPath: logPath, cmd: cmd, log: log, done: make(chan struct{})}
+	p := &Process{Name: filepath.Base(name), LogPath: logPath, acct: a, env: env, path: name, args: args,
+		cmd: cmd, log: log, done: make(chan struct{})}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()
@@ -236,6 +247,32 @@ func (p *Process) Kill() error {
 	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.done
 	return err
+}
+
+// Crash kills the whole process group with SIGKILL, as a crash would, waits
+// until none of its processes is left (a restart must not trip over a dying
+// server's files and ports), and starts the same command again, its output
+// appended to the same log. The caller waits until the new process serves.
+func (p *Process) Crash() (*Process, error) {
+	_ = p.Kill()
+	if !GroupGone(p.Pid(), 10*time.Second) {
+		return nil, fmt.Errorf("%s's processes (group %d) were still there 10 s after kill -9", p.Name, p.Pid())
+	}
+	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
+}
+
+// GroupGone waits until no process of group pgid is left, up to limit.
+func GroupGone(pgid int, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for {
+		if err := syscall.Kill(-pgid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // LogTail returns the last n non-empty lines of the log, joined by " | ".

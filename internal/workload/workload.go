@@ -127,12 +127,26 @@ type Check struct {
 	Detail string
 }
 
-// Ledger hears of a workload's commits, for dbgauge crash: Begin before a
-// commit that would make ids durable, Acked once the engine acknowledged it.
-// It is safe for concurrent use.
+// Mark says what happened to some ids, for a Ledger.
+type Mark byte
+
+// The marks, written as these letters in dbgauge crash's ledger pipe.
+const (
+	Existing   Mark = 'e' // in the database before the run
+	Committing Mark = 'b' // a commit that makes them durable is about to be sent
+	Acked      Mark = 'a' // that commit was acknowledged
+	Removing   Mark = 'r' // a commit that deletes them is about to be sent
+	Removed    Mark = 'd' // that commit was acknowledged
+)
+
+// Ledger hears of a workload's commits, outside the engine, so that what a
+// database holds after a crash or a restore can be compared with what it
+// acknowledged: Committing before a commit that would make ids durable,
+// Acked once the engine acknowledged it (Removing and Removed likewise for a
+// commit that deletes them). The session marks the ids there before the run
+// Existing. It is safe for concurrent use.
 type Ledger interface {
-	Begin(ids []int64)
-	Acked(ids []int64)
+	Mark(m Mark, ids []int64)
 }
 
 // Ledgered is an optional ability: the workload tells a ledger which ids each

@@ -48,7 +48,8 @@ var Spec = backend.Spec{
 		{Key: "PageSize=BYTES", Usage: "page size of a new file (ignored for an existing one)"},
 		{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background fsyncs (default 100ms)"},
 	},
-	Open: open,
+	Abilities: []backend.Ability{backend.OnlineBackup},
+	Open:      open,
 }
 
 // lazyInterval is the lazy mode's background flush period: the NMS seed's

@@ -113,6 +113,8 @@ type db struct {
 	prepare  backend.Prepare
 	conf     map[string]string // firebird.conf as asked, recorded with the settings
 	stopped  bool
+	pool     int    // the pool's size
+	recovery string // what the last crash restart found
 
 	mu    sync.Mutex
 	admin *conn        // dbgauge's own reads, one transaction each
@@ -185,8 +187,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.stop()
 		return nil, errors.New(hide(err.Error()))
 	}
-	d.sql.SetMaxOpenConns(o.Conns + 4)
-	d.sql.SetMaxIdleConns(o.Conns + 4)
+	d.pool = o.Conns + 4
+	d.sql.SetMaxOpenConns(d.pool)
+	d.sql.SetMaxIdleConns(d.pool)
 	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	err = d.sql.PingContext(pctx)
 	cancel()
@@ -425,10 +428,11 @@ func (d *db) Close() error {
 type managedDB struct{ *db }
 
 var (
-	_ backend.Server  = managedDB{}
-	_ backend.Statser = (*db)(nil)
-	_ backend.SQLDB   = managedDB{}
-	_ backend.Checker = managedDB{}
+	_ backend.Server    = managedDB{}
+	_ backend.Recoverer = managedDB{}
+	_ backend.Statser   = (*db)(nil)
+	_ backend.SQLDB     = managedDB{}
+	_ backend.Checker   = managedDB{}
 )
 
 // Integrity runs Firebird's online validation (the services API's
@@ -459,8 +463,32 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	}
 	return backend.ServerInfo{
 		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(),
-		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), Note: note,
+		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: note,
 	}
+}
+
+// CrashRestart kills the managed server (SIGKILL to its process group) and
+// starts it again on its database. Every connection died with it, and in
+// Classic mode the server comes back on another port: the pool and
+// dbgauge's own connection are opened anew. No client runs meanwhile.
+func (m managedDB) CrashRestart(ctx context.Context) error {
+	note, err := m.srv.CrashRestart(ctx)
+	m.recovery = note
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.admin != nil {
+		_ = m.admin.Close()
+		m.admin = nil
+	}
+	_ = m.sql.Close()
+	db, oerr := sql.Open("firebirdsql", m.srv.DSN())
+	if oerr != nil {
+		return errors.Join(err, oerr)
+	}
+	db.SetMaxOpenConns(m.pool)
+	db.SetMaxIdleConns(m.pool)
+	m.sql = db
+	return err
 }
 
 // Died is closed when the managed server exits.

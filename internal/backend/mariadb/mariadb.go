@@ -85,6 +85,8 @@ type db struct {
 	prepare  backend.Prepare
 	userKeys []string
 	stopped  bool
+	pool     int    // the pool's size
+	recovery string // what the last crash restart replayed
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -120,8 +122,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.stop()
 		return nil, err
 	}
-	d.sql.SetMaxOpenConns(o.Conns + 4)
-	d.sql.SetMaxIdleConns(o.Conns + 4)
+	d.pool = o.Conns + 4
+	d.sql.SetMaxOpenConns(d.pool)
+	d.sql.SetMaxIdleConns(d.pool)
 	if err := d.sql.PingContext(ctx); err != nil {
 		d.stop()
 		var me *mysql.MySQLError
@@ -278,10 +281,11 @@ func (d *db) Close() error {
 type managedDB struct{ *db }
 
 var (
-	_ backend.Server  = managedDB{}
-	_ backend.Statser = (*db)(nil)
-	_ backend.SQLDB   = managedDB{}
-	_ backend.Checker = (*db)(nil)
+	_ backend.Server    = managedDB{}
+	_ backend.Recoverer = managedDB{}
+	_ backend.Statser   = (*db)(nil)
+	_ backend.SQLDB     = managedDB{}
+	_ backend.Checker   = (*db)(nil)
 )
 
 // ServerInfo describes the managed server.
@@ -289,8 +293,20 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := m.srv
 	return backend.ServerInfo{
 		Engine: "mariadb", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
-		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), Note: s.Note,
+		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
 	}
+}
+
+// CrashRestart kills the managed server (SIGKILL to its process group) and
+// starts it again on its datadir: InnoDB's crash recovery.
+func (m managedDB) CrashRestart(ctx context.Context) error {
+	note, err := m.srv.CrashRestart(ctx)
+	m.recovery = note
+	// The pool's idle connections died with the server: drop them, so that
+	// the next use dials the new one.
+	m.sql.SetMaxIdleConns(0)
+	m.sql.SetMaxIdleConns(m.pool)
+	return err
 }
 
 // Died is closed when the managed server exits.

@@ -48,7 +48,7 @@ var Spec = backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
-	Abilities: []backend.Ability{backend.Procedures},
+	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
 	Knobs: []knob.Spec{
 		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
 		{Name: "socket", Bool: true, Values: "switch", Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
@@ -65,6 +65,7 @@ type db struct {
 	open     atomic.Int64 // workload connections open now
 	self     atomic.Int64 // transactions dbgauge's own reads committed (Engine, Stats)
 	version  int          // server_version_num
+	recovery string       // what the last crash restart replayed
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -90,7 +91,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Settings: settings}); err != nil {
+		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Settings: settings, Archive: o.Archive}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -99,6 +100,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		dsn = d.srv.DSN(d.socket)
 		settings = nil // applied at start
+	} else if o.Archive {
+		return nil, knob.Bad("use --db postgres:managed with --backup", "--backup restores into servers dbgauge starts, from a WAL archive it keeps: a server of yours has neither")
 	} else if d.socket {
 		return nil, knob.Bad("give the socket folder in the DSN instead: postgres://user@/db?host=/var/run/postgresql", "--socket is for postgres:managed")
 	}
@@ -223,9 +226,10 @@ func (d *db) Close() error {
 type managedDB struct{ *db }
 
 var (
-	_ backend.Server  = managedDB{}
-	_ backend.Statser = (*db)(nil)
-	_ backend.SQLDB   = managedDB{}
+	_ backend.Server    = managedDB{}
+	_ backend.Recoverer = managedDB{}
+	_ backend.Statser   = (*db)(nil)
+	_ backend.SQLDB     = managedDB{}
 )
 
 // ServerInfo describes the managed server.
@@ -234,8 +238,16 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := d.srv
 	return backend.ServerInfo{
 		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
-		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), Note: s.Note,
+		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), RecoveryNote: d.recovery, Note: s.Note,
 	}
+}
+
+// CrashRestart kills the managed server (SIGKILL to its process group) and
+// starts it again on its cluster: crash recovery.
+func (m managedDB) CrashRestart(ctx context.Context) error {
+	note, err := m.srv.CrashRestart(ctx)
+	m.recovery = note
+	return err
 }
 
 // Died is closed when the managed server exits.

@@ -43,7 +43,8 @@ var Spec = backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any PRAGMA", Usage: "applied on every connection before journal_mode and synchronous, e.g. cache_size=-64000, page_size=8192, busy_timeout=10000; read back, refused when SQLite does not know it"},
 	},
-	Open: open,
+	Abilities: []backend.Ability{backend.OnlineBackup},
+	Open:      open,
 }
 
 // defaultBusyTimeoutMs is how long a connection waits for the write lock

@@ -225,7 +225,7 @@ func (c *client) begin(ctx context.Context) error {
 
 func (c *client) commit(ctx context.Context) error {
 	if l := c.w.ledger; l != nil {
-		l.Begin(c.ids)
+		l.Mark(workload.Committing, c.ids)
 	}
 	var err error
 	if c.sql != nil {
@@ -235,7 +235,7 @@ func (c *client) commit(ctx context.Context) error {
 	}
 	if err == nil {
 		if l := c.w.ledger; l != nil {
-			l.Acked(c.ids)
+			l.Mark(workload.Acked, c.ids)
 		}
 		c.ids = c.ids[:0]
 		c.w.acked.Add(c.pending)

@@ -17,6 +17,8 @@ type client struct {
 	g   workload.Group
 	// operations done in the open transaction, acknowledged at commit
 	pending struct{ inserts, deletes, vsat, cu int64 }
+	made    []int64 // channels set up and cleared in the open transaction, for the ledger
+	cleared []int64
 	ch      channel
 	up      update
 	call    procCall
@@ -78,11 +80,20 @@ func (c *client) op(ctx context.Context, ops workload.Ops, op int, fn func(conte
 }
 
 func (c *client) commit(ctx context.Context, ops workload.Ops) error {
+	c.sending()
 	if err := ops.Time(opCommit, func() error { return c.s.commit(ctx) }); err != nil {
 		return err
 	}
 	c.acknowledge()
 	return nil
+}
+
+// sending tells the ledger what the commit about to be sent does.
+func (c *client) sending() {
+	if l := c.w.ledger; l != nil {
+		l.Mark(workload.Committing, c.made)
+		l.Mark(workload.Removing, c.cleared)
+	}
 }
 
 // acknowledge counts the committed transaction's operations as acknowledged.
@@ -95,11 +106,17 @@ func (c *client) acknowledge() {
 	a.cu.Add(c.pending.cu)
 	c.pending = struct{ inserts, deletes, vsat, cu int64 }{}
 	c.q.commit()
+	if l := c.w.ledger; l != nil {
+		l.Mark(workload.Acked, c.made)
+		l.Mark(workload.Removed, c.cleared)
+		c.made, c.cleared = c.made[:0], c.cleared[:0]
+	}
 }
 
 // fail rolls back the open transaction and reports the units lost with it.
 func (c *client) fail(ctx context.Context, err error) error {
 	c.pending = struct{ inserts, deletes, vsat, cu int64 }{}
+	c.made, c.cleared = c.made[:0], c.cleared[:0]
 	c.q.rollback()
 	return c.g.Abort(err, func() { _ = c.s.rollback(ctx) })
 }
@@ -117,6 +134,9 @@ func (c *client) insert(ctx context.Context) error {
 	}
 	c.q.push(id)
 	c.pending.inserts++
+	if c.w.ledger != nil {
+		c.made = append(c.made, id)
+	}
 	return nil
 }
 
@@ -129,6 +149,9 @@ func (c *client) delete(ctx context.Context) error {
 		return err
 	}
 	c.pending.deletes++
+	if c.w.ledger != nil {
+		c.cleared = append(c.cleared, id)
+	}
 	return nil
 }
 
@@ -164,6 +187,7 @@ func (c *client) Close(ctx context.Context) error {
 	if !c.g.Open {
 		return nil
 	}
+	c.sending()
 	if err := c.s.commit(ctx); err != nil {
 		return c.fail(ctx, err)
 	}
@@ -203,6 +227,12 @@ func (c *client) doProcedure(ctx context.Context, ops workload.Ops) error {
 		}
 	}
 	call.del, _ = c.q.pop()
+	if c.w.ledger != nil {
+		c.made, c.cleared = append(c.made, id), append(c.cleared, call.del)
+	}
+	if c.g.Commit.Mode != workload.PerUnits {
+		c.sending() // autocommit: the call commits itself
+	}
 	if err := ops.Time(opProcedure, func() error { return p.call(ctx, call) }); err != nil {
 		return c.fail(ctx, err)
 	}

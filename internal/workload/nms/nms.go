@@ -61,7 +61,27 @@ type nms struct {
 	acked  struct {     // operations whose commit returned
 		inserts, deletes, vsat, cu atomic.Int64
 	}
-	notes []string
+	notes  []string
+	ledger workload.Ledger // told of every channel each commit makes or clears
+}
+
+// SetLedger makes every commit tell l the channels it sets up (Committing,
+// Acked) and clears (Removing, Removed).
+func (w *nms) SetLedger(l workload.Ledger) { w.ledger = l }
+
+// Present returns the ids of the channels the database holds.
+func (w *nms) Present(ctx context.Context, db backend.DB) (map[int64]bool, error) {
+	s, err := w.admin(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	ids, err := s.ownedChannels(ctx, 1, 0)
+	out := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out, err
 }
 
 func newNMS(c workload.Common, v *knob.Values) (workload.Workload, error) {

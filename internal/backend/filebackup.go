@@ -1,0 +1,91 @@
+package backend
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// FileBackup is an embedded engine's backup held in one file (SQLite,
+// bbolt). A restore copies it and opens the copy, so the backup itself
+// stays as it was taken.
+type FileBackup struct {
+	BackupInfo
+	// Open opens the engine on a database file.
+	Open func(ctx context.Context, path string) (DB, error)
+	n    int
+}
+
+// Info says how the backup was taken.
+func (f *FileBackup) Info() BackupInfo { return f.BackupInfo }
+
+// Restore copies the backup beside it and opens the copy. Only the backup's
+// own point can be restored: an embedded engine keeps no log to roll it
+// forward with.
+func (f *FileBackup) Restore(ctx context.Context, to RestoreTarget) (DB, error) {
+	if to.Kind != RestoreBackup {
+		return nil, fmt.Errorf("%s keeps no log to roll a backup forward", f.Method)
+	}
+	f.n++
+	dst := filepath.Join(filepath.Dir(f.Path), fmt.Sprintf("restored-%d-%s", f.n, filepath.Base(f.Path)))
+	if err := CopyFile(f.Path, dst); err != nil {
+		return nil, fmt.Errorf("copy the backup: %w", err)
+	}
+	return f.Open(ctx, dst)
+}
+
+// Cleanup removes the restored copies.
+func (f *FileBackup) Cleanup() error {
+	m, _ := filepath.Glob(filepath.Join(filepath.Dir(f.Path), "restored-*"))
+	for _, p := range m {
+		if err := os.Remove(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CopyFile copies src to a new file dst and flushes it.
+func CopyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if err == nil {
+		err = out.Sync()
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// FileSize is a file's size, 0 when unreadable.
+func FileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// SyncFile flushes a file that is already written.
+func SyncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

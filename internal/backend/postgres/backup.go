@@ -1,0 +1,130 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+// Backup takes an online base backup of the managed server (pg_basebackup)
+// into its cluster's folder; the server archives its WAL (--backup makes it
+// start with archive_mode on), so a restore can roll the backup forward.
+// The restored servers' logs go to dir.
+func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, error) {
+	if m.srv.Archive == "" {
+		return nil, errors.New("the server was started without a WAL archive")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(filepath.Dir(m.srv.DataDir), "basebackup")
+	if err := m.srv.BaseBackup(ctx, path); err != nil {
+		return nil, err
+	}
+	return &pgBackup{d: m.db, path: path, logs: dir}, nil
+}
+
+type pgBackup struct {
+	d        *db
+	path     string
+	logs     string
+	archived bool
+}
+
+func (b *pgBackup) Info() backend.BackupInfo {
+	return backend.BackupInfo{
+		Method: "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
+		Path:   b.path, Bytes: dirSize(b.path), RollForward: true,
+		Note: "removed with the cluster after the run",
+	}
+}
+
+// Restore starts a fresh cluster from the base backup in archive recovery.
+// Before rolling forward it makes the server archive the segment in use,
+// so that the archive holds every commit made so far.
+func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backend.DB, error) {
+	if to.Kind != backend.RestoreBackup && !b.archived {
+		if err := b.d.archiveAll(ctx); err != nil {
+			return nil, err
+		}
+		b.archived = true
+	}
+	r := server.PostgresRestore{Backup: b.path, Name: to.Kind, Log: filepath.Join(b.logs, "postgres-restore-"+to.Kind+".log")}
+	switch to.Kind {
+	case backend.RestoreTime:
+		r.Until = to.Time
+	case backend.RestoreEnd:
+		r.End = true
+	}
+	srv, err := b.d.srv.Restore(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	d := &db{srv: srv, version: b.d.version}
+	if d.cfg, err = pgx.ParseConfig(srv.DSN(false)); err != nil {
+		d.stop()
+		return nil, err
+	}
+	d.cfg.ConnectTimeout = 10 * time.Second
+	return managedDB{d}, nil
+}
+
+// Cleanup has nothing to do: each restored cluster goes with its Close.
+func (b *pgBackup) Cleanup() error { return nil }
+
+// archiveAll switches to a new WAL segment and waits until the archive
+// holds the one it closed (at most a minute).
+func (d *db) archiveAll(ctx context.Context) error {
+	c, err := d.connect(ctx)
+	if err != nil {
+		return classify(err)
+	}
+	defer c.Close(ctx)
+	d.self.Add(1)
+	var seg string
+	if err := c.QueryRow(ctx, "SELECT pg_walfile_name(pg_switch_wal())").Scan(&seg); err != nil {
+		return fmt.Errorf("pg_switch_wal: %w", classify(err))
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var last, failed *string
+		if err := c.QueryRow(ctx, "SELECT last_archived_wal, last_failed_wal FROM pg_stat_archiver").Scan(&last, &failed); err != nil {
+			return classify(err)
+		}
+		d.self.Add(1)
+		if last != nil && strings.Compare(*last, seg) >= 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			why := ""
+			if failed != nil {
+				why = "; the last segment that failed to archive: " + *failed
+			}
+			return fmt.Errorf("WAL segment %s was not archived within a minute%s", seg, why)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// dirSize is the bytes of the files under dir.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if i, err := e.Info(); err == nil {
+				n += i.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -1,0 +1,153 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// Lifecycle says how long a managed server took to start, to recover from
+// a kill -9 and to stop: "started in 0.12 s, recovered from kill -9 in
+// 0.31 s, stopped in 0.20 s".
+func Lifecycle(sv *result.Server) string {
+	parts := []string{fmt.Sprintf("started in %.2f s", sv.StartupSeconds)}
+	switch {
+	case sv.RecoverySeconds > 0:
+		parts = append(parts, fmt.Sprintf("recovered from kill -9 in %.2f s", sv.RecoverySeconds))
+	case sv.RecoveryNote != "":
+		parts = append(parts, "crash recovery not measured ("+sv.RecoveryNote+")")
+	}
+	return strings.Join(append(parts, fmt.Sprintf("stopped in %.2f s", sv.ShutdownSeconds)), ", ")
+}
+
+// maxEvents is how many events the summary lists; result.json has them all.
+const maxEvents = 12
+
+// events lists the run's events, at most maxEvents of them.
+func events(b *strings.Builder, ev []result.Event) {
+	if len(ev) == 0 {
+		return
+	}
+	fmt.Fprintln(b, "\n  events")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for i, e := range ev {
+		if i == maxEvents {
+			fmt.Fprintf(tw, "  …\tand %d more in result.json\n", len(ev)-maxEvents)
+			break
+		}
+		fmt.Fprintf(tw, "  %7.1f s\t%s\t%s\n", e.T, e.Kind, truncate(e.Detail, 160))
+	}
+	_ = tw.Flush()
+}
+
+// backup shows the online backup: how it was taken, the workload's pace
+// before, during and after, and each restore's verdict.
+func backup(b *strings.Builder, bk *result.Backup) {
+	if bk == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n  backup  %s\n", BackupLine(bk))
+	if len(bk.Windows) > 0 {
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  \twindow\tseconds\tok\trate/s\tp50\tp99\tmax\t")
+		for _, w := range bk.Windows {
+			fmt.Fprintf(tw, "  \t%s\t%.1f\t%d\t%s\t%s\t%s\t%s\t\n", w.Name, w.Seconds, w.OK, Rate(w.Rate), Us(w.P50Us), Us(w.P99Us), Us(w.MaxUs))
+		}
+		_ = tw.Flush()
+		if r, ok := WindowRatio(bk, "during", "before"); ok {
+			fmt.Fprintf(b, "  during ÷ before: ×%.2f", r)
+			if r2, ok := WindowRatio(bk, "after", "before"); ok {
+				fmt.Fprintf(b, " · after ÷ before: ×%.2f", r2)
+			}
+			if r3, ok := WindowRatio(bk, "during", "after"); ok {
+				fmt.Fprintf(b, " · during ÷ after: ×%.2f", r3)
+			}
+			fmt.Fprintln(b)
+		}
+	}
+	for _, r := range bk.Restores {
+		fmt.Fprintf(b, "  %s restore %s\n", mark(r.OK), RestoreLine(r))
+	}
+}
+
+// BackupLine describes a backup in one line.
+func BackupLine(bk *result.Backup) string {
+	if !bk.Taken {
+		if bk.Error != "" {
+			return fmt.Sprintf("%s asked at %s into the measure phase: FAILED: %s", bk.Method, seconds(bk.AtSeconds), bk.Error)
+		}
+		return fmt.Sprintf("%s asked at %s into the measure phase: not taken (%s)", bk.Method, seconds(bk.AtSeconds), bk.Note)
+	}
+	s := fmt.Sprintf("%s, %s into the measure phase: %.1f–%.1f s of the run (%.2f s), %s, in %s",
+		bk.Method, seconds(bk.AtSeconds), bk.StartT, bk.EndT, bk.Seconds, Bytes(float64(bk.Bytes)), bk.Path)
+	if bk.Note != "" {
+		s += "; " + bk.Note
+	}
+	return s
+}
+
+// WindowRatio is the rate of window a over window b.
+func WindowRatio(bk *result.Backup, a, b string) (float64, bool) {
+	var ra, rb float64
+	var oka, okb bool
+	for _, w := range bk.Windows {
+		switch w.Name {
+		case a:
+			ra, oka = w.Rate, w.Seconds > 0
+		case b:
+			rb, okb = w.Rate, w.Seconds > 0
+		}
+	}
+	if !oka || !okb || rb == 0 {
+		return 0, false
+	}
+	return ra / rb, true
+}
+
+// RestoreLine describes a restore and what its check found, in one line.
+func RestoreLine(r result.Restore) string {
+	var at string
+	switch r.Target {
+	case result.RestoreToBackup:
+		at = "to the backup's consistency point"
+	case result.RestoreToEnd:
+		at = fmt.Sprintf("rolled forward through every archived log (to %.1f s)", r.TargetT)
+	default:
+		at = fmt.Sprintf("rolled forward to %.1f s", r.TargetT)
+	}
+	if r.Error != "" {
+		return at + ": FAILED: " + r.Error
+	}
+	parts := []string{fmt.Sprintf("%s in %.2f s", at, r.Seconds)}
+	if r.Ledger {
+		parts = append(parts, fmt.Sprintf("%d acknowledged before it, %d lost, %d never committed yet present, %d in flight (either way)", r.Required, r.Lost, r.Phantom, r.Unknown))
+	} else {
+		parts = append(parts, "no ledger for this workload")
+	}
+	if r.Integrity != "" {
+		parts = append(parts, r.Integrity)
+	}
+	for _, c := range r.Checks {
+		if !c.OK {
+			parts = append(parts, "check "+c.Name+" FAILED: "+c.Detail)
+		}
+	}
+	if n := len(r.Checks); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d workload checks run", n))
+	}
+	if r.Note != "" {
+		parts = append(parts, r.Note)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func seconds(s float64) string { return fmt.Sprintf("%g s", s) }
+
+func truncate(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,138 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// BaseBackup takes an online base backup of the running server into dir (a
+// new folder in the cluster's, which the server's account can write) with
+// pg_basebackup: plain format, the WAL it needs streamed beside it, and a
+// fast checkpoint to begin with, so that the backup starts at once.
+func (p *Postgres) BaseBackup(ctx context.Context, dir string) error {
+	cmd := []string{"-D", dir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
+		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"}
+	if err := p.Account.RunEnv([]string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"), cmd...); err != nil {
+		return fmt.Errorf("pg_basebackup: %w", err)
+	}
+	// --no-sync above, then one sync of the whole folder: the same
+	// guarantee in one pass.
+	return p.Account.Run("sync", "-f", dir)
+}
+
+// PostgresRestore says which backup to restore, and to which point.
+type PostgresRestore struct {
+	Backup string    // a base backup's folder (BaseBackup)
+	Name   string    // names the restored cluster's folder
+	Log    string    // its server log
+	Until  time.Time // roll the WAL archive forward to this moment; zero: see End
+	End    bool      // roll forward through every archived segment; neither: the backup's consistency point
+}
+
+// Restore copies a base backup into a fresh cluster beside this one and
+// starts a server on it, in archive recovery from this server's WAL
+// archive, to the point r asks for; it returns once that server has
+// promoted itself (its recovery is over) and accepts connections.
+func (p *Postgres) Restore(ctx context.Context, r PostgresRestore) (*Postgres, error) {
+	if p.Archive == "" {
+		return nil, fmt.Errorf("the server keeps no WAL archive")
+	}
+	base := filepath.Join(filepath.Dir(p.DataDir), "restore-"+r.Name)
+	if err := os.Mkdir(base, 0o700); err != nil {
+		return nil, err
+	}
+	if err := p.Account.Own(base); err != nil {
+		return nil, err
+	}
+	q := &Postgres{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
+		DataDir: filepath.Join(base, "data")}
+	if err := p.Account.Run("cp", "-a", r.Backup, q.DataDir); err != nil {
+		return nil, err
+	}
+	conf := fmt.Sprintf("\n# dbgauge: restore\nrestore_command = 'cp \"%s/%%f\" \"%%p\"'\nrecovery_target_action = 'promote'\n", p.Archive)
+	switch {
+	case !r.Until.IsZero():
+		conf += fmt.Sprintf("recovery_target_time = '%s'\n", r.Until.UTC().Format("2006-01-02 15:04:05.999999+00"))
+	case !r.End:
+		conf += "recovery_target = 'immediate'\n"
+	}
+	auto := filepath.Join(q.DataDir, "postgresql.auto.conf")
+	f, err := os.OpenFile(auto, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.WriteString(conf)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	signal := filepath.Join(q.DataDir, "recovery.signal")
+	if err := os.WriteFile(signal, nil, 0o600); err != nil {
+		return nil, err
+	}
+	if err := p.Account.Own(signal); err != nil {
+		return nil, err
+	}
+	if q.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
+		return nil, err
+	}
+	if err := p.Account.Own(q.SocketDir); err != nil {
+		return nil, err
+	}
+	if q.Port, err = FreePort(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if q.Process, err = Start(p.Account, r.Log, filepath.Join(p.Bin, "postgres"), "-D", q.DataDir, "-p", strconv.Itoa(q.Port),
+		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+q.SocketDir); err != nil {
+		return nil, err
+	}
+	err = q.waitPromoted(ctx)
+	q.Startup = time.Since(start)
+	if err != nil {
+		_, _ = q.Stop(syscall.SIGKILL, 5*time.Second)
+		_ = os.RemoveAll(base)
+		_ = os.RemoveAll(q.SocketDir)
+		return nil, err
+	}
+	return q, nil
+}
+
+// waitPromoted waits until the server accepts connections and has left
+// recovery, or exits, or 10 minutes pass (a long archive takes a while).
+func (p *Postgres) waitPromoted(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		c, err := pgconn.Connect(cctx, p.DSN(false))
+		if err == nil {
+			var rr []*pgconn.Result
+			rr, err = c.Exec(cctx, "SELECT pg_is_in_recovery()").ReadAll()
+			_ = c.Close(cctx)
+			if err == nil && len(rr) == 1 && len(rr[0].Rows) == 1 && string(rr[0].Rows[0][0]) == "f" {
+				cancel()
+				return nil
+			}
+		}
+		cancel()
+		select {
+		case <-p.Done():
+			return fmt.Errorf("the restored server exited; its log ends with: %s", p.LogTail(5))
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the restored server had not finished its recovery after 10 minutes; its log ends with: %s", p.LogTail(5))
+		}
+	}
+}
