@@ -9,6 +9,9 @@
 # pgbench, --durability lazy for dbgauge), which takes the disk out of tpcb.
 # Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
 # dbgauge reuses the tables pgbench -i loaded.
+# PIN=1 gives the server CPU 0 and the client under test CPU 1 (taskset-like,
+# through sched_setaffinity): the client's CPU is then not taken from the
+# server, which shows whether the harness itself is the bottleneck.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
@@ -34,9 +37,17 @@ if os.geteuid() == 0:  # PostgreSQL refuses root
     as_user = (u.pw_uid, u.pw_gid)
     os.chown(work, *as_user)
 
+PIN = os.environ.get("PIN", "") not in ("", "0") and os.cpu_count() >= 2
+
 def demote():
+    if PIN:
+        os.sched_setaffinity(0, {0})
     if as_user:
         os.setgid(as_user[1]); os.setuid(as_user[0])
+
+def client_cpu():
+    if PIN:
+        os.sched_setaffinity(0, {1})
 
 s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
 data = os.path.join(work, "data")
@@ -66,7 +77,7 @@ try:
         args = [os.path.join(BIN, "pgbench"), "-M", "prepared", "-c", str(c), "-j", str(min(c, os.cpu_count())),
                 "-T", str(DURATION), "-n"] + (["-S"] if mode == "select-only" else [])
         t = cpu()
-        out = subprocess.run(args, env=env, check=True, capture_output=True, text=True).stdout
+        out = subprocess.run(args, env=env, check=True, capture_output=True, text=True, preexec_fn=client_cpu).stdout
         used = cpu() - t
         tx = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
         tps = float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", out).group(1))
@@ -80,7 +91,7 @@ try:
         if mode == "select-only":
             args.append("--select-only")
         t = cpu()
-        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=client_cpu)
         used = cpu() - t
         r = json.load(open(glob.glob(res + "/*/result.json")[0]))
         return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
@@ -99,7 +110,7 @@ try:
     for (mode, c), rs in ratios.items():
         rs.sort()
         print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
-    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
+    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, {'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
 finally:
     srv.terminate(); srv.wait()
     shutil.rmtree(work, ignore_errors=True)
