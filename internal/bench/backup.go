@@ -205,7 +205,8 @@ func (s *session) restore(ctx context.Context, b *backupRun, to backend.RestoreT
 	from, until := b.rec.Start, b.rec.End
 	if to.Kind != backend.RestoreBackup {
 		from, until = to.Time, to.Time
-		r.Time = to.Time.UTC()
+		at := to.Time.UTC()
+		r.Time = &at
 		r.TargetT = to.Time.Sub(s.t0).Seconds()
 	}
 	t := time.Now()

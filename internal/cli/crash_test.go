@@ -14,7 +14,7 @@ import (
 // loadCrash reads the one crash record under root.
 func loadCrash(t *testing.T, root string) (result.Crash, string) {
 	t.Helper()
-	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-insert"))
+	dirs, _ := filepath.Glob(filepath.Join(root, "*-crash-*"))
 	if len(dirs) != 1 {
 		t.Fatalf("crash folders %v", dirs)
 	}
@@ -63,6 +63,26 @@ func TestCrashKill(t *testing.T) {
 		}
 	}
 	browse(t, filepath.Join(dir, ReportFile), "crash")
+}
+
+// TestCrashNMS: nms's calls make and clear channels; the ledger holds both,
+// and the channels there before the run: after kill -9 nothing acknowledged
+// is lost (nor a clearing undone), and nothing is present that no commit made.
+func TestCrashNMS(t *testing.T) {
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "crash", "nms", "--lines", "200", "--clients", "2", "--cycles", "2",
+		"--fault-after", "200ms-500ms", "--seed", "7", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	rec, _ := loadCrash(t, root)
+	for _, c := range rec.Configs {
+		for _, cy := range c.Cycles {
+			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Lost != 0 || cy.Phantom != 0 || cy.Error != "" {
+				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
+			}
+		}
+	}
 }
 
 func TestCrashBadInput(t *testing.T) {

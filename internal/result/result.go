@@ -126,22 +126,22 @@ const (
 // those never committed before it must not; commits in flight around it
 // (and, for the backup alone, during it) may go either way.
 type Restore struct {
-	Target     string    `json:"target"`
-	Time       time.Time `json:"time,omitempty"` // the moment restored to (time and end)
-	TargetT    float64   `json:"target_t"`       // on the series' time line
-	Seconds    float64   `json:"seconds"`        // from the restore's start to the database open and read
-	OK         bool      `json:"ok"`
-	Ledger     bool      `json:"ledger"` // the workload keeps a ledger of ids
-	Present    int64     `json:"present"`
-	Required   int64     `json:"required"` // acknowledged before the point: must be there
-	Lost       int64     `json:"lost"`     // required, missing (or an acknowledged removal undone)
-	LostSample []int64   `json:"lost_sample,omitempty"`
-	Phantom    int64     `json:"phantom"` // there, never committed before the point
-	Unknown    int64     `json:"unknown"` // in flight around the point: either way is right
-	Integrity  string    `json:"integrity,omitempty"`
-	Checks     []Check   `json:"checks,omitempty"` // the workload's checks, where the point is the run's end
-	Error      string    `json:"error,omitempty"`
-	Note       string    `json:"note,omitempty"`
+	Target     string     `json:"target"`
+	Time       *time.Time `json:"time,omitempty"` // the moment restored to (time and end)
+	TargetT    float64    `json:"target_t"`       // on the series' time line
+	Seconds    float64    `json:"seconds"`        // from the restore's start to the database open and read
+	OK         bool       `json:"ok"`
+	Ledger     bool       `json:"ledger"` // the workload keeps a ledger of ids
+	Present    int64      `json:"present"`
+	Required   int64      `json:"required"` // acknowledged before the point: must be there
+	Lost       int64      `json:"lost"`     // required, missing (or an acknowledged removal undone)
+	LostSample []int64    `json:"lost_sample,omitempty"`
+	Phantom    int64      `json:"phantom"` // there, never committed before the point
+	Unknown    int64      `json:"unknown"` // in flight around the point: either way is right
+	Integrity  string     `json:"integrity,omitempty"`
+	Checks     []Check    `json:"checks,omitempty"` // the workload's checks, where the point is the run's end
+	Error      string     `json:"error,omitempty"`
+	Note       string     `json:"note,omitempty"`
 }
 
 // Config is what the user asked for, after defaults, before the engine had its
