@@ -89,3 +89,17 @@ func SyncFile(path string) error {
 	}
 	return err
 }
+
+// DirSize is the bytes of the files under dir.
+func DirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			if i, err := e.Info(); err == nil {
+				n += i.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

@@ -510,16 +510,7 @@ func (s *session) sizes(st *result.Storage) *result.Storage {
 func sizeOf(path string) int64 {
 	fi, err := os.Stat(path)
 	if err == nil && fi.IsDir() {
-		var n int64
-		_ = filepath.WalkDir(path, func(_ string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				if i, err := d.Info(); err == nil {
-					n += i.Size()
-				}
-			}
-			return nil
-		})
-		return n
+		return backend.DirSize(path)
 	}
 	m, _ := filepath.Glob(path + "*")
 	var n int64

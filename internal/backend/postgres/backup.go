@@ -43,7 +43,7 @@ type pgBackup struct {
 func (b *pgBackup) Info() backend.BackupInfo {
 	return backend.BackupInfo{
 		Method: "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
-		Path:   b.path, Bytes: dirSize(b.path), RollForward: true,
+		Path:   b.path, Bytes: backend.DirSize(b.path), RollForward: true,
 		Note: "removed with the cluster after the run",
 	}
 }
@@ -113,18 +113,4 @@ func (d *db) archiveAll(ctx context.Context) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// dirSize is the bytes of the files under dir.
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
-		if err == nil && !e.IsDir() {
-			if i, err := e.Info(); err == nil {
-				n += i.Size()
-			}
-		}
-		return nil
-	})
-	return n
 }
