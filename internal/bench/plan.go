@@ -207,7 +207,7 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 		return knob.Bad(hint, "--backup %q says not when: give at=D", spec)
 	}
 	if !p.bspec.Has(backend.OnlineBackup) {
-		return knob.Bad("drop --backup, or use sqlite, bbolt or postgres:managed", "dbgauge cannot take an online backup of %s", p.bspec.Name)
+		return knob.Bad("drop --backup, or use sqlite, bbolt, postgres:managed, mariadb:managed or firebird:managed", "dbgauge cannot take an online backup of %s", p.bspec.Name)
 	}
 	if d := p.run.Duration; d > 0 && b.at >= d {
 		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", d), "--backup at=%s comes after the measure phase ends", b.at)

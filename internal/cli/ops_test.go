@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // onlyResult loads the one result under root.
@@ -132,6 +133,36 @@ func TestBackupTampered(t *testing.T) {
 	x := checkRestore(t, onlyResult(t, root), result.RestoreToBackup)
 	if x.OK || x.Lost != 3 || len(x.LostSample) != 3 {
 		t.Fatalf("restore of a tampered backup: %+v", x)
+	}
+}
+
+// TestBackupServers: mariabackup and Firebird's nbackup under load on the
+// managed servers, each restored into a fresh instance that holds every
+// commit acknowledged before the backup began and passes its integrity check.
+func TestBackupServers(t *testing.T) {
+	for _, db := range []string{"mariadb", "firebird"} {
+		t.Run(db, func(t *testing.T) {
+			if _, _, err := server.FindMariaDB(); db == "mariadb" && err != nil {
+				t.Skip(err) // .ci/run installs it
+			}
+			if _, _, _, _, err := server.FindFirebird(); db == "firebird" && err != nil {
+				t.Skip(err)
+			}
+			root := t.TempDir()
+			// insert only adds ids: those acknowledged before the backup
+			// began are all required (nms clears its oldest calls, so a
+			// long backup window leaves few required).
+			code, out, errs := runCLI(t, nil, "run", "insert", "--db", db+":managed", "--backup", "at=1s",
+				"--duration", "3s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+			}
+			r := onlyResult(t, root)
+			x := checkRestore(t, r, result.RestoreToBackup)
+			if !r.Backup.Taken || r.Backup.Bytes == 0 || !x.OK || x.Required == 0 || x.Lost != 0 || x.Phantom != 0 || x.Integrity == "" {
+				t.Fatalf("backup %+v, restore %+v", r.Backup, x)
+			}
+		})
 	}
 }
 

@@ -260,11 +260,16 @@ func (f *Firebird) run(name, script string, args ...string) error {
 // gstat's statistics). The user and password come from the environment,
 // never the command line.
 func (f *Firebird) Service(ctx context.Context, action string, args ...string) (string, error) {
+	return f.ServiceOn(ctx, f.Database, action, args...)
+}
+
+// ServiceOn is Service on another database file of the instance.
+func (f *Firebird) ServiceOn(ctx context.Context, database, action string, args ...string) (string, error) {
 	svc, err := exec.LookPath("fbsvcmgr")
 	if err != nil {
 		return "", errors.New("no fbsvcmgr: apt-get install firebird3.0-utils")
 	}
-	all := append([]string{"127.0.0.1/" + strconv.Itoa(f.Port) + ":service_mgr", action, "dbname", f.Database}, args...)
+	all := append([]string{"127.0.0.1/" + strconv.Itoa(f.Port) + ":service_mgr", action, "dbname", database}, args...)
 	cmd := exec.CommandContext(ctx, svc, all...)
 	cmd.SysProcAttr = f.Account.attr()
 	cmd.Dir, cmd.Env = "/", f.env
@@ -274,8 +279,11 @@ func (f *Firebird) Service(ctx context.Context, action string, args ...string) (
 
 // DSN returns the driver's connection string to the database. It holds the
 // password: redact it before showing it.
-func (f *Firebird) DSN() string {
-	return "SYSDBA:" + url.QueryEscape(f.Password) + "@127.0.0.1:" + strconv.Itoa(f.Port) + "/" + f.Database
+func (f *Firebird) DSN() string { return f.DSNFor(f.Database) }
+
+// DSNFor is DSN for another database file of the instance.
+func (f *Firebird) DSNFor(database string) string {
+	return "SYSDBA:" + url.QueryEscape(f.Password) + "@127.0.0.1:" + strconv.Itoa(f.Port) + "/" + database
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.

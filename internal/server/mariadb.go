@@ -38,6 +38,9 @@ type MariaDB struct {
 	Account   Account
 	Startup   time.Duration
 	Note      string
+
+	bin      string            // mariadbd
+	settings map[string]string // its options, for a restored server
 }
 
 // MariaDBConfig says where and how to start a server.
@@ -78,7 +81,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Account: acct, Password: secret()}
+	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings}
 	f, err := MakeFolders(acct, cfg.Dir, "mariadb")
 	if err != nil {
 		return nil, err
@@ -92,36 +95,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		"--skip-test-db"}, userArg...)...); err != nil {
 		return nil, fmt.Errorf("mariadb-install-db: %w", err)
 	}
-	logPath := filepath.Join(cfg.Dir, "mariadb.log")
-	keys := make([]string, 0, len(cfg.Settings))
-	for k := range cfg.Settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for attempt := 0; ; attempt++ {
-		if m.Port, err = FreePort(); err != nil {
-			return nil, err
-		}
-		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
-			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
-			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
-		args = append(args, userArg...)
-		for _, k := range keys {
-			args = append(args, "--"+k+"="+cfg.Settings[k])
-		}
-		start := time.Now()
-		if m.Process, err = Start(acct, logPath, bin, args...); err != nil {
-			return nil, err
-		}
-		err = m.waitReady(ctx, "")
-		m.Startup = time.Since(start)
-		if err == nil {
-			break
-		}
-		_, _ = m.Stop(syscall.SIGKILL, 5*time.Second)
-		if attempt < 2 && strings.Contains(m.LogTail(5), "Address already in use") {
-			continue
-		}
+	if err := m.launch(ctx, filepath.Join(cfg.Dir, "mariadb.log"), ""); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open("mysql", m.dsn("", true))
@@ -156,6 +130,46 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		}
 	}
 	return m, nil
+}
+
+// launch starts mariadbd on the datadir, on a free port (another one when
+// the port was taken meanwhile), and waits until root can log in with
+// password.
+func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
+	keys := make([]string, 0, len(m.settings))
+	for k := range m.settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for attempt := 0; ; attempt++ {
+		var err error
+		if m.Port, err = FreePort(); err != nil {
+			return err
+		}
+		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
+			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
+			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
+		if m.Account.Switched {
+			args = append(args, "--user="+m.Account.Name)
+		}
+		for _, k := range keys {
+			args = append(args, "--"+k+"="+m.settings[k])
+		}
+		start := time.Now()
+		if m.Process, err = Start(m.Account, logPath, m.bin, args...); err != nil {
+			return err
+		}
+		err = m.waitReady(ctx, password)
+		m.Startup = time.Since(start)
+		if err == nil {
+			return nil
+		}
+		_, _ = m.Stop(syscall.SIGKILL, 5*time.Second)
+		if attempt < 2 && strings.Contains(m.LogTail(5), "Address already in use") {
+			continue
+		}
+		return err
+	}
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.

@@ -53,7 +53,7 @@ var Spec = backend.Spec{
 		{Key: "ServerMode", Usage: "firebird:managed: Super (SuperServer, default), SuperClassic or Classic"},
 		{Key: "any firebird.conf parameter", Usage: "firebird:managed: written to the instance's firebird.conf (DefaultDbCachePages, LockHashSlots, TempCacheLimit, …); DefaultDbCachePages reads back as page_buffers, the others are recorded as configured (Firebird 3 has no SQL view of its configuration)"},
 	},
-	Abilities: []backend.Ability{backend.Procedures},
+	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
 	Open:      open,
 }
 
@@ -166,6 +166,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		d.conf["ServerMode"] = d.srv.Mode
 		dsn, secret = d.srv.DSN(), d.srv.Password
+	} else if o.Archive {
+		return nil, knob.Bad("use --db firebird:managed with --backup", "--backup restores the nbackup into a new file of an instance dbgauge manages: a database of yours is refused")
 	} else {
 		u, err := url.Parse(o.DB)
 		if err != nil || u.Host == "" || len(u.Path) < 2 {
@@ -174,28 +176,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		dsn = strings.TrimPrefix(o.DB, "firebird://")
 		secret, _ = u.User.Password()
 	}
-	// The driver's DSN has no scheme, which redact.DSN needs to find the
-	// password: hide it by value too; and put Firebird's lines on one.
-	hide := func(msg string) string {
-		if secret != "" {
-			msg = strings.ReplaceAll(msg, secret, "xxxxx")
-		}
-		return strings.Join(strings.Fields(redact.DSN(msg)), " ")
-	}
-	var err error
-	if d.sql, err = sql.Open("firebirdsql", dsn); err != nil {
+	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
-		return nil, errors.New(hide(err.Error()))
-	}
-	d.pool = o.Conns + 4
-	d.sql.SetMaxOpenConns(d.pool)
-	d.sql.SetMaxIdleConns(d.pool)
-	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	err = d.sql.PingContext(pctx)
-	cancel()
-	if err != nil {
-		d.stop()
-		msg := hide(err.Error())
+		msg := hide(secret, err.Error())
 		if strings.Contains(msg, "password") || strings.Contains(msg, "user name") {
 			return nil, knob.Bad("check the user and password in --db", "Firebird refused the login: %s", msg)
 		}
@@ -220,6 +203,30 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return managedDB{d}, nil
 	}
 	return d, nil
+}
+
+// hide takes the password out of a message: the driver's DSN has no
+// scheme, which redact.DSN needs to find it, so by value too; and it puts
+// Firebird's lines on one.
+func hide(secret, msg string) string {
+	if secret != "" {
+		msg = strings.ReplaceAll(msg, secret, "xxxxx")
+	}
+	return strings.Join(strings.Fields(redact.DSN(msg)), " ")
+}
+
+// connect opens the pool (conns clients and dbgauge's own) and pings.
+func (d *db) connect(ctx context.Context, dsn string, conns int) error {
+	var err error
+	if d.sql, err = sql.Open("firebirdsql", dsn); err != nil {
+		return err
+	}
+	d.pool = conns + 4
+	d.sql.SetMaxOpenConns(d.pool)
+	d.sql.SetMaxIdleConns(d.pool)
+	pctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	return d.sql.PingContext(pctx)
 }
 
 func (d *db) stop() {
@@ -438,7 +445,12 @@ var (
 // Integrity runs Firebird's online validation (the services API's
 // action_validate, through fbsvcmgr) on the live database.
 func (m managedDB) Integrity(ctx context.Context) (bool, string, error) {
-	out, err := m.srv.Service(ctx, "action_validate")
+	return validate(ctx, m.srv, m.srv.Database)
+}
+
+// validate runs online validation on a database file of the instance.
+func validate(ctx context.Context, srv *server.Firebird, database string) (bool, string, error) {
+	out, err := srv.ServiceOn(ctx, database, "action_validate")
 	if err != nil {
 		return false, "", fmt.Errorf("online validation: %w: %s", err, out)
 	}

@@ -46,7 +46,7 @@ var Spec = backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
 	},
-	Abilities: []backend.Ability{backend.Procedures},
+	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
 	Open:      open,
 }
 
@@ -112,20 +112,15 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 		dsn = d.srv.DSN(false)
+	} else if o.Archive {
+		return nil, knob.Bad("use --db mariadb:managed with --backup", "--backup copies the server's datadir with mariabackup and restores it into a server dbgauge starts: a server of yours is refused")
 	} else {
 		dsn = strings.TrimPrefix(strings.TrimPrefix(o.DB, "mysql://"), "mariadb://")
 		if _, err := mysql.ParseDSN(dsn); err != nil {
 			return nil, knob.Bad("write it as mysql://user:password@tcp(host:3306)/db", "--db %q is not a MariaDB connection string: %v", redact.DSN(o.DB), err)
 		}
 	}
-	if d.sql, err = sql.Open("mysql", dsn); err != nil {
-		d.stop()
-		return nil, err
-	}
-	d.pool = o.Conns + 4
-	d.sql.SetMaxOpenConns(d.pool)
-	d.sql.SetMaxIdleConns(d.pool)
-	if err := d.sql.PingContext(ctx); err != nil {
+	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
 		var me *mysql.MySQLError
 		if errors.As(err, &me) && me.Number == 1045 {
@@ -145,6 +140,18 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return managedDB{d}, nil
 	}
 	return d, nil
+}
+
+// connect opens the pool (conns clients and dbgauge's own) and pings.
+func (d *db) connect(ctx context.Context, dsn string, conns int) error {
+	var err error
+	if d.sql, err = sql.Open("mysql", dsn); err != nil {
+		return err
+	}
+	d.pool = conns + 4
+	d.sql.SetMaxOpenConns(d.pool)
+	d.sql.SetMaxIdleConns(d.pool)
+	return d.sql.PingContext(ctx)
 }
 
 func (d *db) stop() {

@@ -1,0 +1,85 @@
+package firebird
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+var (
+	_ backend.Backuper = managedDB{}
+	_ backend.SQLDB    = restoredDB{}
+	_ backend.Checker  = restoredDB{}
+)
+
+// Backup takes a level-0 nbackup of the managed database through the
+// running server (the services API) into the instance's data folder.
+func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, error) {
+	path := filepath.Join(m.srv.DataDir, "backup.nbk")
+	if err := m.srv.NBackup(ctx, path); err != nil {
+		return nil, errors.New(hide(m.srv.Password, err.Error()))
+	}
+	return &nbackup{d: m.db, path: path}, nil
+}
+
+type nbackup struct {
+	d    *db
+	path string
+}
+
+func (b *nbackup) Info() backend.BackupInfo {
+	return backend.BackupInfo{
+		Method: "nbackup level 0 through the services API (fbsvcmgr action_nbak), flushed",
+		Path:   b.path, Bytes: backend.FileSize(b.path),
+		Note: "removed with the instance after the run",
+	}
+}
+
+// Restore restores the backup into a new database file beside the live one
+// (nbackup -R through the services API) and opens it through the same
+// running server; closing the DB removes the file.
+func (b *nbackup) Restore(ctx context.Context, to backend.RestoreTarget) (backend.DB, error) {
+	if to.Kind != backend.RestoreBackup {
+		return nil, errors.New("an nbackup level-0 backup restores to its own consistency point only")
+	}
+	srv := b.d.srv
+	file := filepath.Join(srv.DataDir, "restore-"+to.Kind+".fdb")
+	if err := srv.NRestore(ctx, b.path, file); err != nil {
+		return nil, errors.New(hide(srv.Password, err.Error()))
+	}
+	r := restoredDB{db: &db{prepare: b.d.prepare, conf: b.d.conf}, inst: srv, file: file}
+	if err := r.connect(ctx, srv.DSNFor(file), 2); err != nil {
+		_ = r.Close()
+		return nil, errors.New(hide(srv.Password, err.Error()))
+	}
+	return r, nil
+}
+
+// Cleanup has nothing to do: each restored file goes with its Close.
+func (b *nbackup) Cleanup() error { return nil }
+
+// restoredDB is a restored database file served by the managed server. Its
+// db has no server: closing it leaves the server running.
+type restoredDB struct {
+	*db
+	inst *server.Firebird
+	file string
+}
+
+// Integrity runs online validation on the restored file.
+func (r restoredDB) Integrity(ctx context.Context) (bool, string, error) {
+	return validate(ctx, r.inst, r.file)
+}
+
+// Close closes the connections and removes the restored file.
+func (r restoredDB) Close() error {
+	r.stop()
+	if err := os.Remove(r.file); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}

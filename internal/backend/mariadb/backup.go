@@ -1,0 +1,65 @@
+package mariadb
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+var _ backend.Backuper = managedDB{}
+
+// Backup takes an online physical backup of the managed server with
+// mariabackup, prepared at once (the prepare is part of its time: without it
+// the copy is no datadir), into the server's folder. The restored servers'
+// logs go to dir.
+func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(filepath.Dir(m.srv.DataDir), "backup")
+	if err := m.srv.Backup(ctx, path); err != nil {
+		return nil, err
+	}
+	return &mariaBackup{d: m.db, path: path, logs: dir}, nil
+}
+
+type mariaBackup struct {
+	d    *db
+	path string
+	logs string
+}
+
+func (b *mariaBackup) Info() backend.BackupInfo {
+	return backend.BackupInfo{
+		Method: "mariabackup --backup, then --prepare (both timed)",
+		Path:   b.path, Bytes: backend.DirSize(b.path),
+		Note: "removed with the datadir after the run",
+	}
+}
+
+// Restore copies the prepared backup into a fresh datadir and starts a new
+// server on it; closing the DB stops that server and removes its folder.
+func (b *mariaBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backend.DB, error) {
+	if to.Kind != backend.RestoreBackup {
+		return nil, errors.New("a mariabackup backup restores to its own consistency point only")
+	}
+	srv, err := b.d.srv.Restore(ctx, server.MariaDBRestore{Backup: b.path, Name: to.Kind,
+		Log: filepath.Join(b.logs, "mariadb-restore-"+to.Kind+".log")})
+	if err != nil {
+		return nil, err
+	}
+	d := &db{srv: srv, prepare: b.d.prepare, userKeys: b.d.userKeys}
+	if err := d.connect(ctx, srv.DSN(false), 2); err != nil {
+		d.stop()
+		return nil, errors.New(redact.DSN(err.Error()))
+	}
+	return managedDB{d}, nil
+}
+
+// Cleanup has nothing to do: each restored server goes with its Close.
+func (b *mariaBackup) Cleanup() error { return nil }

@@ -1,0 +1,110 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// FindMariabackup returns mariabackup, or says what to install.
+func FindMariabackup() (string, error) {
+	for _, n := range []string{"mariabackup", "mariadb-backup"} {
+		if p, err := exec.LookPath(n); err == nil {
+			return p, nil
+		}
+	}
+	return "", errors.New("no mariabackup: apt-get install mariadb-backup")
+}
+
+// Backup takes an online physical backup of the running server into dir (a
+// new folder beside the datadir, which the server's account can write) with
+// mariabackup --backup through the server's socket, then prepares it
+// (--prepare: the redo copied during the backup applied), so that dir is a
+// datadir at the backup's consistency point, and flushes it.
+func (m *MariaDB) Backup(ctx context.Context, dir string) error {
+	bin, err := FindMariabackup()
+	if err != nil {
+		return err
+	}
+	// The password goes in a file only the account reads, not on the
+	// command line, where ps shows it; --defaults-file also keeps the
+	// system's my.cnf (another datadir) out.
+	cnf := filepath.Join(filepath.Dir(m.DataDir), "mariabackup.cnf")
+	text := fmt.Sprintf("[mariabackup]\nuser=root\npassword=%s\nsocket=%s\ndatadir=%s\n",
+		m.Password, filepath.Join(m.SocketDir, "mysqld.sock"), m.DataDir)
+	if err := os.WriteFile(cnf, []byte(text), 0o600); err != nil {
+		return err
+	}
+	defer os.Remove(cnf)
+	if err := m.Account.Own(cnf); err != nil {
+		return err
+	}
+	if err := m.tool(ctx, bin, "--defaults-file="+cnf, "--backup", "--target-dir="+dir); err != nil {
+		return fmt.Errorf("mariabackup --backup: %w", err)
+	}
+	if err := m.tool(ctx, bin, "--no-defaults", "--prepare", "--target-dir="+dir); err != nil {
+		return fmt.Errorf("mariabackup --prepare: %w", err)
+	}
+	// mariabackup does not flush what it writes: one sync of the file system.
+	return m.Account.Run("sync", "-f", dir)
+}
+
+// tool runs a command as the account; on failure it returns the end of its
+// output, without the password.
+func (m *MariaDB) tool(ctx context.Context, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = m.Account.attr()
+	cmd.Dir = "/"
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, strings.ReplaceAll(lastLines(string(out), 5), m.Password, "****"))
+	}
+	return nil
+}
+
+// MariaDBRestore says which backup to restore.
+type MariaDBRestore struct {
+	Backup string // a prepared backup's folder (Backup)
+	Name   string // names the restored server's folder
+	Log    string // its server log
+}
+
+// Restore copies a prepared backup into a fresh datadir beside this
+// server's and starts a new server on it (its own port and socket, the same
+// options and account); it returns once root can log in. StopClean removes
+// it.
+func (m *MariaDB) Restore(ctx context.Context, r MariaDBRestore) (*MariaDB, error) {
+	base := filepath.Join(filepath.Dir(m.DataDir), "restore-"+r.Name)
+	if err := os.Mkdir(base, 0o700); err != nil {
+		return nil, err
+	}
+	if err := m.Account.Own(base); err != nil {
+		return nil, err
+	}
+	q := &MariaDB{Account: m.Account, Password: m.Password, bin: m.bin, settings: m.settings, DataDir: filepath.Join(base, "data")}
+	fail := func(err error) (*MariaDB, error) {
+		_ = os.RemoveAll(base)
+		if q.SocketDir != "" {
+			_ = os.RemoveAll(q.SocketDir)
+		}
+		return nil, err
+	}
+	if err := m.Account.Run("cp", "-a", r.Backup, q.DataDir); err != nil {
+		return fail(err)
+	}
+	var err error
+	if q.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
+		return fail(err)
+	}
+	if err := m.Account.Own(q.SocketDir); err != nil {
+		return fail(err)
+	}
+	if err := q.launch(ctx, r.Log, m.Password); err != nil { // launch kills a server that did not come up
+		return fail(err)
+	}
+	return q, nil
+}
