@@ -181,6 +181,55 @@ type Recoverer interface {
 	CrashRestart(ctx context.Context) error
 }
 
+// Cluster is an optional ability of a managed primary with streaming
+// replicas (--topology): its servers, their replication lag as the run goes,
+// and the steps of a failover, each timed by the caller.
+type Cluster interface {
+	// Nodes lists the servers: the primary first, then the replicas.
+	Nodes() []Node
+	// Lag samples how far each replica is behind its upstream, by name:
+	// "lag_bytes:r1", "replay_lag_ms:r1".
+	Lag(ctx context.Context) (map[string]float64, error)
+	// PauseReplicas stops the WAL receivers of the primary's own replicas
+	// (SIGSTOP), so that they fall behind; resume lets them go on, or with
+	// drop ends them without reading the WAL waiting in their sockets.
+	PauseReplicas(ctx context.Context) (resume func(drop bool), err error)
+	// KillPrimary kills the primary's process group (SIGKILL) and returns
+	// once none of its processes is left.
+	KillPrimary(ctx context.Context) error
+	// Promote promotes the most advanced of the old primary's replicas and
+	// returns its name once it accepts writes.
+	Promote(ctx context.Context) (string, error)
+	// Repoint makes the old primary's other replicas follow the new one.
+	Repoint(ctx context.Context) error
+	// Health says which servers accept writes (more than one is a split
+	// brain) and, for each replica, whether it streams and from where.
+	Health(ctx context.Context) (ClusterHealth, error)
+}
+
+// ReadRouter is an optional ability of a Cluster: from the call on, the
+// connections Conn opens go to the replicas (--read-from replicas), for a
+// workload that only reads. It reports whether the user asked for it.
+type ReadRouter interface {
+	RouteReads() (bool, error)
+}
+
+// Node is one server of a Cluster.
+type Node struct {
+	Name           string  // "primary", "r1", "r2"
+	Upstream       string  // what it streams from ("" for the primary)
+	Sync           bool    // a synchronous standby of the primary
+	Port           int     // loopback TCP port
+	StartupSeconds float64 // from the base backup's start to its first accepted connection, for a replica
+	Log            string
+}
+
+// ClusterHealth is a cluster's state after a failover.
+type ClusterHealth struct {
+	Writable  []string          // the servers that accept writes
+	Following map[string]string // each replica: "streaming from r1", or what is wrong
+}
+
 // OnlineBackup is the ability to take a backup while the workload runs and
 // restore it into a fresh instance (Backuper).
 const OnlineBackup Ability = "online backup"

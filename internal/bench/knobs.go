@@ -42,6 +42,7 @@ var Knobs = []knob.Spec{
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
 	{Name: "backup", Values: "at=D[,to=D]", Single: true, Usage: "take the engine's own online backup D into the measure phase (sqlite, bbolt, postgres:managed, mariadb:managed, firebird:managed); to=D: also restore it rolled forward to D into the measure phase (PostgreSQL)"},
+	{Name: "failover", Values: "at=D[,pause=D]", Single: true, Usage: "with --topology: kill the primary D into the measure phase and promote a replica; pause=D stops the replicas' WAL receivers that long before, so that they lag"},
 	{Name: "restore-check", Bool: true, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
 	{Name: "crash-recovery", Bool: true, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},
 	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},

@@ -53,6 +53,7 @@ type Plan struct {
 	logUnits   bool            // write every unit to units.csv.gz
 	id         string          // the result folder's name, or "" for one made up
 	backup     *backupPlan     // --backup
+	failover   *failoverPlan   // --failover
 	recoveryOn bool            // time a managed server's crash recovery after the run
 	ledger     *ledger.Book    // the commits acknowledged, when a restore is checked
 	led        workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
@@ -107,6 +108,9 @@ func NewPlan(req Request) (*Plan, error) {
 		return nil, knob.Bad("use one of "+strings.Join(catalog.BackendNames(), ", ")+" (dbgauge list shows them all)",
 			"--db %q names no backend dbgauge knows", redact.DSN(db))
 	}
+	if err := p.ownKnobs(v); err != nil {
+		return nil, err
+	}
 	if err := p.runConfig(v); err != nil {
 		return nil, err
 	}
@@ -130,7 +134,10 @@ func NewPlan(req Request) (*Plan, error) {
 		return nil, err
 	}
 	led := req.Ledger
-	if _, ok := p.w.(workload.Ledgered); ok && p.backup != nil && p.backup.restore {
+	if err := p.failoverConfig(v); err != nil {
+		return nil, err
+	}
+	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil) {
 		p.ledger = ledger.New()
 		led = ledger.Tee(p.ledger, led)
 	}
@@ -180,6 +187,23 @@ func NewPlan(req Request) (*Plan, error) {
 	return p, nil
 }
 
+// ownKnobs refuses a backend's own knob given for another backend
+// (--topology with --db sqlite): it would be ignored.
+func (p *Plan) ownKnobs(v *knob.Values) error {
+	mine := map[string]bool{}
+	for _, k := range p.bspec.Knobs {
+		mine[k.Name] = true
+	}
+	for _, b := range catalog.Backends() {
+		for _, k := range b.Knobs {
+			if !mine[k.Name] && v.IsSet(k.Name) {
+				return knob.Bad("drop --"+k.Name+", or use --db "+b.Throwaway, "--%s is a knob of %s, not of %s", k.Name, b.Name, p.bspec.Name)
+			}
+		}
+	}
+	return nil
+}
+
 // backupConfig reads --backup at=D[,to=D] and --restore-check.
 func (p *Plan) backupConfig(v *knob.Values) error {
 	spec := v.Get("backup")
@@ -221,6 +245,46 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 	}
 	p.backup = b
 	p.bopts.Archive = b.restore
+	return nil
+}
+
+// failoverConfig reads --failover at=D[,pause=D].
+func (p *Plan) failoverConfig(v *knob.Values) error {
+	spec := v.Get("failover")
+	if spec == "" {
+		return nil
+	}
+	const hint = "write it as --failover at=20s, or at=20s,pause=1s"
+	f := &failoverPlan{at: -1}
+	for _, part := range strings.Split(spec, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		d, err := time.ParseDuration(strings.TrimSpace(val))
+		if !ok || err != nil || d < 0 {
+			return knob.Bad(hint, "--failover %q: %q is not name=duration", spec, part)
+		}
+		switch strings.TrimSpace(k) {
+		case "at":
+			f.at = d
+		case "pause":
+			f.pause = d
+		default:
+			return knob.Bad(hint, "--failover %q: %q is neither at nor pause", spec, k)
+		}
+	}
+	switch t := v.Get("topology"); {
+	case f.at < 0:
+		return knob.Bad(hint, "--failover %q says not when: give at=D", spec)
+	case t == "" || t == "none":
+		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed)", "--failover needs a replica to promote")
+	case f.pause > f.at:
+		return knob.Bad("give pause= at most at=", "--failover pause=%s begins before the measure phase", f.pause)
+	case p.run.Duration > 0 && f.at >= p.run.Duration:
+		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", p.run.Duration), "--failover at=%s comes after the measure phase ends", f.at)
+	}
+	if _, ok := p.w.(workload.Ledgered); !ok {
+		return knob.Bad("use insert or nms, whose commits dbgauge can account for", "--failover counts the acknowledged commits a failover loses, which %s cannot tell", p.wspec.Name)
+	}
+	p.failover = f
 	return nil
 }
 

@@ -111,21 +111,24 @@ func createWriter(root, id, wl, be string) (*result.Writer, error) {
 
 type session struct {
 	*Plan
-	writer   *result.Writer
-	res      *result.Result
-	obs      Observer
-	db       backend.DB
-	measured bool             // the clock has started
-	before   map[string]int64 // engine counters when the measure phase began
-	storage  *result.Storage  // sizes when the measure phase began
-	mu       sync.Mutex
-	acc      *span     // the --interval being gathered, when longer than a second
-	unitLog  *unitLog  // --log-units
-	t0       time.Time // when the first phase began: events' time line
-	tail     *logTail  // a managed server's log, followed during the run
-	runCtx   context.Context
-	bk       *backupRun // --backup
-	recovery struct {   // the crash-recovery measurement after the run
+	writer    *result.Writer
+	res       *result.Result
+	obs       Observer
+	db        backend.DB
+	measured  bool             // the clock has started
+	before    map[string]int64 // engine counters when the measure phase began
+	storage   *result.Storage  // sizes when the measure phase began
+	mu        sync.Mutex
+	acc       *span     // the --interval being gathered, when longer than a second
+	unitLog   *unitLog  // --log-units
+	t0        time.Time // when the first phase began: events' time line
+	tail      *logTail  // a managed server's log, followed during the run
+	runCtx    context.Context
+	runDone   chan struct{} // closed when the clients have stopped
+	watchDone chan struct{} // closed when watch no longer looks at the server
+	bk        *backupRun    // --backup
+	cl        *clusterRun   // a managed primary's replicas (--topology)
+	recovery  struct {      // the crash-recovery measurement after the run
 		seconds  float64
 		note     string
 		from, to int64 // the server log's bytes the deliberate crash wrote
@@ -227,6 +230,22 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		s.bk = newBackupRun(s.backup)
 		s.res.Backup = s.bk.rec
 	}
+	if c, ok := s.db.(backend.Cluster); ok {
+		s.startCluster(context.WithoutCancel(ctx), c)
+		defer s.finishCluster()
+	}
+	if s.failover != nil && s.cl == nil {
+		return knob.Bad("add --topology 1, 2-direct or 2-chain with --db postgres:managed", "--failover needs a cluster dbgauge manages")
+	}
+	if rr, ok := s.db.(backend.ReadRouter); ok {
+		routed, err := rr.RouteReads()
+		if err != nil {
+			return err
+		}
+		if ro, ok := s.w.(workload.ReadOnly); routed && (!ok || !ro.ReadOnly()) {
+			return knob.Bad("use --read-from replicas with a workload that only reads (tpcb --select-only)", "%s writes, and replicas refuse writes", s.wspec.Name)
+		}
+	}
 	s.runCtx = ctx
 	s.obs.Started(s.res)
 
@@ -234,8 +253,14 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	open := func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error) {
 		return s.w.Client(ctx, db, id, rng)
 	}
+	s.runDone = make(chan struct{})
 	stop, died := s.watch(stop)
 	cfg := s.run
+	if s.failover != nil {
+		// A promotion can take PostgreSQL's wal_retrieve_retry_interval
+		// (5 s) and more: the clients keep trying meanwhile.
+		cfg.Unavailable = time.Minute
+	}
 	if s.logUnits {
 		ul, err := newUnitLog(s.writer.Dir(), s.w.Shape().Kinds(), time.Now())
 		if err != nil {
@@ -251,9 +276,17 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	runEnd := time.Now()
+	close(s.runDone)
+	if s.watchDone != nil {
+		<-s.watchDone // before anything restarts the server
+	}
 	s.followLog()
 	if s.bk != nil {
 		s.finishBackup()
+	}
+	if s.cl != nil {
+		s.finishCluster()
+		s.cl.ended = nil // finished: the deferred call does nothing
 	}
 	if err != nil {
 		return err
@@ -290,6 +323,9 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	if out.Reason != run.Canceled {
 		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
 			return err
+		}
+		if s.cl != nil {
+			s.failoverVerdict(context.WithoutCancel(ctx), db)
 		}
 	}
 	if out.Reason == run.Completed {
@@ -335,6 +371,10 @@ func (s *session) crashRecovery(ctx context.Context) {
 		s.recovery.note = "--crash-recovery=false"
 		return
 	}
+	if s.cl != nil && s.cl.rec.Failover != nil {
+		s.recovery.note = "the primary was failed over"
+		return
+	}
 	s.obs.Note("killing the server (SIGKILL) and timing its crash recovery")
 	logPath := ""
 	if s.res.Server != nil {
@@ -372,7 +412,8 @@ func (s *session) probeCeiling(ctx context.Context, folder string) {
 }
 
 // watch returns a stop channel closed when stop is, or when a managed server
-// dies; died tells whether it did, and why.
+// dies; died tells whether it did, and why. It stops looking at the server
+// when the run is done (runDone), and then closes watchDone.
 func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
 	srv, ok := s.db.(backend.Server)
 	if !ok {
@@ -380,13 +421,22 @@ func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
 	}
 	merged := make(chan struct{})
 	var once sync.Once
+	s.watchDone = make(chan struct{})
 	go func() {
+		defer close(s.watchDone)
 		select {
 		case <-stop:
+		case <-s.runDone:
 		case <-srv.Died():
-			if err := srv.DeathErr(); err != nil {
-				s.event(time.Now(), result.EventServerDied, err.Error())
+			err := srv.DeathErr()
+			if err == nil {
+				select { // killed on purpose (a failover): the run goes on
+				case <-stop:
+				case <-s.runDone:
+				}
+				break
 			}
+			s.event(time.Now(), result.EventServerDied, err.Error())
 		}
 		once.Do(func() { close(merged) })
 	}()
@@ -480,6 +530,9 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 	if p.Name == run.Measure && s.bk != nil {
 		s.startBackup(s.runCtx, p.Start)
 	}
+	if p.Name == run.Measure && s.failover != nil && s.cl != nil {
+		s.startFailover(context.WithoutCancel(s.runCtx), p.Start)
+	}
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
 		s.storage = s.sizes(nil)
@@ -541,6 +594,9 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.backupSecond(p, iv)
+	if s.cl != nil {
+		sec.Lag = s.cl.lag
+	}
 	if s.interval > time.Second {
 		// The series holds --interval points; the live line stays per second.
 		if s.acc != nil && s.acc.phase != p.Name {

@@ -206,6 +206,15 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 	case m.Status == result.Failed:
 		return exitError{ExitFailed, fmt.Sprintf("%d cell(s) failed: see their results in %s", a.Missing, dir)}
 	}
+	var unmet []string
+	for _, c := range m.Cells {
+		if c.Unmet {
+			unmet = append(unmet, c.ID)
+		}
+	}
+	if len(unmet) > 0 {
+		return exitError{ExitUnmet, fmt.Sprintf("%d cell(s) failed a consistency check or a requirement (%s): see their results in %s", len(unmet), strings.Join(unmet, ", "), dir)}
+	}
 	return nil
 }
 

@@ -192,8 +192,10 @@ func TestBackupBadInput(t *testing.T) {
 func TestPostgresBackupRestore(t *testing.T) {
 	needPostgres(t)
 	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "nms", "--db", "postgres:managed", "--lines", "300", "--clients", "2",
-		"--backup", "at=1s,to=2500ms", "--duration", "4s", "--warmup", "0", "--results", root, "--ceiling", "off")
+	// Channels enough that some outlive even a slow backup (each call
+	// clears one), and a target well after its end.
+	code, out, errs := runCLI(t, nil, "run", "nms", "--db", "postgres:managed", "--lines", "6000", "--clients", "2",
+		"--backup", "at=1s,to=4s", "--duration", "5s", "--warmup", "0", "--results", root, "--ceiling", "off")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}

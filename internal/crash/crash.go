@@ -291,8 +291,9 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	}
 	// kill -9 of the server's whole process group first (what it acknowledged
 	// is what the ledger holds), then of the process that ran the workload.
+	var serverKids []int
 	if srv != nil {
-		_ = syscall.Kill(-srv.PID, syscall.SIGKILL)
+		serverKids, _ = server.KillTree(srv.PID)
 	}
 	_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if werr := <-exited; werr == nil {
@@ -301,7 +302,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	if err := <-done; err != nil && !errors.Is(err, io.EOF) {
 		return nil, nil, fmt.Errorf("read the ledger: %w", err)
 	}
-	if srv != nil && !server.GroupGone(srv.PID, 10*time.Second) {
+	if srv != nil && (!server.GroupGone(srv.PID, 10*time.Second) || !server.Gone(serverKids, 10*time.Second)) {
 		return nil, nil, fmt.Errorf("the server's processes (group %d) were still there 10 s after kill -9", srv.PID)
 	}
 	return bk, srv, nil

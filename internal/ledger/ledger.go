@@ -285,3 +285,33 @@ func (t tee) Mark(m workload.Mark, ids []int64) {
 		l.Mark(m, ids)
 	}
 }
+
+// AckedAround returns the last acknowledgement before t and the first after
+// it (zero times when there is none): a write outage's edges.
+func (b *Book) AckedAround(t time.Time) (before, after time.Time) {
+	at := b.ticks(t, false)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var lo, hi uint32
+	for _, p := range b.pages {
+		for i := range p {
+			a := p[i].acked
+			if a < 2 { // never, or before the run
+				continue
+			}
+			if a <= at && a > lo {
+				lo = a
+			}
+			if a > at && (hi == 0 || a < hi) {
+				hi = a
+			}
+		}
+	}
+	conv := func(n uint32) time.Time {
+		if n == 0 {
+			return time.Time{}
+		}
+		return b.t0.Add(time.Duration(n-2) * tick)
+	}
+	return conv(lo), conv(hi)
+}

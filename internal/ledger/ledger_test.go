@@ -62,3 +62,22 @@ func TestRounding(t *testing.T) {
 		t.Fatalf("%+v", v)
 	}
 }
+
+// TestAckedAround: the edges of a write outage, to the tick.
+func TestAckedAround(t *testing.T) {
+	b := New()
+	at := func(ms int) time.Time { return b.t0.Add(time.Duration(ms) * time.Millisecond) }
+	for i, ms := range []int{10, 20, 30, 900, 950} {
+		b.MarkAt(workload.Acked, []int64{int64(i)}, at(ms))
+	}
+	lo, hi := b.AckedAround(at(500))
+	if d := lo.Sub(at(30)); d < 0 || d > tick {
+		t.Errorf("last before: %v, want 30 ms", lo.Sub(b.t0))
+	}
+	if d := hi.Sub(at(900)); d < 0 || d > tick {
+		t.Errorf("first after: %v, want 900 ms", hi.Sub(b.t0))
+	}
+	if _, hi := b.AckedAround(at(2000)); !hi.IsZero() {
+		t.Errorf("nothing after: %v", hi)
+	}
+}

@@ -77,7 +77,7 @@ func (r *Runner) Run(ctx context.Context, m *result.Matrix, stop <-chan struct{}
 		c.Seconds = time.Since(t).Seconds()
 		switch {
 		case res != nil:
-			c.Status, c.Reason, c.Rate = res.Status, res.Reason, res.Summary.Rate
+			c.Status, c.Reason, c.Rate, c.Unmet = res.Status, res.Reason, res.Summary.Rate, code == 1
 		case err != nil:
 			c.Status, c.Reason = result.Failed, err.Error()
 		default:

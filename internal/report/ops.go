@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -150,4 +151,121 @@ func truncate(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// Topology names a cluster's shape unambiguously: "2-chain (primary → r1 →
+// r2)", "2-direct (primary → r1, primary → r2)".
+func Topology(c *result.Cluster) string {
+	var links []string
+	for _, n := range c.Nodes {
+		if n.Upstream != "" {
+			links = append(links, n.Upstream+" → "+n.Name)
+		}
+	}
+	if c.Topology == "2-chain" && len(links) == 2 {
+		return "2-chain (primary → r1 → r2)"
+	}
+	if len(links) == 0 {
+		return c.Topology
+	}
+	return c.Topology + " (" + strings.Join(links, ", ") + ")"
+}
+
+// LagSummary says, per replica, the largest replication lag the series saw,
+// in bytes and in replay time.
+func LagSummary(r *result.Result) string {
+	type peak struct{ bytes, ms float64 }
+	peaks := map[string]*peak{}
+	var names []string
+	for _, s := range r.Series {
+		for k, v := range s.Lag {
+			kind, name, ok := strings.Cut(k, ":")
+			if !ok {
+				continue
+			}
+			p := peaks[name]
+			if p == nil {
+				p = &peak{}
+				peaks[name] = p
+				names = append(names, name)
+			}
+			switch kind {
+			case "lag_bytes":
+				p.bytes = max(p.bytes, v)
+			case "replay_lag_ms":
+				p.ms = max(p.ms, v)
+			}
+		}
+	}
+	slices.Sort(names)
+	var parts []string
+	for _, n := range names {
+		parts = append(parts, fmt.Sprintf("%s at most %s behind, %.1f ms replay lag", n, Bytes(peaks[n].bytes), peaks[n].ms))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// FailoverLine says what a failover cost, in one line.
+func FailoverLine(f *result.Failover) string {
+	if f.Error != "" && f.KillT == 0 {
+		return "FAILED: " + f.Error
+	}
+	parts := []string{}
+	if f.PauseSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("replicas' WAL receivers stopped %.1f s before", f.PauseSeconds))
+	}
+	parts = append(parts, fmt.Sprintf("primary killed at %.1f s (gone in %.2f s)", f.KillT, f.DetectSeconds))
+	if f.Promoted != "" {
+		parts = append(parts, fmt.Sprintf("%s promoted in %.2f s", f.Promoted, f.PromoteSeconds))
+	}
+	if f.FirstAckT > 0 {
+		parts = append(parts, fmt.Sprintf("writes down %.2f s (last acknowledged at %.2f s, next at %.2f s, %.2f s after the promotion)",
+			f.DowntimeSeconds, f.LastAckT, f.FirstAckT, f.ReconnectSeconds))
+	} else {
+		parts = append(parts, "no write acknowledged after the kill")
+	}
+	parts = append(parts, fmt.Sprintf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged))
+	if f.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d in flight", f.Unknown))
+	}
+	if f.Phantom > 0 {
+		parts = append(parts, fmt.Sprintf("%d never committed yet present", f.Phantom))
+	}
+	if f.SplitBrain {
+		parts = append(parts, "SPLIT BRAIN: more than one server accepts writes")
+	}
+	if f.Error != "" {
+		parts = append(parts, "error: "+f.Error)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// clusterBlock shows a cluster: its shape, its lag, its failover, its end.
+func clusterBlock(b *strings.Builder, r *result.Result) {
+	c := r.Cluster
+	if c == nil {
+		return
+	}
+	fmt.Fprintf(b, "\n  cluster   %s, replication %s", Topology(c), c.Replication)
+	for _, n := range c.Nodes {
+		if n.Sync {
+			fmt.Fprintf(b, " (%s synchronous)", n.Name)
+		}
+	}
+	fmt.Fprintln(b)
+	if s := LagSummary(r); s != "" {
+		fmt.Fprintf(b, "  lag       %s\n", s)
+	}
+	if f := c.Failover; f != nil {
+		fmt.Fprintf(b, "  failover  %s\n", FailoverLine(f))
+	}
+	if len(c.Writable) > 0 || len(c.Following) > 0 {
+		var follows []string
+		for _, n := range c.Nodes {
+			if st, ok := c.Following[n.Name]; ok {
+				follows = append(follows, n.Name+" "+st)
+			}
+		}
+		fmt.Fprintf(b, "  after     %s\n", strings.Join(append([]string{"accepting writes: " + strings.Join(c.Writable, ", ")}, follows...), "; "))
+	}
 }

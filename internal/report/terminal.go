@@ -122,6 +122,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(b, "  log        %s\n", line)
 	}
 	events(b, r.Events)
+	clusterBlock(b, r)
 	backup(b, r.Backup)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))

@@ -44,4 +44,7 @@ type Cell struct {
 	Reason  string            `json:"reason,omitempty"`
 	Seconds float64           `json:"seconds"` // wall time of the cell's process
 	Rate    float64           `json:"rate"`    // its headline, for the index reader
+	// Unmet: the cell ran, and a consistency check failed or a requirement
+	// was not met (its process exited 1).
+	Unmet bool `json:"unmet,omitempty"`
 }

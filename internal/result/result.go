@@ -60,6 +60,59 @@ type Result struct {
 	// Backup is the online backup --backup took while the workload ran, the
 	// throughput before, during and after it, and its restores, verified.
 	Backup *Backup `json:"backup,omitempty"`
+	// Cluster is a managed primary's replicas (--topology) and the
+	// failover --failover made.
+	Cluster *Cluster `json:"cluster,omitempty"`
+}
+
+// Cluster is a managed primary with streaming replicas.
+type Cluster struct {
+	Topology    string            `json:"topology"`    // 1, 2-direct (both replicas stream from the primary), 2-chain (primary → r1 → r2)
+	Replication string            `json:"replication"` // async, sync, remote_apply
+	Nodes       []Node            `json:"nodes"`
+	Failover    *Failover         `json:"failover,omitempty"`
+	Writable    []string          `json:"writable,omitempty"`  // after the run: the servers that accept writes
+	Following   map[string]string `json:"following,omitempty"` // after the run: each replica's stream
+}
+
+// Node is one server of a Cluster.
+type Node struct {
+	Name           string  `json:"name"`
+	Upstream       string  `json:"upstream,omitempty"`
+	Sync           bool    `json:"sync,omitempty"`
+	Port           int     `json:"port"`
+	StartupSeconds float64 `json:"startup_seconds"`
+	Log            string  `json:"log"`
+}
+
+// Failover is the primary killed during the run (--failover at=D) and a
+// replica promoted; its times are on the series' time line.
+type Failover struct {
+	AtSeconds    float64 `json:"at_seconds"`              // asked: into the measure phase
+	PauseSeconds float64 `json:"pause_seconds,omitempty"` // the replicas' WAL receivers stopped this long before the kill
+	PausedT      float64 `json:"paused_t,omitempty"`
+	KillT        float64 `json:"kill_t"`
+	GoneT        float64 `json:"gone_t"` // no process of the primary left
+	PromotedT    float64 `json:"promoted_t"`
+	RepointedT   float64 `json:"repointed_t,omitempty"`
+	Promoted     string  `json:"promoted"`
+	// The acknowledgements around it, from the ledger.
+	LastAckT  float64 `json:"last_ack_t"`  // the last commit acknowledged before the kill
+	FirstAckT float64 `json:"first_ack_t"` // the first acknowledged after it; 0: none
+	// DowntimeSeconds runs from the last acknowledged commit before the kill
+	// to the first after it: writes were not acknowledged in between.
+	DowntimeSeconds  float64 `json:"downtime_seconds"`
+	DetectSeconds    float64 `json:"detect_seconds"`    // kill → the primary gone
+	PromoteSeconds   float64 `json:"promote_seconds"`   // gone → the replica accepts writes
+	ReconnectSeconds float64 `json:"reconnect_seconds"` // promoted → the first acknowledged commit
+	// Against the ledger, on the new primary after the run.
+	Acknowledged int64   `json:"acknowledged"`
+	Lost         int64   `json:"lost"`
+	LostSample   []int64 `json:"lost_sample,omitempty"`
+	Unknown      int64   `json:"unknown"`
+	Phantom      int64   `json:"phantom"`
+	SplitBrain   bool    `json:"split_brain"`
+	Error        string  `json:"error,omitempty"`
 }
 
 // The kinds of Event.
@@ -69,6 +122,7 @@ const (
 	EventBackupStarted = "backup started"
 	EventBackupEnded   = "backup ended"
 	EventBackupFailed  = "backup failed"
+	EventFailover      = "failover"
 )
 
 // Event is one moment of a run's time line.
@@ -357,6 +411,9 @@ type Second struct {
 	P50Us     int64            `json:"p50_us"`
 	P99Us     int64            `json:"p99_us"`
 	MaxUs     int64            `json:"max_us"`
+	// Lag is each replica's replication lag at the second's end
+	// ("lag_bytes:r1", "replay_lag_ms:r1"), with --topology.
+	Lag map[string]float64 `json:"lag,omitempty"`
 }
 
 // Stats are the engine's own counters before and after the measure phase.

@@ -31,7 +31,10 @@ type Config struct {
 	Retries  int           // retries of a unit after a retryable error
 	Seed     uint64        // randomness is seeded from (Seed, client)
 	StopFile string        // the run ends cleanly when this file appears
-	Tick     time.Duration // interval of the series; 1s when 0
+	// Unavailable is how long every unit may fail as unavailable before
+	// the run stops (the engine is not coming back); 5 s when 0.
+	Unavailable time.Duration
+	Tick        time.Duration // interval of the series; 1s when 0
 	// Log, when set, is told of every unit that ended (err nil when it
 	// succeeded), from the client's goroutine: it must be safe for
 	// concurrent use and quick.
@@ -89,6 +92,9 @@ type runner struct {
 	lastOK      atomic.Int64 // unix nanoseconds of the last successful unit
 	unavailable atomic.Pointer[error]
 
+	opener Opener
+	rngs   []*rand.Rand // each client's workload stream, kept for a reopening
+
 	stopOnce sync.Once
 	stopCh   chan struct{}
 	reason   Reason
@@ -104,6 +110,9 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	}
 	if cfg.Tick <= 0 {
 		cfg.Tick = time.Second
+	}
+	if cfg.Unavailable <= 0 {
+		cfg.Unavailable = 5 * time.Second
 	}
 	r := &runner{
 		cfg: cfg, shape: shape, stopCh: make(chan struct{}),
@@ -221,6 +230,10 @@ func metricsShape(s workload.Shape) metrics.Shape {
 func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
 	clients := make([]workload.Client, r.cfg.Clients)
 	errs := make([]error, r.cfg.Clients)
+	r.opener, r.rngs = open, make([]*rand.Rand, r.cfg.Clients)
+	for id := range r.rngs {
+		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(id))
+	}
 	sem := make(chan struct{}, maxOpening)
 	var wg sync.WaitGroup
 	for id := range clients {
@@ -228,7 +241,7 @@ func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, erro
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			clients[id], errs[id] = open(ctx, id, workload.NewRand(r.cfg.Seed, uint64(id)))
+			clients[id], errs[id] = open(ctx, id, r.rngs[id])
 		}()
 	}
 	wg.Wait()
@@ -252,20 +265,16 @@ func firstError(errs []error) error {
 	return nil
 }
 
-// unavailableFor is how long an engine may fail every unit as unavailable
-// before the run stops: it is not coming back.
-const unavailableFor = 5 * time.Second
-
 // checkUnavailable stops the run when units have failed as unavailable and
-// none has succeeded for unavailableFor.
+// none has succeeded for cfg.Unavailable.
 func (r *runner) checkUnavailable(now time.Time) {
 	e := r.unavailable.Load()
-	if e == nil || now.Sub(time.Unix(0, r.lastOK.Load())) < unavailableFor {
+	if e == nil || now.Sub(time.Unix(0, r.lastOK.Load())) < r.cfg.Unavailable {
 		return
 	}
 	r.mu.Lock()
 	if r.fatal == nil {
-		r.fatal = fmt.Errorf("the engine has been unavailable for %s: %w", unavailableFor, *e)
+		r.fatal = fmt.Errorf("the engine has been unavailable for %s: %w", r.cfg.Unavailable, *e)
 	}
 	r.mu.Unlock()
 	r.stop(Fatal)
@@ -374,11 +383,32 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			return
 		case dberr.Unavailable:
 			r.unavailable.Store(&err)
-			r.sleep(ctx, 100*time.Millisecond)
+			if r.sleep(ctx, 100*time.Millisecond) {
+				c = r.reopen(ctx, id, c, rec)
+			}
 		case dberr.Canceled:
 			return
 		}
 	}
+}
+
+// reopen replaces a client whose connection is gone (the engine restarted,
+// a replica was promoted) with a new one; the old one is closed, and units
+// it had pending are lost. When the engine does not answer yet, the old
+// client is kept, to fail and try again.
+func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
+	// The run's context, as at the first opening: a client may watch it
+	// for as long as it lives (the engines' connect timeouts bound this).
+	nc, err := r.opener(ctx, id, r.rngs[id])
+	if err != nil {
+		return c
+	}
+	cctx, cancel2 := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel2()
+	if err := c.Close(cctx); err != nil {
+		rec.Lost(workload.LostUnits(err))
+	}
+	return nc
 }
 
 // attempt runs one unit, retrying retryable failures with a growing, jittered

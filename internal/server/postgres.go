@@ -47,6 +47,7 @@ type Postgres struct {
 	Startup   time.Duration // from exec to the first accepted connection
 	Note      string        // what a reader should know (who runs it, where)
 	Archive   string        // the WAL archive's folder, when archiving
+	Name      string        // a replica's application_name ("r1"); "" for a primary
 }
 
 // pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
@@ -149,36 +150,45 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err != nil {
 		return nil, fmt.Errorf("initdb: %w", err)
 	}
-	logPath := filepath.Join(cfg.Dir, "postgres.log")
+	if err := p.launch(ctx, filepath.Join(cfg.Dir, "postgres.log"), cfg.Settings); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// launch starts the server on p.DataDir on a free loopback port with
+// settings as -c name=value, and waits until it accepts connections.
+func (p *Postgres) launch(ctx context.Context, logPath string, settings map[string]string) error {
 	for attempt := 0; ; attempt++ {
+		var err error
 		if p.Port, err = FreePort(); err != nil {
-			return nil, err
+			return err
 		}
 		args := []string{"-D", p.DataDir, "-p", strconv.Itoa(p.Port), "-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_directories=" + p.SocketDir}
-		keys := make([]string, 0, len(cfg.Settings))
-		for k := range cfg.Settings {
+		keys := make([]string, 0, len(settings))
+		for k := range settings {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			args = append(args, "-c", k+"="+cfg.Settings[k])
+			args = append(args, "-c", k+"="+settings[k])
 		}
 		start := time.Now()
-		if p.Process, err = Start(acct, logPath, filepath.Join(bin, "postgres"), args...); err != nil {
-			return nil, err
+		if p.Process, err = Start(p.Account, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
+			return err
 		}
 		err = p.waitReady(ctx)
 		p.Startup = time.Since(start)
 		if err == nil {
-			return p, nil
+			return nil
 		}
 		_, _ = p.Stop(syscall.SIGKILL, 5*time.Second)
 		// Another process may have taken the port between asking and binding.
 		if attempt < 2 && strings.Contains(p.LogTail(5), "could not bind") {
 			continue
 		}
-		return nil, err
+		return err
 	}
 }
 

@@ -239,13 +239,17 @@ func (p *Process) Stop(sig syscall.Signal, timeout time.Duration) (time.Duration
 // process group.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Kill kills the whole process group at once (kill -9), as a crash would.
+// Kill kills the server, every process of it at once (kill -9, KillTree),
+// as a crash would, and returns once none is left.
 func (p *Process) Kill() error {
 	p.mu.Lock()
 	p.stopped = true
 	p.mu.Unlock()
-	err := syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	kids, err := KillTree(p.cmd.Process.Pid)
 	<-p.done
+	if !Gone(kids, 10*time.Second) {
+		return fmt.Errorf("%s's processes were still there 10 s after kill -9", p.Name)
+	}
 	return err
 }
 
@@ -254,9 +258,8 @@ func (p *Process) Kill() error {
 // server's files and ports), and starts the same command again, its output
 // appended to the same log. The caller waits until the new process serves.
 func (p *Process) Crash() (*Process, error) {
-	_ = p.Kill()
-	if !GroupGone(p.Pid(), 10*time.Second) {
-		return nil, fmt.Errorf("%s's processes (group %d) were still there 10 s after kill -9", p.Name, p.Pid())
+	if err := p.Kill(); err != nil {
+		return nil, err
 	}
 	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
 }

@@ -157,6 +157,12 @@ type Ledgered interface {
 	Present(ctx context.Context, db backend.DB) (map[int64]bool, error)
 }
 
+// ReadOnly is an optional ability: the workload says whether its clients
+// only read (tpcb --select-only), so that they may run on replicas.
+type ReadOnly interface {
+	ReadOnly() bool
+}
+
 // Requirer is an optional ability: engine abilities the config needs.
 type Requirer interface {
 	Requires() []backend.Ability

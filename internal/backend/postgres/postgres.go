@@ -52,6 +52,9 @@ var Spec = backend.Spec{
 	Knobs: []knob.Spec{
 		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
 		{Name: "socket", Bool: true, Values: "switch", Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
+		{Name: "topology", Default: "none", Values: "none|1|2-direct|2-chain", Usage: "postgres:managed: streaming replicas of the primary: none, one (r1), two streaming from the primary (2-direct), or primary → r1 → r2 (2-chain)"},
+		{Name: "replication", Default: "async", Values: "async|sync|remote_apply", Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
+		{Name: "read-from", Default: "primary", Values: "primary|replicas", Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},
 	},
 	Open: open,
 }
@@ -66,6 +69,14 @@ type db struct {
 	self     atomic.Int64 // transactions dbgauge's own reads committed (Engine, Stats)
 	version  int          // server_version_num
 	recovery string       // what the last crash restart replayed
+	// --topology: the replicas of the managed primary, and what each
+	// streams from; after a failover, the killed and the promoted server.
+	cluster          clusterConfig
+	replicas         []*server.Postgres
+	upstream         []string
+	killed, promoted *server.Postgres
+	readers          []*pgx.ConnConfig // --read-from replicas
+	nextReader       atomic.Int64
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -80,6 +91,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	settings, err := mapDurability(o.Durability, o.DB == managed)
 	if err != nil {
+		return nil, err
+	}
+	if d.cluster, err = parseCluster(o, settings, d.socket); err != nil {
 		return nil, err
 	}
 	for _, kv := range o.Set {
@@ -99,6 +113,13 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 		dsn = d.srv.DSN(d.socket)
+		if d.cluster.topology != "none" {
+			if err := d.startReplicas(ctx, o.Dir, settings); err != nil {
+				d.stop()
+				return nil, err
+			}
+			dsn = d.clusterDSN()
+		}
 		settings = nil // applied at start
 	} else if o.Archive {
 		return nil, knob.Bad("use --db postgres:managed with --backup", "--backup restores into servers dbgauge starts, from a WAL archive it keeps: a server of yours has neither")
@@ -129,7 +150,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.stop()
 		return nil, classify(err)
 	}
-	if d.srv != nil {
+	switch {
+	case len(d.replicas) > 0:
+		return clusterDB{managedDB{d}}, nil
+	case d.srv != nil:
 		return managedDB{d}, nil
 	}
 	return d, nil
@@ -157,6 +181,7 @@ func openError(err error, db string) error {
 func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
 
 func (d *db) stop() {
+	d.stopReplicas()
 	if d.srv != nil {
 		d.shutdown, _ = d.srv.StopClean()
 	}
@@ -165,9 +190,16 @@ func (d *db) stop() {
 // Dialect returns PostgreSQL's dialect.
 func (d *db) Dialect() backend.Dialect { return dialect }
 
-// Conn opens a client connection.
+// Conn opens a client connection: to the primary, or with --read-from
+// replicas to the replicas in turn.
 func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
-	c, err := d.connect(ctx)
+	var c *pgx.Conn
+	var err error
+	if n := len(d.readers); n > 0 {
+		c, err = pgx.ConnectConfig(ctx, d.readers[int(d.nextReader.Add(1)-1)%n])
+	} else {
+		c, err = d.connect(ctx)
+	}
 	if err != nil {
 		return nil, classify(err)
 	}

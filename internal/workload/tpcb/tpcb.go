@@ -98,6 +98,9 @@ func (w *tpcb) Shape() workload.Shape {
 
 func (w *tpcb) Config() any { return w.cfg }
 
+// ReadOnly reports whether the run only reads: --select-only.
+func (w *tpcb) ReadOnly() bool { return w.cfg.SelectOnly }
+
 // The builtin scripts of pgbench (pgbench.c, "tpcb-like" and "select-only").
 var (
 	updAccount = &backend.Stmt{SQL: "UPDATE pgbench_accounts SET abalance = abalance + ? WHERE aid = ?"}

@@ -1,0 +1,312 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+// The topologies of --topology: streaming replicas of a managed primary.
+// Each replica is named for what synchronous_standby_names says of it.
+var topologies = map[string][]struct{ name, upstream string }{
+	"none":     nil,
+	"1":        {{"r1", "primary"}},
+	"2-direct": {{"r1", "primary"}, {"r2", "primary"}}, // both stream from the primary
+	"2-chain":  {{"r1", "primary"}, {"r2", "r1"}},      // primary → r1 → r2 (cascading)
+}
+
+// syncNames is synchronous_standby_names for a topology: a cascading
+// replica cannot be synchronous, so a chain has one synchronous standby.
+var syncNames = map[string]string{"1": "r1", "2-direct": "FIRST 1 (r1, r2)", "2-chain": "r1"}
+
+// clusterConfig is what --topology, --replication and --read-from ask.
+type clusterConfig struct {
+	topology    string
+	replication string // async, sync, remote_apply
+	readReplica bool   // --read-from replicas
+}
+
+// parseCluster reads the cluster knobs and adds the primary's settings.
+func parseCluster(o backend.Options, settings map[string]string, socket bool) (clusterConfig, error) {
+	c := clusterConfig{topology: "none", replication: "async"}
+	if o.Values == nil {
+		return c, nil
+	}
+	var err error
+	if c.topology, err = o.Values.Choice("topology", "none", "1", "2-direct", "2-chain"); err != nil {
+		return c, err
+	}
+	if c.replication, err = o.Values.Choice("replication", "async", "sync", "remote_apply"); err != nil {
+		return c, err
+	}
+	from, err := o.Values.Choice("read-from", "primary", "replicas")
+	if err != nil {
+		return c, err
+	}
+	c.readReplica = from == "replicas"
+	switch {
+	case c.topology == "none":
+		// Without replicas there is nothing to replicate or read from: in a
+		// matrix (--topology none,1 --replication async,sync) the none cells
+		// run as they are.
+		c.replication, c.readReplica = "none", false
+		return c, nil
+	case o.DB != managed:
+		return c, knob.Bad("use --db postgres:managed with --topology", "dbgauge builds replicas only of a server it manages")
+	case socket:
+		return c, knob.Bad("drop --socket: clients reach a cluster over TCP, through every server's port", "--socket with --topology")
+	case c.replication != "async" && o.Durability != backend.Sync:
+		return c, knob.Bad("use --durability sync with --replication "+c.replication, "--replication %s waits for a standby at commit, which --durability %s does not", c.replication, o.Durability)
+	}
+	if c.replication != "async" {
+		settings["synchronous_standby_names"] = syncNames[c.topology]
+		settings["synchronous_commit"] = "on"
+		if c.replication == "remote_apply" {
+			settings["synchronous_commit"] = "remote_apply"
+		}
+	}
+	return c, nil
+}
+
+// startReplicas starts the topology's replicas of the managed primary, each
+// with the primary's settings but those only a primary may have.
+func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]string) error {
+	rs := map[string]string{}
+	for k, v := range settings {
+		if k != "synchronous_standby_names" && !strings.HasPrefix(k, "archive_") {
+			rs[k] = v
+		}
+	}
+	byName := map[string]*server.Postgres{"primary": d.srv}
+	for _, r := range topologies[d.cluster.topology] {
+		up := byName[r.upstream]
+		rep, err := up.StartReplica(ctx, filepath.Dir(d.srv.DataDir), r.name, filepath.Join(dir, "postgres-"+r.name+".log"), rs)
+		if err != nil {
+			return err
+		}
+		byName[r.name] = rep
+		d.replicas = append(d.replicas, rep)
+		d.upstream = append(d.upstream, r.upstream)
+	}
+	return nil
+}
+
+// clusterDSN is a connection string naming every server, which connects to
+// the one that accepts writes (target_session_attrs): after a failover,
+// clients reconnect to the promoted replica through it.
+func (d *db) clusterDSN() string {
+	hosts := []string{"127.0.0.1:" + strconv.Itoa(d.srv.Port)}
+	for _, r := range d.replicas {
+		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(r.Port))
+	}
+	u := url.URL{Scheme: "postgres", User: url.UserPassword(d.srv.User, d.srv.Password), Host: strings.Join(hosts, ","), Path: "/" + d.srv.Database}
+	u.RawQuery = url.Values{"sslmode": {"disable"}, "target_session_attrs": {"read-write"}}.Encode()
+	return u.String()
+}
+
+// stopReplicas stops the replicas, the last first.
+func (d *db) stopReplicas() {
+	for i := len(d.replicas) - 1; i >= 0; i-- {
+		_, _ = d.replicas[i].StopClean()
+	}
+}
+
+// clusterDB is what Open returns for a managed primary with replicas.
+type clusterDB struct{ managedDB }
+
+var _ backend.Cluster = clusterDB{}
+
+// Nodes lists the primary and its replicas.
+func (c clusterDB) Nodes() []backend.Node {
+	d := c.db
+	nodes := []backend.Node{{Name: "primary", Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
+	sync := syncNames[d.cluster.topology]
+	for i, r := range d.replicas {
+		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
+			Sync: d.cluster.replication != "async" && d.upstream[i] == "primary" && strings.Contains(sync, r.Name)})
+	}
+	return nodes
+}
+
+// live returns the servers still running: the primary unless it was
+// killed, and the replicas.
+func (d *db) live() []*server.Postgres {
+	var out []*server.Postgres
+	if d.killed == nil {
+		out = append(out, d.srv)
+	}
+	for _, r := range d.replicas {
+		if r != d.killed {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Lag asks every live upstream how far its replicas are behind it.
+func (c clusterDB) Lag(ctx context.Context) (map[string]float64, error) {
+	m := map[string]float64{}
+	var errs []error
+	for _, s := range c.live() {
+		lags, err := s.Lags(ctx)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, l := range lags {
+			m["lag_bytes:"+l.Name] = l.Bytes
+			m["replay_lag_ms:"+l.Name] = l.ReplayMs
+		}
+	}
+	return m, errors.Join(errs...)
+}
+
+// direct returns the replicas that stream from the primary itself.
+func (d *db) direct() []*server.Postgres {
+	var out []*server.Postgres
+	for i, r := range d.replicas {
+		if d.upstream[i] == "primary" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// PauseReplicas stops the WAL receivers of the primary's own replicas.
+func (c clusterDB) PauseReplicas(ctx context.Context) (func(bool), error) {
+	var resumes []func(bool)
+	resume := func(drop bool) {
+		for _, r := range resumes {
+			r(drop)
+		}
+	}
+	for _, r := range c.direct() {
+		f, err := r.PauseReceiver(ctx)
+		if err != nil {
+			resume(false)
+			return nil, err
+		}
+		resumes = append(resumes, f)
+	}
+	return resume, nil
+}
+
+// KillPrimary kills the primary's process group and waits until it is gone.
+func (c clusterDB) KillPrimary(context.Context) error {
+	d := c.db
+	if err := d.srv.Kill(); err != nil {
+		return err
+	}
+	d.killed = d.srv
+	return nil
+}
+
+// Promote promotes the direct replica that received the most WAL.
+func (c clusterDB) Promote(ctx context.Context) (string, error) {
+	d := c.db
+	var best *server.Postgres
+	bestLSN := -1.0
+	for _, r := range d.direct() {
+		lsn, err := r.ReceivedLSN(ctx)
+		if err != nil {
+			continue
+		}
+		if lsn > bestLSN {
+			best, bestLSN = r, lsn
+		}
+	}
+	if best == nil {
+		return "", errors.New("no replica of the primary answers: none to promote")
+	}
+	if err := best.Promote(ctx); err != nil {
+		return best.Name, err
+	}
+	d.promoted = best
+	return best.Name, nil
+}
+
+// Repoint makes the old primary's other replicas stream from the promoted
+// one; a chain's replica already streams from it.
+func (c clusterDB) Repoint(ctx context.Context) error {
+	d := c.db
+	if d.promoted == nil {
+		return errors.New("nothing was promoted")
+	}
+	for _, r := range d.direct() {
+		if r != d.promoted {
+			if err := r.Follow(ctx, d.promoted); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Health reads which live servers accept writes and what each replica
+// streams from.
+func (c clusterDB) Health(ctx context.Context) (backend.ClusterHealth, error) {
+	d := c.db
+	h := backend.ClusterHealth{Following: map[string]string{}}
+	ports := map[string]string{strconv.Itoa(d.srv.Port): "primary"}
+	for _, r := range d.replicas {
+		ports[strconv.Itoa(r.Port)] = r.Name
+	}
+	var errs []error
+	for _, s := range d.live() {
+		name := s.Name
+		if name == "" {
+			name = "primary"
+		}
+		standby, err := s.InRecovery(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", name, err))
+			continue
+		}
+		if !standby {
+			h.Writable = append(h.Writable, name)
+			continue
+		}
+		streaming, port, err := s.Receiving(ctx)
+		switch {
+		case err != nil:
+			h.Following[name] = "unreadable: " + err.Error()
+		case !streaming:
+			h.Following[name] = "not streaming"
+		default:
+			h.Following[name] = "streaming from " + ports[port]
+		}
+	}
+	slices.Sort(h.Writable)
+	return h, errors.Join(errs...)
+}
+
+// RouteReads makes the connections opened from now on go to the replicas
+// in turn, with --read-from replicas (the data is loaded through the
+// primary before). It reports whether it did.
+func (c clusterDB) RouteReads() (bool, error) {
+	d := c.db
+	if !d.cluster.readReplica {
+		return false, nil
+	}
+	for _, r := range d.replicas {
+		cfg, err := pgx.ParseConfig(r.DSN(false))
+		if err != nil {
+			return false, err
+		}
+		cfg.ConnectTimeout = d.cfg.ConnectTimeout
+		cfg.DefaultQueryExecMode = d.cfg.DefaultQueryExecMode
+		d.readers = append(d.readers, cfg)
+	}
+	return true, nil
+}

@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// failoverPlan is --failover at=D[,pause=D].
+type failoverPlan struct {
+	at    time.Duration // into the measure phase: the primary is killed
+	pause time.Duration // the replicas' WAL receivers are stopped this long before
+}
+
+// clusterRun follows a cluster through the run: its replicas' lag each
+// second and, with --failover, the failover's steps.
+type clusterRun struct {
+	c        backend.Cluster
+	rec      *result.Cluster
+	plan     *failoverPlan
+	lag      map[string]float64 // the latest sample; replaced, never changed
+	ended    chan struct{}
+	wg       sync.WaitGroup
+	kill     time.Time // when the primary was gone
+	promoted time.Time // when a replica accepted writes
+}
+
+// startCluster records the cluster and samples its lag each second until
+// the run ends.
+func (s *session) startCluster(ctx context.Context, c backend.Cluster) {
+	cr := &clusterRun{c: c, plan: s.failover, ended: make(chan struct{}),
+		rec: &result.Cluster{Topology: s.bopts.Values.Get("topology"), Replication: s.bopts.Values.Get("replication")}}
+	for _, n := range c.Nodes() {
+		cr.rec.Nodes = append(cr.rec.Nodes, result.Node(n))
+	}
+	s.cl, s.res.Cluster = cr, cr.rec
+	cr.wg.Add(1)
+	go func() {
+		defer cr.wg.Done()
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			sctx, cancel := context.WithTimeout(ctx, 900*time.Millisecond)
+			m, _ := c.Lag(sctx) // a server being killed answers no more: what answered is kept
+			cancel()
+			s.mu.Lock()
+			cr.lag = m
+			s.mu.Unlock()
+			select {
+			case <-t.C:
+			case <-cr.ended:
+				return
+			}
+		}
+	}()
+}
+
+// startFailover arranges for the primary to be killed p.at into the
+// measure phase, which begins now, and a replica promoted.
+func (s *session) startFailover(ctx context.Context, measure time.Time) {
+	cr := s.cl
+	p := cr.plan
+	rec := &result.Failover{AtSeconds: p.at.Seconds(), PauseSeconds: p.pause.Seconds()}
+	s.mu.Lock()
+	cr.rec.Failover = rec
+	s.mu.Unlock()
+	cr.wg.Add(1)
+	go func() {
+		defer cr.wg.Done()
+		select {
+		case <-time.After(time.Until(measure.Add(p.at - p.pause))):
+		case <-cr.ended:
+			s.mu.Lock()
+			rec.Error = "the measure phase ended first"
+			s.mu.Unlock()
+			return
+		}
+		if err := s.failoverSteps(ctx, cr, rec); err != nil {
+			s.mu.Lock()
+			rec.Error = err.Error()
+			s.mu.Unlock()
+			s.event(time.Now(), result.EventFailover, "failed: "+err.Error())
+		}
+	}()
+}
+
+// failoverSteps pauses the replicas (to make them lag), kills the primary,
+// promotes the most advanced replica and points the others at it, marking
+// each step on the time line.
+func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result.Failover) error {
+	t := func(at time.Time) float64 { return at.Sub(s.t0).Seconds() }
+	resume := func(bool) {}
+	if cr.plan.pause > 0 {
+		r, err := cr.c.PauseReplicas(ctx)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		s.mu.Lock()
+		rec.PausedT = t(now)
+		s.mu.Unlock()
+		s.event(now, result.EventFailover, fmt.Sprintf("the replicas' WAL receivers stopped (SIGSTOP) for %s", cr.plan.pause))
+		resume = r
+		time.Sleep(cr.plan.pause)
+	}
+	kill := time.Now()
+	err := cr.c.KillPrimary(ctx)
+	gone := time.Now()
+	// The primary is gone with the WAL it had not sent: so is what waited
+	// in the paused receivers' sockets.
+	resume(true)
+	s.mu.Lock()
+	cr.kill = gone
+	rec.KillT, rec.GoneT, rec.DetectSeconds = t(kill), t(gone), gone.Sub(kill).Seconds()
+	s.mu.Unlock()
+	s.event(kill, result.EventFailover, "primary killed (SIGKILL to its process group)")
+	if err != nil {
+		return err
+	}
+	name, err := cr.c.Promote(ctx)
+	promoted := time.Now()
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	cr.promoted = promoted
+	rec.Promoted, rec.PromotedT, rec.PromoteSeconds = name, t(promoted), promoted.Sub(gone).Seconds()
+	s.mu.Unlock()
+	s.event(promoted, result.EventFailover, name+" promoted: it accepts writes")
+	if err := cr.c.Repoint(ctx); err != nil {
+		return err
+	}
+	now := time.Now()
+	s.mu.Lock()
+	rec.RepointedT = t(now)
+	s.mu.Unlock()
+	return nil
+}
+
+// finishCluster stops the sampling and waits for a failover under way.
+func (s *session) finishCluster() {
+	if s.cl.ended == nil {
+		return
+	}
+	close(s.cl.ended)
+	s.cl.wg.Wait()
+}
+
+// failoverVerdict reads, after the run, what the failover cost: the write
+// outage and the reconnection from the ledger, the acknowledged commits the
+// new primary lacks, and whether exactly one server accepts writes.
+func (s *session) failoverVerdict(ctx context.Context, db backend.DB) {
+	cr := s.cl
+	if h, err := cr.c.Health(ctx); err == nil || len(h.Writable) > 0 {
+		cr.rec.Writable, cr.rec.Following = h.Writable, h.Following
+	}
+	rec := cr.rec.Failover
+	if rec == nil || cr.kill.IsZero() {
+		return
+	}
+	rec.SplitBrain = len(cr.rec.Writable) > 1
+	// The outage is the gap between acknowledgements around the middle of
+	// the failover (the primary gone, the replica promoted): a commit the
+	// old primary acknowledged as it died can be marked a moment after it
+	// was gone, and one the new primary acknowledged a moment before the
+	// promotion call returned.
+	mid := cr.kill
+	if !cr.promoted.IsZero() {
+		mid = cr.kill.Add(cr.promoted.Sub(cr.kill) / 2)
+	}
+	before, after := s.ledger.AckedAround(mid)
+	t := func(at time.Time) float64 { return at.Sub(s.t0).Seconds() }
+	if !before.IsZero() {
+		rec.LastAckT = t(before)
+	}
+	if !after.IsZero() {
+		rec.FirstAckT = t(after)
+		rec.DowntimeSeconds = after.Sub(before).Seconds()
+		if rec.PromotedT > 0 {
+			rec.ReconnectSeconds = max(rec.FirstAckT-rec.PromotedT, 0)
+		}
+	}
+	led, ok := s.w.(workload.Ledgered)
+	if !ok {
+		return
+	}
+	present, err := led.Present(ctx, db)
+	if err != nil {
+		rec.Error = "the new primary's rows cannot be read: " + err.Error()
+		return
+	}
+	end := time.Now()
+	v := s.ledger.Verify(present, end, end)
+	rec.Acknowledged, _ = s.ledger.Counts()
+	rec.Lost, rec.LostSample, rec.Unknown, rec.Phantom = v.Lost, v.LostSample, v.Unknown, v.Phantom
+	s.res.Checks = append(s.res.Checks, result.Check{Name: "failover_split_brain", OK: !rec.SplitBrain,
+		Detail: fmt.Sprintf("servers accepting writes after the failover: %v", cr.rec.Writable)})
+	s.summarize()
+}

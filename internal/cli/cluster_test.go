@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// noServersLeft fails the test when a process still runs on the cluster of
+// one of results: a managed server (primary or replica) dbgauge left behind.
+// Replicas live in their primary's folder.
+func noServersLeft(t *testing.T, results []*result.Result) {
+	t.Helper()
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, r := range results {
+		if r.Server == nil {
+			t.Fatalf("%s: no server recorded", r.ID)
+		}
+		base := filepath.Dir(r.Server.DataDir)
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), base+"/") {
+				t.Errorf("a server was left running: %s", strings.ReplaceAll(string(b), "\x00", " "))
+			}
+		}
+	}
+}
+
+// cellResults loads every cell's result of the one matrix under root.
+func cellResults(t *testing.T, root string) []*result.Result {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(root, "*", "cells", "*", "result.json"))
+	var out []*result.Result
+	for _, f := range files {
+		r, err := result.Load(filepath.Dir(f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// TestClusterTopologies: the four topologies in one command, each with its
+// servers, their streams and their lag recorded, and no server left after.
+func TestClusterTopologies(t *testing.T) {
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "cluster", "run", "nms", "--topology", "none,1,2-direct,2-chain", "--replication", "sync",
+		"--lines", "200", "--duration", "2s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	want := map[string]map[string]string{ // each replica: what it streams from
+		"1":        {"r1": "streaming from primary"},
+		"2-direct": {"r1": "streaming from primary", "r2": "streaming from primary"},
+		"2-chain":  {"r1": "streaming from primary", "r2": "streaming from r1"},
+	}
+	cells := cellResults(t, root)
+	if len(cells) != 4 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	for _, r := range cells {
+		topo := r.Config.Knobs["topology"]
+		if topo == "none" {
+			if r.Cluster != nil {
+				t.Errorf("none has a cluster: %+v", r.Cluster)
+			}
+			continue
+		}
+		c := r.Cluster
+		if c == nil || c.Topology != topo || len(c.Nodes) != 1+len(want[topo]) || !c.Nodes[1].Sync {
+			t.Fatalf("%s: %+v", topo, c)
+		}
+		for name, st := range want[topo] {
+			if c.Following[name] != st {
+				t.Errorf("%s: %s %q, want %q", topo, name, c.Following[name], st)
+			}
+		}
+		lagged := false
+		for _, s := range r.Series {
+			_, lagged = s.Lag["lag_bytes:r1"]
+			if lagged {
+				break
+			}
+		}
+		if !lagged || r.Summary.OK == 0 || !r.Summary.ChecksOK {
+			t.Errorf("%s: lag sampled %v, ok %d, checks %v", topo, lagged, r.Summary.OK, r.Summary.ChecksOK)
+		}
+	}
+	if !strings.Contains(out, "topology=2-chain") {
+		t.Errorf("the matrix summary lacks the topologies:\n%s", out)
+	}
+	noServersLeft(t, cells)
+}
+
+// TestClusterFailover: the primary killed under insert, its replica's WAL
+// receiver stopped a second before. Asynchronous replication loses
+// acknowledged commits (and the run's check says so: exit 1); synchronous
+// loses none. Each promotes r1, has exactly one writable server after, and
+// leaves no server running.
+func TestClusterFailover(t *testing.T) {
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--topology", "1", "--replication", "async,sync",
+		"--at", "2s", "--pause", "1s", "--duration", "4s", "--warmup", "0", "--results", root, "--ceiling", "off")
+	if code != ExitUnmet { // async lost what it acknowledged
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	cells := cellResults(t, root)
+	if len(cells) != 2 {
+		t.Fatalf("%d cells", len(cells))
+	}
+	for _, r := range cells {
+		f := r.Cluster.Failover
+		repl := r.Cluster.Replication
+		if f == nil || f.Promoted != "r1" || f.SplitBrain || f.DowntimeSeconds <= 0 || f.FirstAckT <= f.KillT || f.Error != "" {
+			t.Fatalf("%s: %+v", repl, f)
+		}
+		if len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "r1" {
+			t.Errorf("%s: writable after: %v", repl, r.Cluster.Writable)
+		}
+		switch repl {
+		case "async":
+			if f.Lost == 0 || r.Summary.ChecksOK {
+				t.Errorf("async with a lagging replica lost nothing: %+v", f)
+			}
+		case "sync":
+			if f.Lost != 0 || !r.Summary.ChecksOK {
+				t.Errorf("sync lost %d acknowledged commits: %v", f.Lost, f.LostSample)
+			}
+		}
+		t.Logf("%s: %s", repl, strings.TrimSpace(f.Error+" "+r.Cluster.Topology))
+	}
+	noServersLeft(t, cells)
+}
+
+func TestClusterBadInput(t *testing.T) {
+	for name, args := range map[string][]string{
+		"failover without replicas": {"run", "insert", "--db", "postgres:managed", "--failover", "at=1s"},
+		"topology on sqlite":        {"run", "insert", "--topology", "1"},
+		"sync replication lazily":   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--replication", "sync", "--durability", "lazy"},
+		"failover of tpcb":          {"run", "tpcb", "--db", "postgres:managed", "--topology", "1", "--failover", "at=1s"},
+		"cluster without workload":  {"cluster", "run"},
+		"cluster failover no at":    {"cluster", "failover", "insert", "--topology", "1"},
+		"cluster what":              {"cluster", "explode", "insert"},
+	} {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			code, _, errs := runCLI(t, nil, append(args, "--results", dir)...)
+			assertOneLine(t, code, errs, ExitUsage, "")
+		})
+	}
+}
