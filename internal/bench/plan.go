@@ -137,6 +137,9 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.failoverConfig(v); err != nil {
 		return nil, err
 	}
+	if ro, ok := p.w.(workload.ReadOnly); v.Get("read-from") == "replicas" && (!ok || !ro.ReadOnly()) {
+		return nil, knob.Bad("use --read-from replicas with a workload that only reads (tpcb --select-only)", "%s writes, and replicas refuse writes", p.wspec.Name)
+	}
 	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil) {
 		p.ledger = ledger.New()
 		led = ledger.Tee(p.ledger, led)

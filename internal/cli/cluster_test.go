@@ -137,6 +137,46 @@ func TestClusterFailover(t *testing.T) {
 	noServersLeft(t, cells)
 }
 
+// TestClusterReadsFromReplicas: with --read-from replicas a read-only
+// workload's clients run on the replicas: the primary commits next to
+// nothing while the units succeed by the thousand.
+func TestClusterReadsFromReplicas(t *testing.T) {
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "cluster", "run", "tpcb", "--select-only", "--topology", "2-direct", "--read-from", "replicas",
+		"--clients", "2", "--duration", "2s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	if r.Summary.OK < 100 || r.Stats == nil || r.Stats.Delta["commits"] > r.Summary.OK/10 {
+		t.Fatalf("%d units, the primary committed %v", r.Summary.OK, r.Stats)
+	}
+	noServersLeft(t, []*result.Result{r})
+}
+
+// TestClusterFailsCleanly: a cluster whose replicas cannot be made (the
+// primary allows no WAL sender) fails, and leaves no server running.
+func TestClusterFailsCleanly(t *testing.T) {
+	needPostgres(t)
+	root := t.TempDir()
+	// Reachable by the servers' account: their folders go under root.
+	for d := root; d != "/tmp" && d != "/"; d = filepath.Dir(d) {
+		_ = os.Chmod(d, 0o755)
+	}
+	code, out, errs := runCLI(t, nil, "cluster", "run", "insert", "--topology", "2-chain", "--set", "max_wal_senders=0",
+		"--duration", "2s", "--results", root, "--ceiling", "off")
+	if code == ExitOK || !strings.Contains(errs, "r1") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), root) {
+			t.Errorf("a server was left running: %s", strings.ReplaceAll(string(b), "\x00", " "))
+		}
+	}
+}
+
 func TestClusterBadInput(t *testing.T) {
 	for name, args := range map[string][]string{
 		"failover without replicas": {"run", "insert", "--db", "postgres:managed", "--failover", "at=1s"},
@@ -146,6 +186,7 @@ func TestClusterBadInput(t *testing.T) {
 		"cluster without workload":  {"cluster", "run"},
 		"cluster failover no at":    {"cluster", "failover", "insert", "--topology", "1"},
 		"cluster what":              {"cluster", "explode", "insert"},
+		"writes on replicas":        {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--read-from", "replicas", "--duration", "1s"},
 	} {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()

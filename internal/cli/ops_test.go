@@ -75,7 +75,8 @@ func TestBackupEmbedded(t *testing.T) {
 	} {
 		t.Run(args[0]+"/"+args[2], func(t *testing.T) {
 			root := t.TempDir()
-			code, out, errs := runCLI(t, nil, append([]string{"run"}, append(args, "--backup", "at=1s", "--duration", "3s", "--warmup", "0",
+			// At 1.5 s: mid-second, whole seconds before and after it.
+			code, out, errs := runCLI(t, nil, append([]string{"run"}, append(args, "--backup", "at=1500ms", "--duration", "3500ms", "--warmup", "0",
 				"--results", root, "--ceiling", "off")...)...)
 			if code != ExitOK {
 				t.Fatalf("exit %d\n%s\n%s", code, out, errs)

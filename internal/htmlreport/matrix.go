@@ -49,6 +49,7 @@ func (d *doc) matrix(m *analysis.Matrix) error {
 		}
 		d.add(s)
 	}
+	d.add(failoverSection(m))
 	d.add(groupsSection(m))
 	d.add(missingSection(m))
 	return nil

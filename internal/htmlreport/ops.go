@@ -3,8 +3,11 @@ package htmlreport
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -99,4 +102,108 @@ func recoveryText(sv *result.Server) string {
 		return "not measured: " + sv.RecoveryNote
 	}
 	return ""
+}
+
+// clusterSection shows a run's cluster: its servers, each replica's lag per
+// second, and the failover.
+func (d *doc) clusterSection(r *result.Result) (*section, error) {
+	c := r.Cluster
+	if c == nil {
+		return nil, nil
+	}
+	s := &section{Title: "Replication", Layout: "two", Note: report.Topology(c) + ", replication " + c.Replication + "."}
+	t := &table{Head: []string{"server", "streams from", "synchronous", "port", "started in", "after the run"}, Num: []bool{false, false, false, true, true, false}}
+	for _, n := range c.Nodes {
+		after := c.Following[n.Name]
+		if slices.Contains(c.Writable, n.Name) {
+			after = "accepts writes"
+		}
+		sync := ""
+		if n.Sync {
+			sync = "yes"
+		}
+		t.Rows = append(t.Rows, []cell{{Text: n.Name}, {Text: orDash(n.Upstream)}, {Text: sync}, {Text: strconv.Itoa(n.Port)},
+			{Text: fmt.Sprintf("%.2f s", n.StartupSeconds)}, {Text: after}})
+	}
+	s.Items = append(s.Items, item{Title: "Servers", Table: t, Note: "A replica's start-up runs from its base backup's start to its first accepted connection."})
+	if ch, err := d.lagChart(r); err != nil {
+		return nil, err
+	} else if ch != nil {
+		s.Items = append(s.Items, item{Title: "Replication lag per second", Chart: ch, Note: report.LagSummary(r) + ". WAL its upstream has that the replica has not replayed (left), and replay_lag (right), as pg_stat_replication tells them each second."})
+	}
+	if f := c.Failover; f != nil {
+		s.Items = append(s.Items, item{Title: "Failover", Text: []string{report.FailoverLine(f)}, Table: kv(
+			"replicas paused before the kill", nonZero(fmt.Sprintf("%.1f s (WAL receivers stopped, then ended without reading what waited)", f.PauseSeconds), f.PauseSeconds > 0),
+			"primary killed", fmt.Sprintf("at %.2f s; gone %.2f s later", f.KillT, f.DetectSeconds),
+			"promoted", nonZero(fmt.Sprintf("%s, accepting writes %.2f s later", f.Promoted, f.PromoteSeconds), f.Promoted != ""),
+			"write downtime", nonZero(fmt.Sprintf("%.2f s: last acknowledged at %.2f s, next at %.2f s", f.DowntimeSeconds, f.LastAckT, f.FirstAckT), f.FirstAckT > 0),
+			"clients reconnected", nonZero(fmt.Sprintf("%.2f s after the promotion", f.ReconnectSeconds), f.FirstAckT > 0),
+			"acknowledged commits lost", fmt.Sprintf("%d of %d", f.Lost, f.Acknowledged),
+			"in flight at the kill", strconv.FormatInt(f.Unknown, 10),
+			"split brain", map[bool]string{true: "YES: more than one server accepts writes", false: "none"}[f.SplitBrain],
+		)})
+	}
+	return s, nil
+}
+
+// lagChart draws each replica's lag per second: bytes on the left axis,
+// replay lag on the right.
+func (d *doc) lagChart(r *result.Result) (*chartRef, error) {
+	series := map[string]arr{}
+	var keys []string
+	for _, s := range r.Series {
+		for k, v := range s.Lag {
+			if _, ok := series[k]; !ok {
+				keys = append(keys, k)
+			}
+			series[k] = append(series[k], arr{round(s.T, 6), round(v, 3)})
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	slices.Sort(keys)
+	var list arr
+	colors := map[string]int{}
+	for _, k := range keys {
+		kind, name, _ := strings.Cut(k, ":")
+		i, ok := colors[name]
+		if !ok {
+			i = len(colors)
+			colors[name] = i
+		}
+		axis, label, dash := 0, name+" bytes behind", "solid"
+		if kind == "replay_lag_ms" {
+			axis, label, dash = 1, name+" replay lag", "dashed"
+		}
+		list = append(list, obj{"type": "line", "name": label, "data": series[k], "yAxisIndex": axis, "showSymbol": false,
+			"color": color(i), "lineStyle": obj{"width": 1.5, "type": dash}})
+	}
+	o := base()
+	o["tooltip"] = obj{"trigger": "axis"}
+	o["xAxis"] = bottomAxis(valueAxis("seconds since the start"))
+	y2 := valueAxis("replay lag (ms)")
+	y2["splitLine"] = obj{"show": false}
+	o["yAxis"] = arr{valueAxis("bytes behind"), y2}
+	o["series"] = list
+	return d.addChart("replication lag per second", 300, o)
+}
+
+// failoverSection lists, per cell of a matrix, what its failovers cost.
+func failoverSection(m *analysis.Matrix) *section {
+	t := &table{Head: []string{"cell", "failovers"}}
+	for _, g := range m.Groups {
+		if line := report.FailoverSummary(g.Runs); line != "" {
+			key := g.Key
+			if key == "" {
+				key = "all"
+			}
+			t.Rows = append(t.Rows, []cell{{Text: key}, {Text: line}})
+		}
+	}
+	if len(t.Rows) == 0 {
+		return nil
+	}
+	return &section{Title: "Failovers", Layout: "one", Items: []item{{Title: "Per cell, over its cycles", Table: t,
+		Note: "Lost: commits the workload saw acknowledged that the promoted replica lacks, from the ledger kept outside the engine. Writes down: from the last commit acknowledged before the primary died to the first after."}}}
 }

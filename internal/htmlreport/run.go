@@ -26,6 +26,11 @@ func (d *doc) run(r *result.Result) error {
 	if err := d.runCharts(r); err != nil {
 		return err
 	}
+	cs, err := d.clusterSection(r)
+	if err != nil {
+		return err
+	}
+	d.add(cs)
 	d.add(opsSection(r))
 	d.add(failureSection(r))
 	d.add(latencySection(r))

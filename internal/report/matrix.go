@@ -87,6 +87,17 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 		}
 		_ = tw.Flush()
 	}
+	head := "\n  failovers\n"
+	for _, g := range m.Groups {
+		key := g.Key
+		if key == "" {
+			key = "all"
+		}
+		if line := FailoverSummary(g.Runs); line != "" {
+			fmt.Fprintf(b, "%s    %s: %s\n", head, key, line)
+			head = ""
+		}
+	}
 	if s := m.Scaling; s != nil {
 		for _, l := range s.Lines {
 			where := ""

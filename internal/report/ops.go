@@ -269,3 +269,64 @@ func clusterBlock(b *strings.Builder, r *result.Result) {
 		fmt.Fprintf(b, "  after     %s\n", strings.Join(append([]string{"accepting writes: " + strings.Join(c.Writable, ", ")}, follows...), "; "))
 	}
 }
+
+// FailoverSummary says what the failovers of a cell's repeats cost, in one
+// line: "0–37 acknowledged commits lost (in 4 of 10 cycles); writes down
+// 1.21 s (median, 1.05–1.43 s); promotion 0.12 s (0.11–0.13 s); no split
+// brain". "" when no run failed over.
+func FailoverSummary(runs []*result.Result) string {
+	var lost, down, promote []float64
+	lostIn, split, failed := 0, 0, 0
+	for _, r := range runs {
+		if r.Cluster == nil || r.Cluster.Failover == nil {
+			continue
+		}
+		f := r.Cluster.Failover
+		if f.KillT == 0 || f.FirstAckT == 0 {
+			failed++
+			continue
+		}
+		lost = append(lost, float64(f.Lost))
+		down = append(down, f.DowntimeSeconds)
+		promote = append(promote, f.PromoteSeconds)
+		if f.Lost > 0 {
+			lostIn++
+		}
+		if f.SplitBrain {
+			split++
+		}
+	}
+	n := len(lost)
+	if n == 0 && failed == 0 {
+		return ""
+	}
+	var parts []string
+	if n > 0 {
+		slices.Sort(lost)
+		parts = append(parts, fmt.Sprintf("%.0f–%.0f acknowledged commits lost (in %d of %d cycles)", lost[0], lost[n-1], lostIn, n),
+			"writes down "+spread(down), "promotion "+spread(promote))
+		if split > 0 {
+			parts = append(parts, fmt.Sprintf("SPLIT BRAIN in %d cycles", split))
+		} else {
+			parts = append(parts, "no split brain")
+		}
+	}
+	if failed > 0 {
+		parts = append(parts, fmt.Sprintf("%d cycles without a working failover (see their results)", failed))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// spread is a median of seconds with its range: "1.21 s (1.05–1.43 s)".
+func spread(v []float64) string {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	med := s[len(s)/2]
+	if len(s)%2 == 0 {
+		med = (s[len(s)/2-1] + s[len(s)/2]) / 2
+	}
+	if len(s) == 1 {
+		return fmt.Sprintf("%.2f s", med)
+	}
+	return fmt.Sprintf("%.2f s (median; %.2f–%.2f s)", med, s[0], s[len(s)-1])
+}

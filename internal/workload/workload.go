@@ -163,6 +163,14 @@ type ReadOnly interface {
 	ReadOnly() bool
 }
 
+// Ambiguous reports whether a commit that returned err may nevertheless
+// have been made: its connection died under it (the server went away, or
+// the run abandoned it), so the engine's answer never arrived.
+func Ambiguous(err error) bool {
+	c := dberr.ClassOf(err)
+	return err != nil && (c == dberr.Unavailable || c == dberr.Canceled)
+}
+
 // Requirer is an optional ability: engine abilities the config needs.
 type Requirer interface {
 	Requires() []backend.Ability

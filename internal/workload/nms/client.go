@@ -82,10 +82,23 @@ func (c *client) op(ctx context.Context, ops workload.Ops, op int, fn func(conte
 func (c *client) commit(ctx context.Context, ops workload.Ops) error {
 	c.sending()
 	if err := ops.Time(opCommit, func() error { return c.s.commit(ctx) }); err != nil {
+		c.ambiguous(err)
 		return err
 	}
 	c.acknowledge()
 	return nil
+}
+
+// ambiguous counts the open transaction's operations as unknown when its
+// commit failed with its connection.
+func (c *client) ambiguous(err error) {
+	if workload.Ambiguous(err) {
+		u, p := &c.w.unknown, c.pending
+		u.inserts.Add(p.inserts)
+		u.deletes.Add(p.deletes)
+		u.vsat.Add(p.vsat)
+		u.cu.Add(p.cu)
+	}
 }
 
 // sending tells the ledger what the commit about to be sent does.
@@ -189,6 +202,7 @@ func (c *client) Close(ctx context.Context) error {
 	}
 	c.sending()
 	if err := c.s.commit(ctx); err != nil {
+		c.ambiguous(err)
 		return c.fail(ctx, err)
 	}
 	c.acknowledge()
@@ -234,6 +248,13 @@ func (c *client) doProcedure(ctx context.Context, ops workload.Ops) error {
 		c.sending() // autocommit: the call commits itself
 	}
 	if err := ops.Time(opProcedure, func() error { return p.call(ctx, call) }); err != nil {
+		if c.g.Commit.Mode != workload.PerUnits { // the call was its own commit
+			c.pending.inserts++
+			c.pending.deletes++
+			c.pending.vsat += vsat
+			c.pending.cu += cu
+			c.ambiguous(err)
+		}
 		return c.fail(ctx, err)
 	}
 	c.pending.inserts++
