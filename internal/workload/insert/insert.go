@@ -51,8 +51,8 @@ type insert struct {
 	// engine may have made them (a failover, a server killed).
 	unknown atomic.Int64
 	base    int64
-	text   string
-	ledger workload.Ledger // dbgauge crash: told of every commit
+	text    string
+	ledger  workload.Ledger // dbgauge crash: told of every commit
 }
 
 // SetLedger makes every commit tell l the f1 values it makes durable.
