@@ -207,6 +207,28 @@ func (p *Plan) ownKnobs(v *knob.Values) error {
 	return nil
 }
 
+// moments parses a knob's "at=D[,NAME=D]" (--backup at=60s,to=4m): at is
+// required, other is the one other name allowed.
+func moments(name, spec, hint, other string) (map[string]time.Duration, error) {
+	out := map[string]time.Duration{}
+	for _, part := range strings.Split(spec, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		k = strings.TrimSpace(k)
+		d, err := time.ParseDuration(strings.TrimSpace(val))
+		switch {
+		case !ok || err != nil || d < 0:
+			return nil, knob.Bad(hint, "--%s %q: %q is not name=duration", name, spec, part)
+		case k != "at" && k != other:
+			return nil, knob.Bad(hint, "--%s %q: %q is neither at nor %s", name, spec, k, other)
+		}
+		out[k] = d
+	}
+	if _, ok := out["at"]; !ok {
+		return nil, knob.Bad(hint, "--%s %q says not when: give at=D", name, spec)
+	}
+	return out, nil
+}
+
 // backupConfig reads --backup at=D[,to=D] and --restore-check.
 func (p *Plan) backupConfig(v *knob.Values) error {
 	spec := v.Get("backup")
@@ -214,25 +236,11 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 		return nil
 	}
 	const hint = "write it as --backup at=60s, or at=60s,to=4m"
-	b := &backupPlan{at: -1}
-	for _, part := range strings.Split(spec, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		d, err := time.ParseDuration(strings.TrimSpace(val))
-		if !ok || err != nil || d < 0 {
-			return knob.Bad(hint, "--backup %q: %q is not name=duration", spec, part)
-		}
-		switch strings.TrimSpace(k) {
-		case "at":
-			b.at = d
-		case "to":
-			b.to = d
-		default:
-			return knob.Bad(hint, "--backup %q: %q is neither at nor to", spec, k)
-		}
+	t, err := moments("backup", spec, hint, "to")
+	if err != nil {
+		return err
 	}
-	if b.at < 0 {
-		return knob.Bad(hint, "--backup %q says not when: give at=D", spec)
-	}
+	b := &backupPlan{at: t["at"], to: t["to"]}
 	if !p.bspec.Has(backend.OnlineBackup) {
 		return knob.Bad("drop --backup, or use sqlite, bbolt, postgres:managed, mariadb:managed or firebird:managed", "dbgauge cannot take an online backup of %s", p.bspec.Name)
 	}
@@ -242,7 +250,6 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 	if b.to > 0 && b.to <= b.at {
 		return knob.Bad("give to= after at=: the restore rolls the backup forward", "--backup to=%s is not after at=%s", b.to, b.at)
 	}
-	var err error
 	if b.restore, err = v.Bool("restore-check"); err != nil {
 		return err
 	}
@@ -258,26 +265,13 @@ func (p *Plan) failoverConfig(v *knob.Values) error {
 		return nil
 	}
 	const hint = "write it as --failover at=20s, or at=20s,pause=1s"
-	f := &failoverPlan{at: -1}
-	for _, part := range strings.Split(spec, ",") {
-		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
-		d, err := time.ParseDuration(strings.TrimSpace(val))
-		if !ok || err != nil || d < 0 {
-			return knob.Bad(hint, "--failover %q: %q is not name=duration", spec, part)
-		}
-		switch strings.TrimSpace(k) {
-		case "at":
-			f.at = d
-		case "pause":
-			f.pause = d
-		default:
-			return knob.Bad(hint, "--failover %q: %q is neither at nor pause", spec, k)
-		}
+	t, err := moments("failover", spec, hint, "pause")
+	if err != nil {
+		return err
 	}
-	switch t := v.Get("topology"); {
-	case f.at < 0:
-		return knob.Bad(hint, "--failover %q says not when: give at=D", spec)
-	case t == "" || t == "none":
+	f := &failoverPlan{at: t["at"], pause: t["pause"]}
+	switch topo := v.Get("topology"); {
+	case topo == "" || topo == "none":
 		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed)", "--failover needs a replica to promote")
 	case f.pause > f.at:
 		return knob.Bad("give pause= at most at=", "--failover pause=%s begins before the measure phase", f.pause)
