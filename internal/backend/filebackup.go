@@ -68,10 +68,10 @@ func CopyFile(src, dst string) error {
 	return err
 }
 
-// FileSize is a file's size, 0 when unreadable.
+// FileSize is a file's size; 0 for a folder, or when unreadable.
 func FileSize(path string) int64 {
 	st, err := os.Stat(path)
-	if err != nil {
+	if err != nil || st.IsDir() {
 		return 0
 	}
 	return st.Size()

@@ -25,6 +25,7 @@ type clusterRun struct {
 	plan     *failoverPlan
 	lag      map[string]float64 // the latest sample; replaced, never changed
 	ended    chan struct{}
+	once     sync.Once // ends it once: after the run, or on the way out
 	wg       sync.WaitGroup
 	kill     time.Time // when the primary was gone
 	promoted time.Time // when a replica accepted writes
@@ -144,11 +145,10 @@ func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result
 
 // finishCluster stops the sampling and waits for a failover under way.
 func (s *session) finishCluster() {
-	if s.cl.ended == nil {
-		return
-	}
-	close(s.cl.ended)
-	s.cl.wg.Wait()
+	s.cl.once.Do(func() {
+		close(s.cl.ended)
+		s.cl.wg.Wait()
+	})
 }
 
 // failoverVerdict reads, after the run, what the failover cost: the write

@@ -1,10 +1,7 @@
 package bench
 
 import (
-	"bytes"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -30,67 +27,32 @@ var severe = map[string]bool{"crash": true, "recovery": true, "assertion": true,
 
 // logTail follows a managed server's log while the run goes on.
 type logTail struct {
-	engine string
-	path   string
-	off    int64 // bytes read, up to the end of the last whole line
-	lines  int   // lines read
-	seen   map[string]bool
+	f    *server.LogFollower
+	seen map[string]bool // kinds already made events
 }
 
 // newLogTail follows the log from its current end, or returns nil when
 // dbgauge has no rules for the engine's log.
 func newLogTail(info result.Server) *logTail {
-	if server.LogEngine(info.Engine) == "" || info.Log == "" {
+	f := server.FollowLog(info.Engine, info.Log)
+	if f == nil {
 		return nil
 	}
-	t := &logTail{engine: info.Engine, path: info.Log, seen: map[string]bool{}}
-	if b, err := os.ReadFile(info.Log); err == nil {
-		end := bytes.LastIndexByte(b, '\n') + 1
-		t.off, t.lines = int64(end), bytes.Count(b[:end], []byte("\n"))
-	}
-	return t
+	return &logTail{f: f, seen: map[string]bool{}}
 }
 
-// read returns the anomalies of the lines written since the last read that
-// make events: every severe one, and the first of each other kind.
-func (t *logTail) read() []server.Anomaly {
-	f, err := os.Open(t.path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	if _, err := f.Seek(t.off, io.SeekStart); err != nil {
-		return nil
-	}
-	b, err := io.ReadAll(io.LimitReader(f, 16<<20))
-	if err != nil {
-		return nil
-	}
-	end := bytes.LastIndexByte(b, '\n') + 1
-	if end == 0 {
-		return nil
-	}
-	chunk := b[:end]
-	var out []server.Anomaly
-	for _, a := range server.ScanLog(t.engine, string(chunk)) {
-		a.FirstLine += t.lines
-		if severe[a.Kind] || !t.seen[a.Kind] {
-			out = append(out, a)
-		}
-		t.seen[a.Kind] = true
-	}
-	t.off += int64(end)
-	t.lines += bytes.Count(chunk, []byte("\n"))
-	return out
-}
-
-// followLog turns what the server logged since the last call into events.
+// followLog turns what the server logged since the last call into events:
+// every severe anomaly, and the first of each other kind.
 func (s *session) followLog() {
 	if s.tail == nil {
 		return
 	}
 	now := time.Now()
-	for _, a := range s.tail.read() {
+	for _, a := range s.tail.f.Next() {
+		if !severe[a.Kind] && s.tail.seen[a.Kind] {
+			continue
+		}
+		s.tail.seen[a.Kind] = true
 		what := a.Kind
 		if a.Count > 1 {
 			what = fmt.Sprintf("%s ×%d", a.Kind, a.Count)

@@ -234,9 +234,6 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		s.startCluster(context.WithoutCancel(ctx), c)
 		defer s.finishCluster()
 	}
-	if s.failover != nil && s.cl == nil {
-		return knob.Bad("add --topology 1, 2-direct or 2-chain with --db postgres:managed", "--failover needs a cluster dbgauge manages")
-	}
 	if rr, ok := s.db.(backend.ReadRouter); ok {
 		// The plan made sure that a workload sent to the replicas only reads.
 		if _, err := rr.RouteReads(); err != nil {
@@ -283,7 +280,6 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	if s.cl != nil {
 		s.finishCluster()
-		s.cl.ended = nil // finished: the deferred call does nothing
 	}
 	if err != nil {
 		return err
@@ -377,10 +373,10 @@ func (s *session) crashRecovery(ctx context.Context) {
 	if s.res.Server != nil {
 		logPath = s.res.Server.Log
 	}
-	s.recovery.from = fileSize(logPath)
+	s.recovery.from = backend.FileSize(logPath)
 	t := time.Now()
 	err := r.CrashRestart(ctx)
-	s.recovery.to = fileSize(logPath)
+	s.recovery.to = backend.FileSize(logPath)
 	if err != nil {
 		s.recovery.note = "the server did not come back: " + err.Error()
 		s.res.Checks = append(s.res.Checks, result.Check{Name: "crash_recovery", Detail: s.recovery.note})
@@ -547,7 +543,7 @@ func (s *session) sizes(st *result.Storage) *result.Storage {
 	if s.res.Server != nil {
 		logPath = s.res.Server.Log
 	}
-	data, logBytes := sizeOf(path), fileSize(logPath)
+	data, logBytes := sizeOf(path), backend.FileSize(logPath)
 	if st == nil {
 		return &result.Storage{DataPath: path, DataBegin: data, LogPath: logPath, LogBegin: logBytes}
 	}
@@ -565,20 +561,9 @@ func sizeOf(path string) int64 {
 	m, _ := filepath.Glob(path + "*")
 	var n int64
 	for _, f := range m {
-		n += fileSize(f)
+		n += backend.FileSize(f)
 	}
 	return n
-}
-
-func fileSize(path string) int64 {
-	if path == "" {
-		return 0
-	}
-	fi, err := os.Stat(path)
-	if err != nil || fi.IsDir() {
-		return 0
-	}
-	return fi.Size()
 }
 
 // Interval receives each closed interval from the run engine: it extends the

@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -332,16 +331,7 @@ func (f *Firebird) newLog() string {
 	if f.sysLog == "" {
 		return ""
 	}
-	r, err := os.Open(f.sysLog)
-	if err != nil {
-		return ""
-	}
-	defer r.Close()
-	if _, err := r.Seek(f.sysLogOff, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(r, 64<<20))
-	return string(b)
+	return readFrom(f.sysLog, f.sysLogOff)
 }
 
 // saveLog copies the lines the server logged while it ran into the run's

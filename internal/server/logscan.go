@@ -119,3 +119,44 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// LogFollower reads a server's log as it grows, for anomalies while a run
+// goes on. It is not safe for concurrent use.
+type LogFollower struct {
+	engine, path string
+	off          int64 // bytes read, to the end of the last whole line
+	lines        int   // lines read
+}
+
+// FollowLog follows the log at path from its current end, or returns nil
+// when dbgauge has no rules for the engine's log.
+func FollowLog(engine, path string) *LogFollower {
+	if LogEngine(engine) == "" || path == "" {
+		return nil
+	}
+	f := &LogFollower{engine: engine, path: path}
+	f.take(readFrom(path, 0))
+	return f
+}
+
+// Next returns the anomalies of the whole lines written since the last
+// call, their FirstLine counted from the log's start.
+func (f *LogFollower) Next() []Anomaly {
+	chunk := f.take(readFrom(f.path, f.off))
+	if chunk == "" {
+		return nil
+	}
+	out := ScanLog(f.engine, chunk)
+	for i := range out {
+		out[i].FirstLine += f.lines - strings.Count(chunk, "\n")
+	}
+	return out
+}
+
+// take consumes text up to its last whole line and returns that part.
+func (f *LogFollower) take(text string) string {
+	end := strings.LastIndexByte(text, '\n') + 1
+	f.off += int64(end)
+	f.lines += strings.Count(text[:end], "\n")
+	return text[:end]
+}

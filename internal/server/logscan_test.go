@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -35,5 +37,38 @@ func TestScanLog(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: %v, want %v", c.engine, got, c.want)
 		}
+	}
+}
+
+// TestLogFollower: only what is written after it starts, whole lines only,
+// line numbers counted from the log's start.
+func TestLogFollower(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "postgres.log")
+	write := func(s string) {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := f.WriteString(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("ERROR:  before the run\nLOG:  ready\n")
+	f := FollowLog("postgres", path)
+	if got := f.Next(); len(got) != 0 {
+		t.Fatalf("what was there before: %+v", got)
+	}
+	write("LOG:  checkpoint\nERROR:  deadlock detected\nPANIC:  half a li")
+	got := f.Next()
+	if len(got) != 1 || got[0].Kind != "error" || got[0].FirstLine != 4 {
+		t.Fatalf("%+v", got)
+	}
+	write("ne\n")
+	if got := f.Next(); len(got) != 1 || got[0].Kind != "panic" || got[0].FirstLine != 5 {
+		t.Fatalf("the line finished: %+v", got)
+	}
+	if FollowLog("sqlite", path) != nil {
+		t.Error("an engine without rules is followed")
 	}
 }

@@ -240,8 +240,8 @@ func (p *Postgres) DSN(socket bool) string {
 	return u.String()
 }
 
-// CrashRestart kills the server's process group with SIGKILL and starts it
-// again on the same cluster, port and settings: PostgreSQL replays the WAL
+// CrashRestart kills the server, every process of it, with SIGKILL and
+// starts it again on the same cluster, port and settings: PostgreSQL replays the WAL
 // written since its last checkpoint. It returns once the server accepts
 // connections, with what the server said of its recovery ("redo done at
 // 0/5A3C2B8 … replayed 12.3 MiB of WAL"), read from its log.
@@ -294,7 +294,7 @@ func fileSize(path string) int64 {
 	return st.Size()
 }
 
-// readFrom returns a file's text from byte off on (at most 16 MiB).
+// readFrom returns a file's text from byte off on (at most 64 MiB).
 func readFrom(path string, off int64) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -304,7 +304,7 @@ func readFrom(path string, off int64) string {
 	if _, err := f.Seek(off, io.SeekStart); err != nil {
 		return ""
 	}
-	b, _ := io.ReadAll(io.LimitReader(f, 16<<20))
+	b, _ := io.ReadAll(io.LimitReader(f, 64<<20))
 	return string(b)
 }
 

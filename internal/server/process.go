@@ -253,7 +253,7 @@ func (p *Process) Kill() error {
 	return err
 }
 
-// Crash kills the whole process group with SIGKILL, as a crash would, waits
+// Crash kills every process of the server with SIGKILL (Kill), as a crash would, waits
 // until none of its processes is left (a restart must not trip over a dying
 // server's files and ports), and starts the same command again, its output
 // appended to the same log. The caller waits until the new process serves.

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -70,11 +68,10 @@ func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backe
 		return nil, err
 	}
 	d := &db{srv: srv, version: b.d.version}
-	if d.cfg, err = pgx.ParseConfig(srv.DSN(false)); err != nil {
+	if d.cfg, err = b.d.configFor(srv); err != nil {
 		d.stop()
 		return nil, err
 	}
-	d.cfg.ConnectTimeout = 10 * time.Second
 	return managedDB{d}, nil
 }
 

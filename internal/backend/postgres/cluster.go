@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -300,12 +298,10 @@ func (c clusterDB) RouteReads() (bool, error) {
 		return false, nil
 	}
 	for _, r := range d.replicas {
-		cfg, err := pgx.ParseConfig(r.DSN(false))
+		cfg, err := d.configFor(r)
 		if err != nil {
 			return false, err
 		}
-		cfg.ConnectTimeout = d.cfg.ConnectTimeout
-		cfg.DefaultQueryExecMode = d.cfg.DefaultQueryExecMode
 		d.readers = append(d.readers, cfg)
 	}
 	return true, nil

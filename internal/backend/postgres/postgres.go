@@ -180,6 +180,18 @@ func openError(err error, db string) error {
 
 func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
 
+// configFor is how to reach another server dbgauge manages (a replica, a
+// restored cluster) the way d reaches its own: same timeout, same
+// statement mode.
+func (d *db) configFor(srv *server.Postgres) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(srv.DSN(false))
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnectTimeout, cfg.DefaultQueryExecMode = d.cfg.ConnectTimeout, d.cfg.DefaultQueryExecMode
+	return cfg, nil
+}
+
 func (d *db) stop() {
 	d.stopReplicas()
 	if d.srv != nil {
