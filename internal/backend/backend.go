@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,6 +53,9 @@ type Ability string
 // The abilities a workload may require.
 const (
 	Procedures Ability = "procedures" // stored procedures
+	// RangeScans: a key-value connection reads records in key order from a
+	// key, with a limit (RangeScanner). Every SQL engine has it through sqlkv.
+	RangeScans Ability = "range scans"
 )
 
 // Spec describes one engine. The catalog lists them.
@@ -81,18 +85,33 @@ type Spec struct {
 	// Knobs are the backend's own flags (--pg-bin, --socket); Open reads
 	// them from Options.Values.
 	Knobs []knob.Spec
+	// Cache and PageSize say what --cache and --page-size set in the
+	// engine, for `dbgauge list`; "" when it has none, and then NoCache and
+	// NoPageSize say why: the plan refuses the knob with that reason.
+	// PageSizes lists the page sizes the engine accepts.
+	Cache, NoCache, PageSize, NoPageSize string
+	PageSizes                            []int64
 	// Open opens the engine with the options applied.
 	Open func(ctx context.Context, o Options) (DB, error)
 }
 
 // Has reports whether the engine has ability a.
 func (s Spec) Has(a Ability) bool {
-	for _, x := range s.Abilities {
+	for _, x := range s.Offers() {
 		if x == a {
 			return true
 		}
 	}
 	return false
+}
+
+// Offers lists the engine's optional abilities: Abilities, and RangeScans
+// for a SQL engine (sqlkv's SELECT … WHERE k >= ? ORDER BY k LIMIT ?).
+func (s Spec) Offers() []Ability {
+	if s.API == SQL && !slices.Contains(s.Abilities, RangeScans) {
+		return append(slices.Clone(s.Abilities), RangeScans)
+	}
+	return s.Abilities
 }
 
 // Setting documents one raw engine setting accepted by --set.
@@ -113,6 +132,20 @@ type Options struct {
 	// archive_mode), so that a backup can be rolled forward (--backup).
 	Archive bool
 	Values  *knob.Values // every knob of the run, for the backend's own (Spec.Knobs)
+	// DataDir is where the engine's files go (--data-dir: a folder the
+	// session made there); "" means Dir. Data returns the one to use.
+	DataDir string
+	// CacheBytes (--cache) sizes the engine's own cache, PageSize
+	// (--page-size) its pages at creation; 0 leaves the engine's default.
+	CacheBytes, PageSize int64
+}
+
+// Data returns the folder the engine's files go in: DataDir, else Dir.
+func (o Options) Data() string {
+	if o.DataDir != "" {
+		return o.DataDir
+	}
+	return o.Dir
 }
 
 // KeyValue is one --set key=value.
@@ -135,6 +168,11 @@ type Engine struct {
 	Driver   string
 	Path     string
 	Settings map[string]string // read back from the engine
+	// PageSize and CacheBytes are the page size and the size of the
+	// engine's own cache in bytes, from the settings read back; 0 where the
+	// engine has none.
+	PageSize   int64
+	CacheBytes int64
 }
 
 // DB is an open engine.
@@ -385,6 +423,15 @@ type KVConn interface {
 	// Scan calls fn for each record in key order; stop by returning an error.
 	Scan(ctx context.Context, table string, fn func(key, value []byte) error) error
 	Close() error
+}
+
+// RangeScanner is an optional ability of a KVConn (backend.RangeScans): read
+// records in key order from a key on, inside the open transaction.
+type RangeScanner interface {
+	// ScanFrom calls fn for at most limit records whose key is ≥ from, in
+	// key order; stop early by returning an error. Key and value are valid
+	// during fn only.
+	ScanFrom(ctx context.Context, table string, from []byte, limit int, fn func(key, value []byte) error) error
 }
 
 // Unsupported is returned when a workload asks an engine for something it

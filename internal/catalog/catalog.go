@@ -14,6 +14,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
+	"github.com/dbgauge/dbgauge/internal/workload/kv"
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
@@ -25,6 +26,7 @@ func Workloads() []workload.Spec {
 		nms.Spec,
 		insert.Spec,
 		tpcb.Spec,
+		kv.Spec,
 		oltpemul.Spec,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -66,13 +67,15 @@ func writeList(out io.Writer) error {
 		for _, s := range b.Settings {
 			fmt.Fprintf(tw, "  \t  --set %s\t%s\n", s.Key, s.Usage)
 		}
+		fmt.Fprintf(tw, "  \t  --cache\t%s\n", orRefused(b.Cache, b.NoCache))
+		fmt.Fprintf(tw, "  \t  --page-size\t%s\n", orRefused(b.PageSize, b.NoPageSize))
 		for _, k := range b.Knobs {
 			fmt.Fprintf(tw, "  \t  --%s %s\t%s%s\n", k.Name, k.Values, k.Usage, dflt(k))
 		}
 		abilities := "none"
-		if len(b.Abilities) > 0 {
+		if len(b.Offers()) > 0 {
 			var as []string
-			for _, a := range b.Abilities {
+			for _, a := range b.Offers() {
 				as = append(as, string(a))
 			}
 			abilities = strings.Join(as, ", ")
@@ -80,6 +83,23 @@ func writeList(out io.Writer) error {
 		fmt.Fprintf(tw, "  \t  optional abilities: %s\n", abilities)
 	}
 	return tw.Flush()
+}
+
+// orRefused is what a knob does in an engine, or why the engine refuses it.
+func orRefused(does, why string) string {
+	if does == "" {
+		return "refused: " + why
+	}
+	return does
+}
+
+// sizes lists page sizes: "4096, 8192, 16384".
+func sizes(n []int64) string {
+	s := make([]string, len(n))
+	for i, x := range n {
+		s[i] = strconv.FormatInt(x, 10)
+	}
+	return strings.Join(s, ", ")
 }
 
 func dflt(k knob.Spec) string {
@@ -107,6 +127,10 @@ func writeKnobsMarkdown(out io.Writer) error {
 	b.WriteString("\n## Prepared statements\n\n| backend | once | each |\n|---|---|---|\n")
 	for _, be := range backends {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", be.Name, cell(be.Prepare[backend.Once]), cell(be.Prepare[backend.Each]))
+	}
+	b.WriteString("\n## Cache and page size\n\nSee [data.md](data.md). A refused knob is bad input (exit 2), with the reason below.\n\n| backend | `--cache` | `--page-size` | page sizes |\n|---|---|---|---|\n")
+	for _, be := range backends {
+		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", be.Name, cell(orRefused(be.Cache, be.NoCache)), cell(orRefused(be.PageSize, be.NoPageSize)), cell(sizes(be.PageSizes)))
 	}
 	b.WriteString("\n## Raw settings (`--set`)\n\n| backend | key | what it does |\n|---|---|---|\n")
 	for _, be := range backends {

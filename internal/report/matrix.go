@@ -58,14 +58,28 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 	}
 	fmt.Fprintln(b)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  cell\t%s\tp50\tp99\truns\n", idx.Metric)
+	// Where the data lived goes beside the numbers when it differs between
+	// cells (--data-dir as an axis): the device explains them.
+	where := map[string]bool{}
+	for _, g := range m.Groups {
+		where[storageCell(g.Runs)] = true
+	}
+	head := ""
+	if len(where) > 1 {
+		head = "\tdata folder"
+	}
+	fmt.Fprintf(tw, "  cell\t%s\tp50\tp99\truns%s\n", idx.Metric, head)
 	for _, g := range m.Groups {
 		key := g.Key
 		if key == "" {
 			key = "all"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d\n", key, Interval(g.Stats["rate"], false),
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d", key, Interval(g.Stats["rate"], false),
 			Interval(g.Stats["p50_us"], true), Interval(g.Stats["p99_us"], true), len(g.Runs))
+		if head != "" {
+			fmt.Fprintf(tw, "\t%s", storageCell(g.Runs))
+		}
+		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
 	rate := analysis.MetricsFor(idx.Metric)[0]
@@ -87,7 +101,7 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 		}
 		_ = tw.Flush()
 	}
-	head := "\n  failovers\n"
+	head = "\n  failovers\n"
 	for _, g := range m.Groups {
 		key := g.Key
 		if key == "" {
@@ -106,6 +120,15 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 			}
 			if l.Plateau > 0 {
 				fmt.Fprintf(b, "\n  throughput reaches 95 %% of its best at %d clients%s\n", l.Plateau, where)
+			}
+			var per []string // seed 002: each client's share beside the cumulative rate
+			for i, n := range s.Clients {
+				if i < len(l.Rate) && n > 0 && l.Rate[i].N > 0 {
+					per = append(per, fmt.Sprintf("%d clients %s", n, Rate(l.Rate[i].Mean/float64(n))))
+				}
+			}
+			if len(per) > 1 {
+				fmt.Fprintf(b, "  %s per client%s: %s\n", idx.Metric, where, strings.Join(per, " · "))
 			}
 		}
 	}

@@ -61,11 +61,13 @@ func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.
 		}
 		if kvOverSQL != nil {
 			t.Run("kv_over_sql", func(t *testing.T) {
-				kvSuite(t, kvOverSQL(open(t, backend.Options{}).(backend.SQLDB)))
+				kvSuite(t, kvOverSQL(open(t, backend.Options{}).(backend.SQLDB)), spec.Has(backend.RangeScans))
 			})
 		}
 	case backend.KV:
-		t.Run("kv", func(t *testing.T) { kvSuite(t, open(t, backend.Options{}).(backend.KVDB)) })
+		t.Run("kv", func(t *testing.T) {
+			kvSuite(t, open(t, backend.Options{}).(backend.KVDB), spec.Has(backend.RangeScans))
+		})
 	}
 }
 
@@ -227,7 +229,9 @@ func counter(t *testing.T, db backend.DB, name string) func() int64 {
 	}
 }
 
-func kvSuite(t *testing.T, db backend.KVDB) {
+// kvSuite checks the key-value contract; ranges says the engine claims
+// backend.RangeScans, which its connections must then keep.
+func kvSuite(t *testing.T, db backend.KVDB, ranges bool) {
 	ctx := context.Background()
 	c, err := db.KVConn(ctx)
 	if err != nil {
@@ -265,6 +269,9 @@ func kvSuite(t *testing.T, db backend.KVDB) {
 		t.Errorf("scan gave %v, want [k1 k2] in order (the rolled-back put must be gone)", keys)
 	}
 	must(c.Rollback(ctx))
+	if ranges {
+		rangeScans(t, c)
+	}
 
 	must(c.DropTable(ctx, "conf"))
 	must(c.Begin(ctx, false))
@@ -272,6 +279,51 @@ func kvSuite(t *testing.T, db backend.KVDB) {
 	_ = c.Rollback(ctx)
 	if err == nil {
 		t.Error("Get on a dropped table succeeded")
+	}
+}
+
+// rangeScans checks ScanFrom: from a key present or between two, with a
+// limit, past the end, and through a write transaction's own writes.
+func rangeScans(t *testing.T, c backend.KVConn) {
+	ctx := context.Background()
+	must := func(err error) { t.Helper(); noError(t, err) }
+	rs, ok := c.(backend.RangeScanner)
+	if !ok {
+		t.Fatalf("the engine claims %s but its connection (%T) has no ScanFrom", backend.RangeScans, c)
+	}
+	from := func(key string, limit int) []string {
+		t.Helper()
+		var keys []string
+		must(rs.ScanFrom(ctx, "conf", []byte(key), limit, func(k, v []byte) error {
+			if string(v) != "v"+string(k) && string(k) != "k2" {
+				t.Errorf("ScanFrom: %q holds %q", k, v)
+			}
+			keys = append(keys, string(k))
+			return nil
+		}))
+		return keys
+	}
+	must(c.Begin(ctx, true))
+	for _, k := range []string{"k5", "k4", "k3"} {
+		must(c.Put(ctx, "conf", []byte(k), []byte("v"+k)))
+	}
+	if got := from("k25", 10); !slices.Equal(got, []string{"k3", "k4", "k5"}) {
+		t.Errorf("ScanFrom(k25) in the writing transaction gave %v, want its own [k3 k4 k5]", got)
+	}
+	must(c.Commit(ctx))
+	must(c.Begin(ctx, false))
+	defer func() { must(c.Rollback(ctx)) }()
+	for _, tc := range []struct {
+		from  string
+		limit int
+		want  []string
+	}{
+		{"k2", 2, []string{"k2", "k3"}}, {"k", 100, []string{"k1", "k2", "k3", "k4", "k5"}},
+		{"k45", 1, []string{"k5"}}, {"k6", 5, nil}, {"k1", 0, nil},
+	} {
+		if got := from(tc.from, tc.limit); !slices.Equal(got, tc.want) {
+			t.Errorf("ScanFrom(%s, %d) = %v, want %v", tc.from, tc.limit, got, tc.want)
+		}
 	}
 }
 

@@ -48,7 +48,10 @@ var Spec = backend.Spec{
 		{Key: "PageSize=BYTES", Usage: "page size of a new file (ignored for an existing one)"},
 		{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background fsyncs (default 100ms)"},
 	},
-	Abilities: []backend.Ability{backend.OnlineBackup},
+	Abilities: []backend.Ability{backend.OnlineBackup, backend.RangeScans},
+	NoCache:   "bbolt reads its file through a memory map: the OS page cache is its only cache",
+	PageSize:  "Options.PageSize of a new file (an existing file keeps its own, and a different one is refused); read back from the file as PageSize",
+	PageSizes: []int64{1024, 2048, 4096, 8192, 16384, 32768, 65536},
 	Open:      open,
 }
 
@@ -73,7 +76,7 @@ func pathOf(o backend.Options) string {
 	if p, ok := strings.CutPrefix(o.DB, "bbolt:"); ok && p != "" {
 		return p
 	}
-	return filepath.Join(o.Dir, "bbolt.db")
+	return filepath.Join(o.Data(), "bbolt.db")
 }
 
 func open(_ context.Context, o backend.Options) (backend.DB, error) {
@@ -91,9 +94,20 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 	}
+	if o.PageSize > 0 {
+		if opts.PageSize != 0 && int64(opts.PageSize) != o.PageSize {
+			return nil, knob.Bad("give one of them", "--page-size %d and --set PageSize=%d disagree", o.PageSize, opts.PageSize)
+		}
+		opts.PageSize = int(o.PageSize)
+	}
 	b, err := bolt.Open(d.path, 0o644, opts)
 	if err != nil {
 		return nil, classify(fmt.Errorf("open %s: %w", d.path, err))
+	}
+	if got := b.Info().PageSize; opts.PageSize > 0 && got != opts.PageSize {
+		_ = b.Close()
+		return nil, knob.Bad("a page size is fixed when the file is created: use a fresh file (--db bbolt)",
+			"bbolt PageSize=%d asked, but %s has pages of %d bytes", opts.PageSize, d.path, got)
 	}
 	b.NoSync = opts.NoSync
 	d.bolt = b
@@ -192,7 +206,7 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 		s["background_sync"] = d.interval.String()
 	}
 	v := backend.ModuleVersion(module)
-	return backend.Engine{Name: "bbolt", Version: v, Driver: module + " " + v, Path: d.path, Settings: s}, nil
+	return backend.Engine{Name: "bbolt", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, PageSize: int64(b.Info().PageSize)}, nil
 }
 
 // Stats returns bbolt's own transaction statistics.
@@ -341,6 +355,23 @@ func (c *conn) Scan(_ context.Context, table string, fn func(k, v []byte) error)
 		return err
 	}
 	return b.ForEach(fn)
+}
+
+// ScanFrom walks a cursor from the first key ≥ from (Seek).
+func (c *conn) ScanFrom(_ context.Context, table string, from []byte, limit int, fn func(k, v []byte) error) error {
+	b, err := c.bucket(table)
+	if err != nil {
+		return err
+	}
+	cur := b.Cursor()
+	n := 0
+	for k, v := cur.Seek(from); k != nil && n < limit; k, v = cur.Next() {
+		if err := fn(k, v); err != nil {
+			return err
+		}
+		n++
+	}
+	return nil
 }
 
 func (c *conn) Close() error { return c.Rollback(context.Background()) }

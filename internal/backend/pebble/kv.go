@@ -210,6 +210,18 @@ func (c *conn) Delete(_ context.Context, table string, key []byte) error {
 // transaction sees its own writes) or the snapshot. Key and value are valid
 // during fn only.
 func (c *conn) Scan(_ context.Context, table string, fn func(k, v []byte) error) error {
+	return c.walk(table, nil, -1, fn)
+}
+
+// ScanFrom iterates like Scan from the first key ≥ from (SeekGE), for at
+// most limit records.
+func (c *conn) ScanFrom(_ context.Context, table string, from []byte, limit int, fn func(k, v []byte) error) error {
+	return c.walk(table, from, limit, fn)
+}
+
+// walk calls fn for the table's records from the first key ≥ from (nil: the
+// first), at most limit of them (< 0: all).
+func (c *conn) walk(table string, from []byte, limit int, fn func(k, v []byte) error) error {
 	sp, err := c.span(table)
 	if err != nil {
 		return err
@@ -224,7 +236,14 @@ func (c *conn) Scan(_ context.Context, table string, fn func(k, v []byte) error)
 	if err != nil {
 		return classify(err)
 	}
-	for ok := it.First(); ok; ok = it.Next() {
+	var ok bool
+	if from == nil {
+		ok = it.First()
+	} else {
+		c.key = append(append(c.key[:0], sp.lo...), from...)
+		ok = it.SeekGE(c.key)
+	}
+	for n := 0; ok && n != limit; ok, n = it.Next(), n+1 {
 		v, err := it.ValueAndErr()
 		if err != nil {
 			_ = it.Close()

@@ -56,7 +56,11 @@ var Spec = backend.Spec{
 		{Key: "DisableWAL=true|false", Usage: "no write-ahead log at all: a crash loses every unflushed memtable (only with --durability off)"},
 		{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background WAL fsyncs (default 100ms)"},
 	},
-	Open: open,
+	Abilities: []backend.Ability{backend.RangeScans},
+
+	Cache:      "Options.CacheSize: the block cache shared by every reader (default 8MB); read back from the OPTIONS file as CacheSize",
+	NoPageSize: "pebble has no pages: an LSM tree writes sorted tables made of blocks, not pages of a file",
+	Open:       open,
 }
 
 // settingKeys lists the --set keys, for the refusal of an unknown one.
@@ -115,7 +119,7 @@ func pathOf(o backend.Options) string {
 	if p, ok := strings.CutPrefix(o.DB, "pebble:"); ok && p != "" {
 		return p
 	}
-	return filepath.Join(o.Dir, "pebble")
+	return filepath.Join(o.Data(), "pebble")
 }
 
 func open(_ context.Context, o backend.Options) (backend.DB, error) {
@@ -140,6 +144,12 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 		if err := apply(opts, d, kv); err != nil {
 			return nil, err
 		}
+	}
+	if o.CacheBytes > 0 {
+		if opts.CacheSize != 0 && opts.CacheSize != o.CacheBytes {
+			return nil, knob.Bad("give one of them", "--cache %d and --set CacheSize=%d disagree", o.CacheBytes, opts.CacheSize)
+		}
+		opts.CacheSize = o.CacheBytes
 	}
 	if opts.DisableWAL && o.Durability != backend.Off {
 		return nil, knob.Bad("use --durability off with DisableWAL=true, or drop it",
@@ -363,7 +373,8 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 		s["wal_sync"] = "none"
 	}
 	v := backend.ModuleVersion(module)
-	return backend.Engine{Name: "pebble", Version: v, Driver: module + " " + v, Path: d.path, Settings: s}, nil
+	cache, _ := strconv.ParseInt(s["CacheSize"], 10, 64)
+	return backend.Engine{Name: "pebble", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, CacheBytes: cache}, nil
 }
 
 func (d *db) readOptions() (map[string]string, error) {

@@ -40,7 +40,7 @@ var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // stmts are one table's statements.
 type stmts struct {
-	get, put, del, scan *backend.Stmt
+	get, put, del, scan, scanFrom *backend.Stmt
 }
 
 type conn struct {
@@ -70,6 +70,8 @@ func (c *conn) stmts(table string) (*stmts, error) {
 		put:  &backend.Stmt{SQL: c.d.Upsert(t)},
 		del:  &backend.Stmt{SQL: "DELETE FROM " + t + " WHERE k = ?"},
 		scan: &backend.Stmt{SQL: "SELECT k, v FROM " + t + " ORDER BY k"},
+		// LIMIT ?: Firebird's connection rewrites it to ROWS ?.
+		scanFrom: &backend.Stmt{SQL: "SELECT k, v FROM " + t + " WHERE k >= ? ORDER BY k LIMIT ?"},
 	}
 	c.tables[table] = s
 	return s, nil
@@ -157,6 +159,23 @@ func (c *conn) Scan(ctx context.Context, table string, fn func(k, v []byte) erro
 		return err
 	}
 	return c.c.Query(ctx, s.scan, nil, func(scan func(...any) error) error {
+		var k, v []byte
+		if err := scan(&k, &v); err != nil {
+			return err
+		}
+		return fn(k, v)
+	})
+}
+
+// ScanFrom reads at most limit records from the first key ≥ from:
+//
+//	SELECT k, v FROM kv_NAME WHERE k >= ? ORDER BY k LIMIT ?
+func (c *conn) ScanFrom(ctx context.Context, table string, from []byte, limit int, fn func(k, v []byte) error) error {
+	s, err := c.stmts(table)
+	if err != nil {
+		return err
+	}
+	return c.c.Query(ctx, s.scanFrom, []any{from, int64(limit)}, func(scan func(...any) error) error {
 		var k, v []byte
 		if err := scan(&k, &v); err != nil {
 			return err
