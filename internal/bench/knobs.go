@@ -46,6 +46,9 @@ var Knobs = []knob.Spec{
 	{Name: "restore-check", Bool: true, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
 	{Name: "crash-recovery", Bool: true, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},
 	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
+	{Name: "data-dir", Values: "DIR", Usage: "where the engine's files go (the embedded file, a managed server's data folder): a folder of the run's own inside DIR, removed after it; DIR's device and flush ceiling are recorded (a list: a matrix axis)"},
+	{Name: "cache", Values: "SIZE", Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
+	{Name: "page-size", Values: "BYTES", Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
 	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.
 	{Name: "repeat", Default: "1", Values: "N", Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
 	{Name: "shuffle", Bool: true, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},

@@ -7,12 +7,15 @@ package bench
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/disk"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -33,6 +36,9 @@ type Request struct {
 	// Ledger, for dbgauge crash, hears of every commit; the workload must
 	// be able to tell it (workload.Ledgered).
 	Ledger workload.Ledger
+	// DropCache drops the OS page cache before the engine opens (a cell of
+	// a matrix: each starts without the pages the one before left).
+	DropCache bool
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -57,6 +63,8 @@ type Plan struct {
 	recoveryOn bool            // time a managed server's crash recovery after the run
 	ledger     *ledger.Book    // the commits acknowledged, when a restore is checked
 	led        workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
+	dataDir    string          // --data-dir, absolute: the engine's files go in a folder made there
+	dropCache  bool            // drop the OS page cache before opening the engine
 }
 
 // backupPlan is --backup: when to take it, and how to check it.
@@ -101,7 +109,7 @@ func NewValues(spec workload.Spec) *knob.Values {
 // NewPlan validates req. Every error it returns is bad input (*knob.Error).
 func NewPlan(req Request) (*Plan, error) {
 	v := req.Values
-	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID}
+	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache}
 	db := v.Get("db")
 	var ok bool
 	if p.bspec, ok = catalog.Backend(db); !ok {
@@ -155,7 +163,13 @@ func NewPlan(req Request) (*Plan, error) {
 	if r, ok := p.w.(workload.Requirer); ok {
 		for _, a := range r.Requires() {
 			if !p.bspec.Has(a) {
-				return nil, knob.Bad(fmt.Sprintf("drop the knob that needs %s, or use an engine that has them", a),
+				var have []string
+				for _, b := range catalog.Backends() {
+					if b.Has(a) {
+						have = append(have, b.Name)
+					}
+				}
+				return nil, knob.Bad(fmt.Sprintf("drop the knob that needs %s, or use an engine that has them: %s", a, strings.Join(have, ", ")),
 					"%s has no %s, which this %s run needs", p.bspec.Name, a, p.wspec.Name)
 			}
 		}
@@ -375,7 +389,81 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		}
 		o.Set = append(o.Set, kv)
 	}
+	return p.storage(v)
+}
+
+// storage reads --data-dir, --cache and --page-size, refusing what the
+// engine cannot do (docs/data.md).
+func (p *Plan) storage(v *knob.Values) error {
+	o, b := &p.bopts, p.bspec
+	if v.IsSet("data-dir") {
+		dir, err := dataDir(v.Get("data-dir"), o.DB, b)
+		if err != nil {
+			return err
+		}
+		p.dataDir = dir
+	}
+	if v.IsSet("cache") {
+		if b.Cache == "" {
+			return knob.Bad("drop --cache, or use an engine with a cache of its own (sqlite, postgres, mariadb, firebird, pebble)",
+				"--cache %s: %s", v.Get("cache"), b.NoCache)
+		}
+		n, err := v.Size("cache", 128<<10, 1<<40)
+		if err != nil {
+			return err
+		}
+		o.CacheBytes = n
+	}
+	if v.IsSet("page-size") {
+		if b.PageSize == "" {
+			return knob.Bad("drop --page-size", "--page-size %s: %s", v.Get("page-size"), b.NoPageSize)
+		}
+		n, err := v.Size("page-size", 1, 1<<20)
+		if err != nil {
+			return err
+		}
+		if len(b.PageSizes) > 0 && !slices.Contains(b.PageSizes, n) {
+			var ok []string
+			for _, s := range b.PageSizes {
+				ok = append(ok, strconv.FormatInt(s, 10))
+			}
+			return knob.Bad("give one of "+strings.Join(ok, ", "), "--page-size %s: %s has no such page size", v.Get("page-size"), b.Name)
+		}
+		o.PageSize = n
+	}
 	return nil
+}
+
+// dataDir checks a --data-dir for the engine of --db db: the engine must keep
+// its files where dbgauge puts them (an embedded engine in its own file, a
+// managed server), and the folder must exist and be writable.
+func dataDir(dir, db string, b backend.Spec) (string, error) {
+	switch {
+	case dir == "":
+		return "", knob.Bad("give a folder, e.g. --data-dir /mnt/ssd", "--data-dir is empty")
+	case strings.Contains(db, "://"):
+		return "", knob.Bad("drop --data-dir, or use --db "+b.Throwaway+" (a server dbgauge starts keeps its data there)",
+			"--data-dir cannot move the data of a server dbgauge does not manage (--db %s)", redact.DSN(db))
+	case db != b.Throwaway && !strings.HasSuffix(db, ":managed"):
+		return "", knob.Bad("give either --db "+b.Throwaway+" with --data-dir, or the path in --db alone",
+			"--data-dir and a path in --db %s both say where the data goes", db)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", knob.Bad("give an existing folder", "--data-dir %s: %v", dir, err)
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", knob.Bad("create it first (mkdir -p "+abs+"), or give an existing folder", "--data-dir %s does not exist", dir)
+	case !st.IsDir():
+		return "", knob.Bad("give a folder, not a file", "--data-dir %s is not a folder", dir)
+	}
+	if err := disk.Writable(abs); err != nil {
+		return "", knob.Bad("give a folder you can write (check its permissions, and that it is not mounted read-only)",
+			"--data-dir %s is not writable: %v", dir, err)
+	}
+	return abs, nil
 }
 
 // pickAPI chooses how to speak to the engine: the workload's first choice

@@ -118,6 +118,7 @@ type session struct {
 	measured  bool             // the clock has started
 	before    map[string]int64 // engine counters when the measure phase began
 	storage   *result.Storage  // sizes when the measure phase began
+	harness   *harnessProbe    // dbgauge's own CPU and memory from the measure phase on
 	mu        sync.Mutex
 	acc       *span     // the --interval being gathered, when longer than a second
 	unitLog   *unitLog  // --log-units
@@ -180,6 +181,18 @@ func (s *session) describeData(folder string) {
 
 func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	s.bopts.Dir = s.writer.Dir()
+	if s.dataDir != "" {
+		dir, err := s.makeDataDir()
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir) // after the engine has closed (defers run last first)
+		s.bopts.DataDir = dir
+	}
+	s.res.Environment.PageCache = "not dropped: a single run (each cell of a matrix drops it, as root)"
+	if s.dropCache {
+		s.res.Environment.PageCache = disk.DropPageCache()
+	}
 	db, err := s.bspec.Open(ctx, s.bopts)
 	if err != nil {
 		return err
@@ -270,6 +283,12 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	runEnd := time.Now()
+	if err == nil && s.harness != nil && len(out.Phases) > 0 {
+		h := s.harness.finish(runEnd, out.Phases[len(out.Phases)-1].OK(), s.run.Clients, s.res.Server == nil && s.res.Engine.Path != "")
+		s.mu.Lock()
+		s.res.Harness = h
+		s.mu.Unlock()
+	}
 	close(s.runDone)
 	if s.watchDone != nil {
 		<-s.watchDone // before anything restarts the server
@@ -333,6 +352,20 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	s.judge()
 	verdict.Durability(s.res)
 	return nil
+}
+
+// makeDataDir makes the run's own folder inside --data-dir, which another
+// account (a managed server's) may reach: the server makes its data folder
+// inside it, owned by that account.
+func (s *session) makeDataDir() (string, error) {
+	dir, err := os.MkdirTemp(s.dataDir, "dbgauge-"+filepath.Base(s.writer.Dir())+"-")
+	if err == nil {
+		err = os.Chmod(dir, 0o755)
+	}
+	if err != nil {
+		return "", knob.Bad("give a folder you can write with --data-dir", "cannot make a folder in --data-dir %s: %v", s.dataDir, err)
+	}
+	return dir, nil
 }
 
 // markExisting tells the ledgers the ids the database holds before the run.
@@ -529,6 +562,7 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
 		s.storage = s.sizes(nil)
+		s.harness = startHarness(p.Start)
 	}
 }
 
@@ -570,6 +604,9 @@ func sizeOf(path string) int64 {
 // series, refreshes the phase record and saves the result.
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	s.followLog()
+	if s.harness != nil {
+		s.harness.sample()
+	}
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()

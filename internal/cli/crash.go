@@ -88,6 +88,9 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 		if err != nil {
 			return err
 		}
+		if fs.Changed("data-dir") {
+			return knob.Bad("drop --data-dir: each cycle's database stays in the crash's result folder, to be reopened and checked", "dbgauge crash does not take --data-dir")
+		}
 		var knobs []matrix.Knob
 		for _, k := range given(fs, env.Args) {
 			if !slices.Contains([]string{"cycles", "power-loss", "fault-after"}, k.Name) {

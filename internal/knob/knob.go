@@ -198,3 +198,77 @@ func (e *Error) Error() string {
 	}
 	return e.What + ": " + e.Hint
 }
+
+// sizeUnits are the suffixes ParseSize knows. KB, MB, GB and TB are powers
+// of 1024, as PostgreSQL and MariaDB read them in their own settings.
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
+	{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"tb", 1 << 40},
+	{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"t", 1 << 40},
+	{"b", 1},
+}
+
+// ParseSize parses a size in bytes: "8192", "64KiB", "256MB", "1.5GiB"
+// (KB = KiB = 1024 bytes; case does not matter). It refuses negative
+// sizes, sizes of 2^62 bytes or more and fractions of a byte.
+func ParseSize(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	mult := int64(1)
+	for _, u := range sizeUnits {
+		if n, ok := strings.CutSuffix(t, u.suffix); ok {
+			t, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	t = strings.ReplaceAll(t, "_", "")
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		if n < 0 || n >= (1<<62)/mult {
+			return 0, fmt.Errorf("size %q is out of range", s)
+		}
+		return n * mult, nil
+	}
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil || t == "" || strings.ContainsAny(t, "eEnNxXpP") {
+		return 0, fmt.Errorf("%q is not a size", s)
+	}
+	b := f * float64(mult)
+	if !(b >= 0 && b < 1<<62) {
+		return 0, fmt.Errorf("size %q is out of range", s)
+	}
+	if b != float64(int64(b)) {
+		return 0, fmt.Errorf("size %q is not a whole number of bytes", s)
+	}
+	return int64(b), nil
+}
+
+// FormatSize writes n bytes in the largest binary unit that divides it:
+// 268435456 is "256MiB", 1000 is "1000B".
+func FormatSize(n int64) string {
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n != 0 && n%u.mult == 0 {
+			return strconv.FormatInt(n/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(n, 10) + "B"
+}
+
+// Size parses the knob name as a size in bytes ("256MB", "64KiB") within
+// [lo, hi].
+func (v *Values) Size(name string, lo, hi int64) (int64, error) {
+	s := v.Get(name)
+	n, err := ParseSize(s)
+	if err != nil {
+		return 0, Bad(fmt.Sprintf("give a size, e.g. --%s 256MB, 64KiB or 1GiB (KB, MB, GB are powers of 1024)", name),
+			"--%s %q is not a size", name, s)
+	}
+	if n < lo || n > hi {
+		return 0, Bad(fmt.Sprintf("give a size from %s to %s", FormatSize(lo), FormatSize(hi)), "--%s %s is out of range", name, s)
+	}
+	return n, nil
+}

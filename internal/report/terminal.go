@@ -74,6 +74,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if r.Environment.DataDir.Path != "" {
 		fmt.Fprintf(tw, "  data\t%s\n", deviceLine(r.Environment.DataDir))
 	}
+	if line := sizingLine(r); line != "" {
+		fmt.Fprintf(tw, "  sizing\t%s\n", line)
+	}
 	if sv := r.Server; sv != nil {
 		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, Lifecycle(sv), sv.Log)
 	}
@@ -84,6 +87,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 			line += fmt.Sprintf(" · server log %s (%s an hour)", Bytes(float64(st.LogEnd)), Bytes(st.LogPerHour))
 		}
 		fmt.Fprintf(tw, "  storage\t%s\n", line)
+	}
+	if h := r.Harness; h != nil {
+		fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
 	}
 	if sl := r.ServerLog; sl != nil {
 		if len(sl.Anomalies) == 0 {
@@ -106,6 +112,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 			fmt.Fprintf(b, "; %d rolled back with their group", m.Lost)
 		}
 		fmt.Fprintln(b, ")")
+		if c.Clients > 1 {
+			fmt.Fprintf(b, "  per client  %s %s   (%d clients; the line above is their cumulative rate)\n", Rate(r.PerClient()), s.Metric, c.Clients)
+		}
 		if s.PerMinute > 0 {
 			fmt.Fprintf(b, "  P  %s %s/min (the seed's unit: successful business actions per minute)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
 		}
@@ -219,6 +228,50 @@ func configLine(r *result.Result) string {
 	}
 	parts = append(parts, fmt.Sprintf("seed %d", c.Seed))
 	return strings.Join(parts, " · ")
+}
+
+// sizingLine says the page size and the engine's cache as read back, and
+// whether the OS page cache was dropped before the run.
+func sizingLine(r *result.Result) string {
+	var parts []string
+	if n := r.Engine.PageSize; n > 0 {
+		parts = append(parts, "page "+Bytes(float64(n)))
+	}
+	if n := r.Engine.CacheBytes; n > 0 {
+		parts = append(parts, "cache "+Bytes(float64(n)))
+	}
+	if len(parts) > 0 {
+		parts[len(parts)-1] += " (read back)"
+	}
+	if pc := r.Environment.PageCache; pc != "" {
+		parts = append(parts, "OS page cache "+pc)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// storageCell is where a group of runs kept its data, as a matrix shows it
+// beside the numbers: the file system, its device and the flush ceiling.
+func storageCell(runs []*result.Result) string {
+	if len(runs) == 0 {
+		return "—"
+	}
+	r := runs[0]
+	d := r.Environment.DataDir
+	s := d.FS
+	if s == "" {
+		return "—"
+	}
+	if d.Device != "" {
+		s += " on " + d.Device
+	}
+	switch du := r.Durability; {
+	case du == nil:
+	case du.Ceiling > 0:
+		s += ", ceiling " + Rate(du.Ceiling) + " flushes/s"
+	case d.FS == "tmpfs" || d.FS == "ramfs":
+		s += ", in memory: no flush ceiling"
+	}
+	return s
 }
 
 func deviceLine(d result.Device) string {
@@ -340,4 +393,22 @@ func Bytes(b float64) string {
 		return fmt.Sprintf("%.1f KiB", b/(1<<10))
 	}
 	return fmt.Sprintf("%.0f B", b)
+}
+
+// HarnessLine says what dbgauge itself used in the measure phase:
+// "dbgauge used 0.42 cores (38.1 µs of CPU per transaction) and 61 MiB at most (62 KiB per client, 1000 clients), GOMAXPROCS 2".
+func HarnessLine(h *result.Harness, unit string) string {
+	if unit == "" {
+		unit = "unit"
+	}
+	who := "dbgauge"
+	if h.InProcess {
+		who = "dbgauge with the engine inside it"
+	}
+	line := fmt.Sprintf("%s used %.2f cores (%.1f µs of CPU per %s) and %s at most (%s per client, %d clients), GOMAXPROCS %d",
+		who, h.Cores, h.CPUPerUnitUs, unit, Bytes(float64(h.RSSPeakBytes)), Bytes(float64(h.RSSPerClientBytes)), h.Clients, h.GoMaxProcs)
+	if h.ProcsNote != "" {
+		line += " (" + h.ProcsNote + ")"
+	}
+	return line
 }

@@ -63,6 +63,8 @@ type Result struct {
 	// Cluster is a managed primary's replicas (--topology) and the
 	// failover --failover made.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// Harness is the CPU and memory dbgauge itself used in the measure phase.
+	Harness *Harness `json:"harness,omitempty"`
 }
 
 // Cluster is a managed primary with streaming replicas.
@@ -233,6 +235,10 @@ type Engine struct {
 	Driver   string            `json:"driver,omitempty"`
 	Path     string            `json:"path,omitempty"` // database file or data folder
 	Settings map[string]string `json:"settings"`       // as read back from the engine
+	// PageSize and CacheBytes come from the settings read back: the page
+	// size, and the engine's own cache in bytes (0: none, or not known).
+	PageSize   int64 `json:"page_size,omitempty"`
+	CacheBytes int64 `json:"cache_bytes,omitempty"`
 }
 
 // Server is what a result records about a server dbgauge started.
@@ -301,6 +307,10 @@ type Environment struct {
 	Dbgauge  string   `json:"dbgauge"`
 	DataDir  Device   `json:"data_dir"`
 	Problems []string `json:"problems,omitempty"` // facts that could not be read, and why
+
+	// PageCache says whether the OS page cache was dropped before the run
+	// (each cell of a matrix, as root): "dropped", or why not.
+	PageCache string `json:"page_cache,omitempty"`
 }
 
 // Device describes the file system and block device holding a folder.
@@ -345,6 +355,15 @@ type Summary struct {
 	// PerMinute is the headline per minute, for workloads whose own unit it
 	// is (OLTP-EMUL's P: business actions per minute).
 	PerMinute float64 `json:"per_minute,omitempty"`
+}
+
+// PerClient returns the headline rate per client (seed 002 reports its
+// cumulative recs/sec and each client's share); 0 without clients.
+func (r *Result) PerClient() float64 {
+	if r.Config.Clients <= 0 {
+		return 0
+	}
+	return r.Summary.Rate / float64(r.Config.Clients)
 }
 
 // Phase holds the metrics of one phase: "warmup" (discarded from the

@@ -47,6 +47,7 @@ type Firebird struct {
 // FirebirdConfig says where and how to start a server.
 type FirebirdConfig struct {
 	Dir          string            // the run's folder: the instance goes in it, the logs beside
+	Data         string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
 	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
 	ForcedWrites bool              // gfix -write sync (true) or async
@@ -119,7 +120,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 		return nil, err
 	}
 	f := &Firebird{Account: acct, Password: secret(), Log: filepath.Join(cfg.Dir, "firebird.log")}
-	folders, err := MakeFolders(acct, cfg.Dir, "firebird")
+	folders, err := MakeFolders(acct, cfg.Dir, cfg.Data, "firebird")
 	if err != nil {
 		return nil, err
 	}

@@ -46,6 +46,7 @@ type MariaDB struct {
 // MariaDBConfig says where and how to start a server.
 type MariaDBConfig struct {
 	Dir      string            // the run's folder: the datadir goes in it, the log beside
+	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // server options, given as --name=value
 }
 
@@ -82,7 +83,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 		return nil, err
 	}
 	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings}
-	f, err := MakeFolders(acct, cfg.Dir, "mariadb")
+	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
 	if err != nil {
 		return nil, err
 	}
@@ -90,6 +91,11 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	userArg := []string{}
 	if acct.Switched {
 		userArg = []string{"--user=" + acct.Name}
+	}
+	if ps, ok := cfg.Settings["innodb_page_size"]; ok {
+		// InnoDB fixes its page size when the datadir is made: every later
+		// start must say the same (launch passes the settings).
+		userArg = append(userArg, "--innodb-page-size="+ps)
 	}
 	if err := acct.Run(install, append([]string{"--no-defaults", "--datadir=" + m.DataDir, "--auth-root-authentication-method=normal",
 		"--skip-test-db"}, userArg...)...); err != nil {

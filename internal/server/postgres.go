@@ -26,6 +26,7 @@ import (
 type PostgresConfig struct {
 	Bin      string            // folder holding initdb and postgres; "" searches the usual places
 	Dir      string            // the run's folder: the cluster goes in Dir/postgres
+	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // postgresql.conf parameters, passed as -c name=value
 	// Archive keeps every WAL segment the server completes in a folder of
 	// the cluster (archive_mode), so that a base backup can be rolled
@@ -117,7 +118,7 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	f, err := MakeFolders(acct, cfg.Dir, "postgres")
+	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "postgres")
 	if err != nil {
 		return nil, err
 	}

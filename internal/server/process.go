@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
 )
 
 // Account is the system user a server runs as.
@@ -296,8 +298,16 @@ type Folders struct {
 
 // MakeFolders makes a server's folders for the account: name inside runDir
 // when the account can reach it, else a temporary folder (the note says so);
-// both owned by the account.
-func MakeFolders(a Account, runDir, name string) (Folders, error) {
+// both owned by the account. With dataDir (--data-dir) the data goes there
+// or nowhere: a dataDir the account cannot reach is refused, not replaced.
+func MakeFolders(a Account, runDir, dataDir, name string) (Folders, error) {
+	if dataDir != "" {
+		if !a.CanReach(dataDir) {
+			return Folders{}, knob.Bad(fmt.Sprintf("give a folder every parent of which %s may enter (o+x), e.g. under /var/tmp, or chmod o+x the parents", a.Name),
+				"--data-dir %s: the server runs as %s, who cannot reach it", filepath.Dir(dataDir), a.Name)
+		}
+		runDir = dataDir
+	}
 	f := Folders{Base: filepath.Join(runDir, name)}
 	var err error
 	if !a.CanReach(runDir) {

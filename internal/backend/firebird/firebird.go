@@ -54,6 +54,9 @@ var Spec = backend.Spec{
 		{Key: "any firebird.conf parameter", Usage: "firebird:managed: written to the instance's firebird.conf (DefaultDbCachePages, LockHashSlots, TempCacheLimit, …); DefaultDbCachePages reads back as page_buffers, the others are recorded as configured (Firebird 3 has no SQL view of its configuration)"},
 	},
 	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Cache:     "firebird:managed: DefaultDbCachePages in the instance's firebird.conf, the size over the page size (the database's page buffers); read back as page_buffers (MON$DATABASE)",
+	PageSize:  "firebird:managed: the database's page size when it is created (as --set page_size); read back from MON$DATABASE",
+	PageSizes: []int64{4096, 8192, 16384},
 	Open:      open,
 }
 
@@ -154,12 +157,33 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, knob.Bad("give page_size or a firebird.conf parameter (see dbgauge list)", "--set %s: Firebird 3 has no such parameter, or dbgauge sets it itself", kv.Key)
 		}
 	}
+	if o.PageSize > 0 {
+		if pageSize != 0 && int64(pageSize) != o.PageSize {
+			return nil, knob.Bad("give one of them", "--page-size %d and --set page_size=%d disagree", o.PageSize, pageSize)
+		}
+		pageSize = int(o.PageSize)
+	}
+	if o.CacheBytes > 0 {
+		// Firebird counts its cache in pages of the database.
+		ps := int64(8192) // Firebird 3's default
+		if pageSize > 0 {
+			ps = int64(pageSize)
+		}
+		pages := strconv.FormatInt(o.CacheBytes/ps, 10)
+		if v, ok := d.conf["DefaultDbCachePages"]; ok && v != pages {
+			return nil, knob.Bad("give one of them", "--cache (%s pages of %d bytes) and --set DefaultDbCachePages=%s disagree", pages, ps, v)
+		}
+		d.conf["DefaultDbCachePages"] = pages
+	}
+	if o.DB != managed && (o.PageSize > 0 || o.CacheBytes > 0) {
+		return nil, knob.Bad("use --db firebird:managed", "--page-size and --cache: on a database of yours dbgauge changes no setting")
+	}
 	dsn, secret := "", ""
 	if o.DB == managed {
 		var err error
-		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
+		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
 		if err != nil {
-			if len(o.Set) > 0 {
+			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the settings given with --set", "%v", err)
 			}
 			return nil, err
@@ -319,6 +343,7 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	e.Settings["ods"] = fmt.Sprintf("%d.%d", odsMajor, odsMinor)
 	e.Settings["sql_dialect"] = strconv.FormatInt(sqlDialect, 10)
 	e.Settings["isolation"] = "read committed record_version wait"
+	e.PageSize, e.CacheBytes = pageSize, buffers*pageSize
 	keys := make([]string, 0, len(d.conf))
 	for k := range d.conf {
 		keys = append(keys, k)

@@ -52,7 +52,10 @@ var Spec = backend.Spec{
 		{Key: "coalesce_blocks=true|false", Usage: "merge adjacent free blocks (GDBM_SETCOALESCEBLKS)"},
 		{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background gdbm_syncs (default 100ms)"},
 	},
-	Open: open,
+	NoCache:   "gdbm's own cache counts hash buckets, not bytes (--set cache_size=N buckets); the OS page cache holds its files",
+	PageSize:  "block_size of new files (gdbm_open's block size, its page); an existing file keeps its own, and a different one is refused; read back as block_size",
+	PageSizes: []int64{512, 1024, 2048, 4096, 8192, 16384, 32768, 65536},
+	Open:      open,
 }
 
 // lazyInterval is the lazy mode's background flush period: the NMS seed's
@@ -98,7 +101,7 @@ func pathOf(o backend.Options) string {
 	if p, ok := strings.CutPrefix(o.DB, "gdbm:"); ok && p != "" {
 		return p
 	}
-	return filepath.Join(o.Dir, "db.gdbm")
+	return filepath.Join(o.Data(), "db.gdbm")
 }
 
 // tablePath is the file of table name: PATH without its extension, the
@@ -128,9 +131,22 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 	}
+	if o.PageSize > 0 {
+		if d.opts.blockSize != 0 && int64(d.opts.blockSize) != o.PageSize {
+			return nil, knob.Bad("give one of them", "--page-size %d and --set block_size=%d disagree", o.PageSize, d.opts.blockSize)
+		}
+		d.opts.blockSize = int(o.PageSize)
+	}
 	if err := d.load(); err != nil {
 		_ = d.closeFiles() // the error that matters is err
 		return nil, err
+	}
+	if want := d.opts.blockSize; want > 0 {
+		if fi, err := d.catalog.f.info(); err == nil && fi.BlockSize != want {
+			_ = d.closeFiles()
+			return nil, knob.Bad("a block size is fixed when the file is created: use a fresh one (--db gdbm)",
+				"gdbm block_size=%d asked, but %s has blocks of %d bytes", want, d.path, fi.BlockSize)
+		}
 	}
 	if d.dur == backend.Lazy {
 		d.wg.Add(1)
@@ -321,7 +337,7 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 	if d.dur == backend.Lazy {
 		s["background_sync"] = d.interval.String()
 	}
-	return backend.Engine{Name: "gdbm", Version: libVersion(), Driver: "cgo libgdbm", Path: d.path, Settings: s}, nil
+	return backend.Engine{Name: "gdbm", Version: libVersion(), Driver: "cgo libgdbm", Path: d.path, Settings: s, PageSize: int64(fi.BlockSize)}, nil
 }
 
 // Close stops the background flusher, syncs what it had not, and closes

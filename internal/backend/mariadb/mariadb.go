@@ -47,6 +47,9 @@ var Spec = backend.Spec{
 		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
 	},
 	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Cache:     "innodb_buffer_pool_size (mariadb:managed: at start; a server of yours: SET GLOBAL, which resizes the pool online, in whole chunks); read back",
+	PageSize:  "innodb_page_size, mariadb:managed only: given to mariadb-install-db and at every start (InnoDB fixes it when the datadir is made); read back",
+	PageSizes: []int64{4096, 8192, 16384, 32768, 65536},
 	Open:      open,
 }
 
@@ -101,12 +104,29 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	var dsn string
 	managed := o.DB == "mariadb:managed" || o.DB == "mysql:managed"
+	for _, s := range []struct {
+		knob, key string
+		n         int64
+	}{{"cache", "innodb_buffer_pool_size", o.CacheBytes}, {"page-size", "innodb_page_size", o.PageSize}} {
+		if s.n == 0 {
+			continue
+		}
+		want := strconv.FormatInt(s.n, 10)
+		if v, ok := settings[s.key]; ok && v != want {
+			return nil, knob.Bad("give one of them", "--%s %s and --set %s=%s disagree", s.knob, want, s.key, v)
+		}
+		if s.key == "innodb_page_size" && !managed {
+			return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
+				"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
+		}
+		settings[s.key] = want
+	}
 	if managed {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
-		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Settings: settings}); err != nil {
-			if len(o.Set) > 0 {
+		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings}); err != nil {
+			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the variables given with --set", "%v", err)
 			}
 			return nil, err
@@ -179,7 +199,7 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 // readBack lists the variables every result records.
 var readBack = []string{
 	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_flush_method", "innodb_doublewrite",
-	"innodb_buffer_pool_size", "innodb_log_file_size", "innodb_flush_log_at_timeout", "max_connections",
+	"innodb_buffer_pool_size", "innodb_page_size", "innodb_log_file_size", "innodb_flush_log_at_timeout", "max_connections",
 	"transaction_isolation", "version",
 }
 
@@ -204,6 +224,8 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	}
 	e.Version = e.Settings["version"]
 	delete(e.Settings, "version")
+	e.PageSize, _ = strconv.ParseInt(e.Settings["innodb_page_size"], 10, 64)
+	e.CacheBytes, _ = strconv.ParseInt(e.Settings["innodb_buffer_pool_size"], 10, 64)
 	return e, classify(rows.Err())
 }
 

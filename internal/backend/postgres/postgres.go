@@ -48,7 +48,9 @@ var Spec = backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
-	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Abilities:  []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Cache:      "shared_buffers (postgres:managed: -c shared_buffers=…kB at start; a server of yours sets it only at its own start, so --cache is refused there); read back with block_size",
+	NoPageSize: "PostgreSQL's block size is fixed when PostgreSQL is compiled (BLCKSZ, 8192 unless built otherwise; SHOW block_size), so no run can set it",
 	Knobs: []knob.Spec{
 		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
 		{Name: "socket", Bool: true, Values: "switch", Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
@@ -100,12 +102,23 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		settings[kv.Key] = kv.Value
 		d.userKeys = append(d.userKeys, kv.Key)
 	}
+	if o.CacheBytes > 0 {
+		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
+		switch v, ok := settings["shared_buffers"]; {
+		case o.DB != managed:
+			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
+				"--cache sets shared_buffers, which a server of yours takes only when it starts")
+		case ok && v != want:
+			return nil, knob.Bad("give one of them", "--cache %s and --set shared_buffers=%s disagree", want, v)
+		}
+		settings["shared_buffers"] = want
+	}
 	dsn := o.DB
 	if o.DB == managed {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Settings: settings, Archive: o.Archive}); err != nil {
+		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -134,10 +147,13 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	for k, v := range settings {
 		d.cfg.RuntimeParams[k] = v // per session, on a server of the user's
 	}
-	d.cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	// Each connection keeps its prepared statements (and no descriptions,
+	// which only QueryExecModeCacheDescribe uses); describe-exec keeps none.
+	d.cfg.DefaultQueryExecMode, d.cfg.StatementCacheCapacity = pgx.QueryExecModeCacheStatement, stmtCache
 	if o.Prepare == backend.Each {
-		d.cfg.DefaultQueryExecMode = pgx.QueryExecModeDescribeExec
+		d.cfg.DefaultQueryExecMode, d.cfg.StatementCacheCapacity = pgx.QueryExecModeDescribeExec, 0
 	}
+	d.cfg.DescriptionCacheCapacity = 0
 	c, err := d.connect(ctx)
 	if err != nil {
 		d.stop()
@@ -178,6 +194,11 @@ func openError(err error, db string) error {
 	return errors.New(msg)
 }
 
+// stmtCache is how many prepared statements a connection keeps: the largest
+// workload (oltp-emul) uses 38. pgx's default of 512, with as many
+// descriptions, costs ~96 KB a connection, 96 MB at 1,000 clients.
+const stmtCache = 64
+
 func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
 
 // configFor is how to reach another server dbgauge manages (a replica, a
@@ -189,6 +210,7 @@ func (d *db) configFor(srv *server.Postgres) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	cfg.ConnectTimeout, cfg.DefaultQueryExecMode = d.cfg.ConnectTimeout, d.cfg.DefaultQueryExecMode
+	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = d.cfg.StatementCacheCapacity, d.cfg.DescriptionCacheCapacity
 	return cfg, nil
 }
 
@@ -225,7 +247,7 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 var readBack = []string{
 	"synchronous_commit", "fsync", "wal_writer_delay", "wal_sync_method", "full_page_writes", "wal_level",
 	"commit_delay", "shared_buffers", "max_connections", "checkpoint_timeout", "max_wal_size", "autovacuum",
-	"default_transaction_isolation", "jit",
+	"default_transaction_isolation", "jit", "block_size",
 }
 
 // Engine reads back PostgreSQL's version and effective settings, in one transaction.
@@ -257,6 +279,8 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	d.self.Add(1)
 	e.Version = e.Settings["server_version"]
 	delete(e.Settings, "server_version")
+	e.PageSize, _ = strconv.ParseInt(e.Settings["block_size"], 10, 64)
+	e.CacheBytes, _ = knob.ParseSize(e.Settings["shared_buffers"]) // "128MB": PostgreSQL's units are powers of 1024
 	return e, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -44,6 +45,9 @@ var Spec = backend.Spec{
 		{Key: "any PRAGMA", Usage: "applied on every connection before journal_mode and synchronous, e.g. cache_size=-64000, page_size=8192, busy_timeout=10000; read back, refused when SQLite does not know it"},
 	},
 	Abilities: []backend.Ability{backend.OnlineBackup},
+	Cache:     "PRAGMA cache_size=-KiB on every connection (the negative form counts KiB, not pages): each connection has a cache of that size; read back as cache_size",
+	PageSize:  "PRAGMA page_size before the database is created (journal_mode=WAL then writes it in the header); read back; an existing database keeps its own, and a different one is refused",
+	PageSizes: []int64{512, 1024, 2048, 4096, 8192, 16384, 32768, 65536},
 	Open:      open,
 }
 
@@ -81,7 +85,7 @@ func pathOf(o backend.Options) string {
 	if p, ok := strings.CutPrefix(o.DB, "sqlite:"); ok && p != "" {
 		return p
 	}
-	return filepath.Join(o.Dir, "sqlite.db")
+	return filepath.Join(o.Data(), "sqlite.db")
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -122,7 +126,43 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 				"--set %s: SQLite has no such setting", k)
 		}
 	}
+	for _, p := range pragmas {
+		if p.Key != "page_size" {
+			continue
+		}
+		// SQLite ignores a page size it cannot apply (not a power of two, or
+		// a database that exists already): the read-back tells.
+		got, err := d.pragma(ctx, "page_size")
+		if err != nil || got != p.Value {
+			_ = d.Close()
+			return nil, knob.Bad("a page size is fixed when the database is created: give a power of two from 512 to 65536, and a fresh database (not --db sqlite:PATH of an existing file)",
+				"SQLite page_size=%s asked, but %s has page_size %s", p.Value, d.path, got)
+		}
+	}
 	return d, nil
+}
+
+// sizing returns the pragmas of --page-size and --cache, refusing a --set
+// of the same pragma with another value.
+func sizing(o backend.Options) ([]backend.KeyValue, error) {
+	var out []backend.KeyValue
+	for _, s := range []struct {
+		key, knob, value string
+	}{
+		{"page_size", "page-size", strconv.FormatInt(o.PageSize, 10)},
+		{"cache_size", "cache", strconv.FormatInt(-o.CacheBytes/1024, 10)},
+	} {
+		if s.value == "0" {
+			continue
+		}
+		for _, kv := range o.Set {
+			if strings.EqualFold(kv.Key, s.key) && kv.Value != s.value {
+				return nil, knob.Bad("give one of them", "--%s (PRAGMA %s=%s) and --set %s=%s disagree", s.knob, s.key, s.value, kv.Key, kv.Value)
+			}
+		}
+		out = append(out, backend.KeyValue{Key: s.key, Value: s.value})
+	}
+	return out, nil
 }
 
 // pragmasFor returns the pragmas every connection runs, in order: the busy
@@ -134,6 +174,11 @@ func pragmasFor(o backend.Options) ([]backend.KeyValue, []string, error) {
 		return nil, nil, knob.Bad("give sync, lazy or off", "sqlite has no durability %q", o.Durability)
 	}
 	out := []backend.KeyValue{{Key: "busy_timeout", Value: defaultBusyTimeoutMs}}
+	sized, err := sizing(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	out = append(out, sized...)
 	user := map[string]bool{}
 	var keys []string
 	for _, kv := range o.Set {
@@ -203,6 +248,14 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 			v = synchronousName(v)
 		}
 		e.Settings[k] = v
+	}
+	e.PageSize, _ = strconv.ParseInt(e.Settings["page_size"], 10, 64)
+	// cache_size: -N is N KiB, N is N pages (PRAGMA cache_size).
+	if c, err := strconv.ParseInt(e.Settings["cache_size"], 10, 64); err == nil {
+		e.CacheBytes = c * e.PageSize
+		if c < 0 {
+			e.CacheBytes = -c * 1024
+		}
 	}
 	return e, nil
 }

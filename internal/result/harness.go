@@ -1,0 +1,24 @@
+package result
+
+// Harness is what dbgauge's own process used during the measure phase, so
+// that a reader can tell whether the harness, not the engine, was the limit:
+// its CPU (user and system time of every thread) and its resident memory,
+// sampled each second. Where the engine runs inside dbgauge (InProcess:
+// SQLite, bbolt, …), the CPU is the engine's too.
+type Harness struct {
+	Clients    int  `json:"clients"`
+	GoMaxProcs int  `json:"gomaxprocs"` // threads running Go code at once
+	InProcess  bool `json:"in_process"` // the engine runs inside dbgauge
+	// ProcsNote says why GoMaxProcs is what it is, when dbgauge chose it.
+	ProcsNote     string  `json:"procs_note,omitempty"`
+	Seconds       float64 `json:"seconds"`        // the measure phase's wall time
+	UserSeconds   float64 `json:"user_seconds"`   // CPU in user space
+	SystemSeconds float64 `json:"system_seconds"` // CPU in the kernel on dbgauge's behalf
+	// CPUPerUnitUs is (user + system) ÷ successful units, in microseconds.
+	CPUPerUnitUs float64 `json:"cpu_per_unit_us"`
+	// Cores is (user + system) ÷ wall time: 1 is one core kept busy.
+	Cores             float64 `json:"cores"`
+	RSSPeakBytes      int64   `json:"rss_peak_bytes"`       // the largest resident set seen
+	RSSPerClientBytes int64   `json:"rss_per_client_bytes"` // RSSPeakBytes ÷ clients
+	Goroutines        int     `json:"goroutines"`           // at the peak's sample
+}
