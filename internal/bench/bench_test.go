@@ -66,7 +66,7 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 					t.Run(name, func(t *testing.T) {
 						workloadtest.Run(t, w, map[string]string{
 							"db": b.Throwaway, "api": api, "commit": commit, "clients": "2", "units": "60", "lines": "300",
-							"init-docs": "100", "wares": "30",
+							"init-docs": "100", "wares": "30", "records": "500",
 						})
 					})
 				}
@@ -169,6 +169,12 @@ func TestFourHundredClients(t *testing.T) {
 	}
 	if byClass != all || retried != allRetried {
 		t.Errorf("failures by class over time add up to %d (phases: %d), retried %d (phases: %d)", byClass, all, retried, allRetried)
+	}
+	// What dbgauge itself used: SQLite runs inside it.
+	if h := res.Harness; h == nil || h.Clients != 400 || !h.InProcess || h.RSSPeakBytes <= 0 || h.CPUPerUnitUs <= 0 || h.Cores <= 0 {
+		t.Errorf("harness: %+v", h)
+	} else {
+		t.Logf("harness: %.1f µs of CPU per call, %.1f MiB at most", h.CPUPerUnitUs, float64(h.RSSPeakBytes)/(1<<20))
 	}
 	t.Logf("400 clients: %d ok, %d failed, %d retries, %.0f calls/s", m.OK, m.Failed, m.Retries, m.Rate)
 }

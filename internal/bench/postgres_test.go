@@ -47,6 +47,9 @@ func TestPostgresDurability(t *testing.T) {
 			if st, err := os.Stat(res.Server.Log); err != nil || st.Size() == 0 {
 				t.Fatalf("the server's log is not kept: %v", err)
 			}
+			if h := res.Harness; h == nil || h.InProcess || h.CPUPerUnitUs <= 0 {
+				t.Fatalf("harness: %+v: want dbgauge's CPU per call, the server apart", h)
+			}
 			t.Logf("%s: %.0f WAL bytes/call, %d WAL syncs for %d calls", dur, res.Summary.LogBytesPerUnit, res.Stats.Delta["flushes"], res.Summary.OK)
 		})
 	}
@@ -96,6 +99,9 @@ func TestPostgresWorkloads(t *testing.T) {
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "select-only": "true"})
 	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
+	// kv through sqlkv: YCSB A's updates, and E's range scans (ScanFrom).
+	workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-a", "units": "400", "clients": "4"})
+	workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-e", "units": "200", "clients": "2"})
 	// Consumers on FOR UPDATE SKIP LOCKED: eight clients, no failures, the books balance.
 	res = workloadtest.Run(t, spec(t, "oltp-emul"), map[string]string{"db": "postgres:managed", "init-docs": "300", "clients": "8", "duration": "3s", "wares": "50"})
 	if res.Summary.Failed > 0 {

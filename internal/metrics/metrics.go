@@ -71,33 +71,60 @@ type counts struct {
 	retried  map[failKey]*result.Failure // errors that were retried, by cause
 }
 
+// newCounts returns empty counts of shape s. Counts are sparse: a histogram
+// is made at its first value (record, mergeInto), since each is ~170 KB and
+// most never see a value (the lag of a closed loop, a shard's share of a
+// mix's rare branches, the operations of tpcb --select-only).
 func newCounts(s Shape) counts {
-	c := counts{
+	return counts{
 		units:    make([]*hdrhistogram.Histogram, len(s.Units)),
 		ops:      make([]*hdrhistogram.Histogram, len(s.Ops)),
-		lag:      NewHistogram(),
 		failed:   make([]int64, len(s.Units)),
 		failures: map[failKey]*result.Failure{},
 		retried:  map[failKey]*result.Failure{},
 	}
-	for i := range c.units {
-		c.units[i] = NewHistogram()
+}
+
+// empty is the histogram of no values, for counts that have none; it is
+// never modified.
+var empty = NewHistogram()
+
+// orEmpty returns h, or an empty histogram when h was never made.
+func orEmpty(h *hdrhistogram.Histogram) *hdrhistogram.Histogram {
+	if h == nil {
+		return empty
 	}
-	for i := range c.ops {
-		c.ops[i] = NewHistogram()
+	return h
+}
+
+// merge adds src into *dst, making *dst when src has values.
+func merge(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
+	if src == nil || src.TotalCount() == 0 {
+		return
 	}
-	return c
+	if *dst == nil {
+		*dst = NewHistogram()
+	}
+	(*dst).Merge(src)
+}
+
+// record records d into *h, making the histogram at its first value.
+func record(h **hdrhistogram.Histogram, d time.Duration) {
+	if *h == nil {
+		*h = NewHistogram()
+	}
+	recordUs(*h, d)
 }
 
 // mergeInto adds c into dst and, if reset, empties c.
 func (c *counts) mergeInto(dst *counts, reset bool) {
 	for i, h := range c.units {
-		dst.units[i].Merge(h)
+		merge(&dst.units[i], h)
 	}
 	for i, h := range c.ops {
-		dst.ops[i].Merge(h)
+		merge(&dst.ops[i], h)
 	}
-	dst.lag.Merge(c.lag)
+	merge(&dst.lag, c.lag)
 	for i, n := range c.failed {
 		dst.failed[i] += n
 	}
@@ -151,12 +178,18 @@ func addCause(m map[failKey]*result.Failure, class dberr.Class, kind dberr.Kind,
 
 func (c *counts) reset() {
 	for _, h := range c.units {
-		h.Reset()
+		if h != nil {
+			h.Reset()
+		}
 	}
 	for _, h := range c.ops {
-		h.Reset()
+		if h != nil {
+			h.Reset()
+		}
 	}
-	c.lag.Reset()
+	if c.lag != nil {
+		c.lag.Reset()
+	}
 	clear(c.failed)
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
@@ -226,21 +259,21 @@ type Recorder struct {
 // Unit records a successful unit of kind k that took d.
 func (r *Recorder) Unit(k int, d time.Duration) {
 	r.sh.mu.Lock()
-	recordUs(r.sh.units[k], d)
+	record(&r.sh.units[k], d)
 	r.sh.mu.Unlock()
 }
 
 // Op records an operation op (inside a unit) that took d.
 func (r *Recorder) Op(op int, d time.Duration) {
 	r.sh.mu.Lock()
-	recordUs(r.sh.ops[op], d)
+	record(&r.sh.ops[op], d)
 	r.sh.mu.Unlock()
 }
 
 // Lag records how far behind its intended start a unit began (open loop).
 func (r *Recorder) Lag(d time.Duration, late bool) {
 	r.sh.mu.Lock()
-	recordUs(r.sh.lag, d)
+	record(&r.sh.lag, d)
 	if late {
 		r.sh.late++
 	}
@@ -287,7 +320,9 @@ type Interval struct {
 func (iv *Interval) OK() int64 {
 	var n int64
 	for _, h := range iv.units {
-		n += h.TotalCount()
+		if h != nil {
+			n += h.TotalCount()
+		}
 	}
 	return n - iv.lost
 }
@@ -327,11 +362,13 @@ func (iv *Interval) All() *hdrhistogram.Histogram { return mergeAll(iv.units) }
 
 func mergeAll(hs []*hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	if len(hs) == 1 {
-		return hs[0]
+		return orEmpty(hs[0])
 	}
 	all := NewHistogram()
 	for _, h := range hs {
-		all.Merge(h)
+		if h != nil {
+			all.Merge(h)
+		}
 	}
 	return all
 }
@@ -386,7 +423,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	for i, h := range p.ops {
 		out.Ops = append(out.Ops, Summarize(p.shape.Ops[i], h, hist))
 	}
-	if p.lag.TotalCount() > 0 {
+	if p.lag != nil && p.lag.TotalCount() > 0 {
 		l := Summarize("lag", p.lag, hist)
 		out.Lag = &l
 	}
@@ -412,6 +449,9 @@ func causes(m map[failKey]*result.Failure) []result.Failure {
 // Summarize returns the summary of a latency histogram, with the histogram
 // itself encoded when hist is true.
 func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency {
+	if h == nil {
+		return result.Latency{Name: name}
+	}
 	l := result.Latency{Name: name, Count: h.TotalCount()}
 	if l.Count == 0 {
 		return l

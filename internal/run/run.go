@@ -195,7 +195,9 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 				ticker.Reset(cfg.Tick)
 				deadline = nil
 				if cfg.Duration > 0 {
-					t := time.NewTimer(cfg.Duration)
+					// From the phase's start: reading the engine's counters
+					// (PhaseBegins) can take seconds under a heavy load.
+					t := time.NewTimer(cfg.Duration - time.Since(now))
 					defer t.Stop()
 					deadline = t.C
 				}
