@@ -9,12 +9,13 @@
 # pgbench, --durability lazy for dbgauge), which takes the disk out of tpcb.
 # Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
 # dbgauge reuses the tables pgbench -i loaded.
+# DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge, built if missing).
 # PIN=1 gives the server CPU 0 and the client under test CPU 1 (taskset-like,
 # through sched_setaffinity): the client's CPU is then not taken from the
 # server, which shows whether the harness itself is the bottleneck.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
+[ -n "${DBGAUGE:-}" ] || { [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge; }
 exec python3 - "$@" <<'PY'
 import json, glob, os, pwd, re, resource, shutil, socket, subprocess, sys, tempfile, time
 
@@ -86,7 +87,7 @@ try:
     def dbgauge(mode, c):
         res = os.path.join(work, "results")
         shutil.rmtree(res, ignore_errors=True)
-        args = ["./dbgauge", "run", "tpcb", "--db", dsn, "--scale", str(SCALE), "--clients", str(c),
+        args = [os.environ.get("DBGAUGE", "./dbgauge"), "run", "tpcb", "--db", dsn, "--scale", str(SCALE), "--clients", str(c),
                 "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res] + (["--durability", "lazy"] if LAZY else [])
         if mode == "select-only":
             args.append("--select-only")

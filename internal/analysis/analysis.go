@@ -35,7 +35,8 @@ type Matrix struct {
 	Groups  []*Group       `json:"groups"`  // in the axes' order
 	Effects []Effect       `json:"effects"` // one per axis
 	Scaling *Scaling       `json:"scaling,omitempty"`
-	Missing int            `json:"missing"` // cells with no completed result
+	Data    *DataCurve     `json:"data,omitempty"` // throughput against data size (--dataset or --records an axis)
+	Missing int            `json:"missing"`        // cells with no completed result
 }
 
 // Effect is what changing one knob does, everything else held equal.

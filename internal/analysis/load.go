@@ -154,6 +154,7 @@ func LoadMatrix(dir string) (*Matrix, error) {
 		out.Effects = append(out.Effects, effect(idx, ai, a, byKey))
 	}
 	out.Scaling = scaling(idx, byKey)
+	out.Data = dataCurve(idx, byKey)
 	return out, nil
 }
 

@@ -91,6 +91,11 @@ type Spec struct {
 	// PageSizes lists the page sizes the engine accepts.
 	Cache, NoCache, PageSize, NoPageSize string
 	PageSizes                            []int64
+	// RecordOverhead is what the engine stores per key-value record (kv's
+	// table, through sqlkv on SQL engines) beyond its key and value bytes:
+	// headers, the index entry, page slack; --dataset sizes the data with
+	// it, and the result records the size achieved (docs/data.md).
+	RecordOverhead int64
 	// Open opens the engine with the options applied.
 	Open func(ctx context.Context, o Options) (DB, error)
 }
@@ -219,6 +224,14 @@ type Recoverer interface {
 	CrashRestart(ctx context.Context) error
 }
 
+// Restarter is an optional ability of a managed server: shut it down cleanly
+// and start it again on the same data, returning once it accepts
+// connections: its own caches are empty afterwards (objects --phase cold).
+// Connections opened before are gone.
+type Restarter interface {
+	Restart(ctx context.Context) error
+}
+
 // Cluster is an optional ability of a managed primary with streaming
 // replicas (--topology): its servers, their replication lag as the run goes,
 // and the steps of a failover, each timed by the caller.
@@ -327,6 +340,20 @@ type Checker interface {
 	Integrity(ctx context.Context) (ok bool, detail string, err error)
 }
 
+// DataSizer is an optional ability: the bytes of the data itself (tables
+// and indexes, no log), where the files around it would mislead (a
+// PostgreSQL data folder holds its WAL). Read once after the load.
+type DataSizer interface {
+	DataBytes(ctx context.Context) (int64, error)
+}
+
+// MemoryUser is an optional ability of an engine that runs inside dbgauge:
+// the bytes it has allocated itself (its caches), which are part of
+// dbgauge's resident memory but not the harness's.
+type MemoryUser interface {
+	EngineMemory() int64
+}
+
 // Statser is an optional ability: the engine's own counters (commits,
 // flushes, pages written…), read before and after the measure phase.
 type Statser interface {
@@ -423,6 +450,14 @@ type KVConn interface {
 	// Scan calls fn for each record in key order; stop by returning an error.
 	Scan(ctx context.Context, table string, fn func(key, value []byte) error) error
 	Close() error
+}
+
+// BulkLoader is an optional ability of a KVConn: store many new records at
+// once inside the open write transaction, by the engine's fastest path
+// (sqlkv: COPY on PostgreSQL, multi-row INSERTs elsewhere). The keys must
+// not exist yet. Keys and values may be reused once it returns.
+type BulkLoader interface {
+	PutNew(ctx context.Context, table string, keys, values [][]byte) error
 }
 
 // RangeScanner is an optional ability of a KVConn (backend.RangeScans): read

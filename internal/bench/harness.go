@@ -2,12 +2,15 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
@@ -17,12 +20,17 @@ type harnessProbe struct {
 	start      time.Time
 	user, sys  time.Duration
 	peak       int64
+	anon       int64 // the largest anonymous part seen
+	engine     int64 // the engine's own allocations at the peak (backend.MemoryUser)
 	goroutines int
+	mem        backend.MemoryUser // nil unless the engine runs inside dbgauge and counts its memory
 }
 
-// startHarness begins measuring at the start of the measure phase.
-func startHarness(at time.Time) *harnessProbe {
+// startHarness begins measuring at the start of the measure phase. db is
+// the open engine.
+func startHarness(at time.Time, db backend.DB) *harnessProbe {
 	h := &harnessProbe{start: at}
+	h.mem, _ = db.(backend.MemoryUser)
 	h.user, h.sys = cpuTimes()
 	h.sample()
 	return h
@@ -30,8 +38,13 @@ func startHarness(at time.Time) *harnessProbe {
 
 // sample notes the resident set size if it is the largest yet.
 func (h *harnessProbe) sample() {
-	if rss := residentBytes(); rss > h.peak {
+	rss, anon := residentBytes()
+	h.anon = max(h.anon, anon)
+	if rss > h.peak {
 		h.peak, h.goroutines = rss, runtime.NumGoroutine()
+		if h.mem != nil {
+			h.engine = h.mem.EngineMemory()
+		}
 	}
 }
 
@@ -43,7 +56,10 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients int, inProcess bo
 		Clients: clients, GoMaxProcs: runtime.GOMAXPROCS(0), InProcess: inProcess,
 		Seconds:     end.Sub(h.start).Seconds(),
 		UserSeconds: (user - h.user).Seconds(), SystemSeconds: (sys - h.sys).Seconds(),
-		RSSPeakBytes: h.peak, Goroutines: h.goroutines,
+		RSSPeakBytes: h.peak, AnonPeakBytes: h.anon, Goroutines: h.goroutines, EngineBytes: h.engine, GOGC: gcPercent(),
+	}
+	if clients >= manyClients && r.GOGC == 50 {
+		r.Note = fmt.Sprintf("GOGC 50 from %d clients on: their connections make most of the heap", manyClients)
 	}
 	cpu := r.UserSeconds + r.SystemSeconds
 	if ok > 0 {
@@ -53,9 +69,16 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients int, inProcess bo
 		r.Cores = cpu / r.Seconds
 	}
 	if clients > 0 {
-		r.RSSPerClientBytes = h.peak / int64(clients)
+		r.RSSPerClientBytes = max(h.anon-h.engine, 0) / int64(clients)
 	}
 	return r
+}
+
+// gcPercent returns the garbage collector's target (GOGC), without changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
 }
 
 // cpuTimes returns the user and system CPU time of the whole process.
@@ -67,20 +90,24 @@ func cpuTimes() (user, sys time.Duration) {
 	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
 }
 
-// residentBytes returns the process's resident set size from
-// /proc/self/statm, or 0 where there is none.
-func residentBytes() int64 {
+// residentBytes returns the process's resident set size and its anonymous
+// part (resident − shared: the heap, stacks and the engine's allocations,
+// without the program's file and files mapped into memory) from
+// /proc/self/statm; zeros where there is none.
+func residentBytes() (rss, anon int64) {
 	b, err := os.ReadFile("/proc/self/statm")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	f := bytes.Fields(b)
-	if len(f) < 2 {
-		return 0
+	if len(f) < 3 {
+		return 0, 0
 	}
-	pages, err := strconv.ParseInt(string(f[1]), 10, 64)
-	if err != nil {
-		return 0
+	resident, err1 := strconv.ParseInt(string(f[1]), 10, 64)
+	shared, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, 0
 	}
-	return pages * int64(os.Getpagesize())
+	page := int64(os.Getpagesize())
+	return resident * page, (resident - shared) * page
 }

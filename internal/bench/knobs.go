@@ -26,6 +26,7 @@ var Knobs = []knob.Spec{
 	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine (the list is made from the catalog)"},
 	{Name: "api", Default: "auto", Values: "auto|sql|kv", Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
 	{Name: "clients", Default: "1", Values: "N", Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
+	{Name: "concurrency", Values: "N", Usage: "the same as --clients (zodbshootout's word); give one of them"},
 	{Name: "warmup", Default: "2s", Values: "duration", Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
 	{Name: "duration", Default: "10s", Values: "duration", Usage: "length of the measure phase (ignored when only --units is given)"},
 	{Name: "units", Default: "0", Values: "N", Usage: "end the measure phase after N units of work instead of a duration"},
@@ -49,6 +50,8 @@ var Knobs = []knob.Spec{
 	{Name: "data-dir", Values: "DIR", Usage: "where the engine's files go (the embedded file, a managed server's data folder): a folder of the run's own inside DIR, removed after it; DIR's device and flush ceiling are recorded (a list: a matrix axis)"},
 	{Name: "cache", Values: "SIZE", Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
 	{Name: "page-size", Values: "BYTES", Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
+	{Name: "dataset", Values: "Nx", Usage: "size the data as N times the engine's cache (--cache, read back), e.g. 0.25x, 1x, 4x; with --dataset-of ram, of the machine's memory; the size reached is recorded (kv; replaces --records)"},
+	{Name: "dataset-of", Default: "cache", Values: "cache|ram", Usage: "what --dataset multiplies: the engine's cache, or the machine's memory"},
 	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.
 	{Name: "repeat", Default: "1", Values: "N", Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
 	{Name: "shuffle", Bool: true, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},

@@ -65,6 +65,7 @@ type Plan struct {
 	led        workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
 	dataDir    string          // --data-dir, absolute: the engine's files go in a folder made there
 	dropCache  bool            // drop the OS page cache before opening the engine
+	dataset    *datasetPlan    // --dataset Nx
 }
 
 // backupPlan is --backup: when to take it, and how to check it.
@@ -133,6 +134,9 @@ func NewPlan(req Request) (*Plan, error) {
 		return nil, err
 	}
 	if err := p.pickAPI(v); err != nil {
+		return nil, err
+	}
+	if err := p.datasetConfig(v); err != nil {
 		return nil, err
 	}
 	if err := p.backupConfig(v); err != nil {
@@ -308,7 +312,14 @@ func redactKnobs(m map[string]string) map[string]string {
 
 func (p *Plan) runConfig(v *knob.Values) error {
 	c := &p.run
-	clients, err := v.Int("clients", 1, 100_000)
+	name := "clients"
+	if v.IsSet("concurrency") {
+		if v.IsSet("clients") {
+			return knob.Bad("give --clients or --concurrency, not both", "--concurrency is another name for --clients")
+		}
+		name = "concurrency"
+	}
+	clients, err := v.Int(name, 1, 100_000)
 	if err != nil {
 		return err
 	}
@@ -494,6 +505,23 @@ func (p *Plan) pickAPI(v *knob.Values) error {
 		return nil
 	}
 	return knob.Bad("use a "+string(p.wspec.APIs[0])+" engine", "%s does not run on %s (a %s engine)", p.wspec.Name, p.bspec.Name, p.bspec.API)
+}
+
+// manyClients is the client count from which the heap is mostly the
+// clients' long-lived connections, not garbage (bench/clients.sh).
+const manyClients = 256
+
+// GCPercent returns the garbage collector's target (GOGC) the run wants, or
+// 0 to keep the runtime's: with many clients, 50. The collector's CPU is set
+// by the garbage made per second, not by the live heap, so halving the
+// headroom above 1,000 connections' buffers costs about a percent of a core
+// and keeps dbgauge's memory, which the engine would otherwise not get,
+// under 100 MB. cli applies it: it touches the process.
+func (p *Plan) GCPercent() int {
+	if p.run.Clients >= manyClients {
+		return 50
+	}
+	return 0
 }
 
 // ResultsRoot returns the folder that will receive the result folder.

@@ -137,3 +137,22 @@ func TestNoPasswordLeaks(t *testing.T) {
 		return nil
 	})
 }
+
+// TestPostgresObjectsCold: objects --phase cold on a managed server loads
+// through COPY, restarts the server cleanly before the clients (its log stays
+// clean) and records it; every object read decodes and is the one asked for.
+func TestPostgresObjectsCold(t *testing.T) {
+	needPostgres(t)
+	res := workloadtest.Run(t, spec(t, "objects"), map[string]string{"db": "postgres:managed", "phase": "cold", "conferences": "300",
+		"contributions": "5", "objects": "140", "clients": "2", "duration": "1s", "durability": "off", "ceiling": "off"})
+	f := res.Dataset.Facts["caches_cleared"]
+	if !strings.Contains(f, "server restarted") {
+		t.Fatalf("caches_cleared = %q: want the server restarted", f)
+	}
+	if res.Dataset.Reused || res.Dataset.Facts["objects"] != strconv.Itoa(300*7+100) {
+		t.Fatalf("dataset %+v", res.Dataset)
+	}
+	if l := res.ServerLog; l != nil && len(l.Anomalies) > 0 {
+		t.Fatalf("the restart left anomalies in the server's log: %+v", l.Anomalies)
+	}
+}

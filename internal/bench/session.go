@@ -229,15 +229,24 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return err
 	}
 
+	if err := s.sizeData(ctx); err != nil { // --dataset, from the cache read back
+		return err
+	}
 	s.obs.Note(fmt.Sprintf("loading %s data", s.wspec.Name))
 	t := time.Now()
 	ds, err := s.w.Load(ctx, db)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
-	s.res.Dataset = result.Dataset{Reused: ds.Reused, Seconds: time.Since(t).Seconds(), Facts: ds.Facts}
+	s.res.Dataset = result.Dataset{Reused: ds.Reused, Seconds: time.Since(t).Seconds(), Facts: ds.Facts, Target: s.res.Dataset.Target, EmptyBytes: s.res.Dataset.EmptyBytes}
+	s.measureDataset(ctx)
 	if err := s.markExisting(ctx, db); err != nil {
 		return err
+	}
+	if cs, ok := s.w.(workload.ColdStarter); ok && cs.ColdStart() {
+		if db, err = s.clearCaches(ctx, db); err != nil {
+			return err
+		}
 	}
 	if s.backup != nil {
 		s.bk = newBackupRun(s.backup)
@@ -335,6 +344,9 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	if out.Reason != run.Canceled {
 		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
 			return err
+		}
+		if cp, ok := s.w.(workload.Checkpointed); ok {
+			s.checkpoints(cp.Checkpoints())
 		}
 		if s.cl != nil {
 			s.failoverVerdict(context.WithoutCancel(ctx), db)
@@ -562,7 +574,7 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
 		s.storage = s.sizes(nil)
-		s.harness = startHarness(p.Start)
+		s.harness = startHarness(p.Start, s.db)
 	}
 }
 
@@ -720,6 +732,9 @@ func (s *session) summarize() {
 			sum.LogBytesPerUnit = float64(wal) / float64(sum.OK)
 			sum.LogBytesPerHour = float64(wal) / sum.Seconds * 3600
 		}
+	}
+	if st := s.res.Stats; st != nil {
+		cacheHits(&sum, st.Delta)
 	}
 	sum.Pass = s.res.Summary.Pass
 	s.res.Summary = sum

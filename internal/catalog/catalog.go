@@ -16,6 +16,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/kv"
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
+	"github.com/dbgauge/dbgauge/internal/workload/objects"
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
 )
@@ -27,6 +28,7 @@ func Workloads() []workload.Spec {
 		insert.Spec,
 		tpcb.Spec,
 		kv.Spec,
+		objects.Spec,
 		oltpemul.Spec,
 	}
 }

@@ -114,6 +114,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel))
 	return root
 }

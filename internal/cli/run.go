@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,6 +133,9 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
 	})
 	defer release()
+	if pct := plan.GCPercent(); pct > 0 && os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(pct)
+	}
 	res, err := plan.Execute(ctx, stop, p)
 	p.clear()
 	var bad *knob.Error

@@ -491,3 +491,24 @@ func TestEscapes(t *testing.T) {
 		}
 	}
 }
+
+// TestMatrixDataPage draws throughput and p99 against data size, the cache
+// marked and the hit ratios as labels (a --dataset axis).
+func TestMatrixDataPage(t *testing.T) {
+	m := fakeMatrix([]axis{{"dataset", []string{"0.25x", "1x", "4x"}}}, 1, nil)
+	const cache = 32 << 20
+	hit := func(p float64) *float64 { return &p }
+	m.Data = &analysis.DataCurve{Knob: "dataset", Lines: []analysis.DataLine{{Cache: cache, Knee: 2, Points: []analysis.DataPoint{
+		{Value: "0.25x", Bytes: 8 << 20, Rate: summarize([]float64{41000}), P99: summarize([]float64{450}), HitPct: hit(100)},
+		{Value: "1x", Bytes: 33 << 20, Rate: summarize([]float64{38000}), P99: summarize([]float64{520}), HitPct: hit(97.4)},
+		{Value: "4x", Bytes: 131 << 20, Rate: summarize([]float64{16500}), P99: summarize([]float64{2900}), HitPct: hit(61.2)},
+	}}}}
+	page := render(t, htmlreport.Page{Matrix: m, Title: "kv: data size against the cache"})
+	selfContained(t, "matrix-data", page)
+	for _, want := range []string{"Throughput against data size", "cache 32.0 MiB", "hits 97.4 %", "knee", "fn:bytes"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the data-size section lacks %q", want)
+		}
+	}
+	browse(t, "matrix-data", page)
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/stats"
 )
@@ -44,6 +45,13 @@ func (d *doc) matrix(m *analysis.Matrix) error {
 	}
 	if m.Scaling != nil && len(m.Scaling.Clients) > 0 && len(m.Scaling.Lines) > 0 {
 		s, err := d.scaling(head, m.Scaling)
+		if err != nil {
+			return err
+		}
+		d.add(s)
+	}
+	if m.Data != nil && len(m.Data.Lines) > 0 {
+		s, err := d.dataCurve(head, m.Data)
 		if err != nil {
 			return err
 		}
@@ -411,4 +419,99 @@ func missingSection(m *analysis.Matrix) *section {
 		return nil
 	}
 	return &section{Title: "Cells without a completed result", Layout: "one", Items: []item{{Table: t}}}
+}
+
+// dataCurve draws throughput and p99 against the data's size after the load
+// (a log axis), with the engine's cache marked and each point labelled with
+// its cache hit ratio: where the data outgrows the cache, the knee.
+func (d *doc) dataCurve(head analysis.Metric, dc *analysis.DataCurve) (*section, error) {
+	var series arr
+	caches := map[int64]bool{}
+	for li, l := range dc.Lines {
+		name := orAll(l.Others)
+		col := color(li)
+		thr, lat := arr{}, arr{}
+		for i, p := range l.Points {
+			if p.Bytes <= 0 {
+				continue
+			}
+			lines := []string{name, dc.Knob + "=" + p.Value, "data " + report.Bytes(float64(p.Bytes)),
+				head.Label + " " + value(head, p.Rate.Mean), "p99 " + usF(p.P99.Mean)}
+			label := ""
+			if p.HitPct != nil {
+				label = "hits " + report.HitPct(*p.HitPct)
+				lines = append(lines, "cache hits "+report.HitPct(*p.HitPct))
+			}
+			if i == l.Knee {
+				lines = append(lines, fmt.Sprintf("the knee: below %.0f%% of the best throughput at smaller sizes", 100*analysis.KneeShare))
+			}
+			pt := obj{"value": arr{p.Bytes, round(p.Rate.Mean, 6)}, "tip": tip(lines...)}
+			if label != "" {
+				pt["label"] = with(text(11, col), "show", true, "position", "top", "formatter", label, "distance", 8,
+					"backgroundColor", "rgba(255, 255, 255, 0.85)", "padding", arr{1, 4})
+			}
+			if i == l.Knee {
+				pt["symbolSize"], pt["itemStyle"] = 14, obj{"color": col}
+			}
+			thr = append(thr, pt)
+			lat = append(lat, obj{"value": arr{p.Bytes, round(p.P99.Mean/1000, 6)}, "tip": tip(lines...)})
+		}
+		line := obj{"type": "line", "name": name + " · " + head.Label, "data": thr, "color": col, "symbolSize": 8, "lineStyle": obj{"width": 2}}
+		if l.Cache > 0 && !caches[l.Cache] {
+			caches[l.Cache] = true
+			line["markLine"] = obj{"symbol": "none", "silent": true,
+				"lineStyle": obj{"color": "#1f2328", "type": "dashed", "width": 1.5},
+				"label": with(text(12, "#1f2328"), "show", true, "position", "end", "formatter", "cache "+report.Bytes(float64(l.Cache)),
+					"fontWeight", "bold"),
+				"data": arr{obj{"xAxis": l.Cache}}}
+		}
+		series = append(series, line,
+			obj{"type": "line", "name": name + " · p99", "data": lat, "color": col, "yAxisIndex": 1, "symbol": "diamond", "symbolSize": 7,
+				"lineStyle": obj{"width": 1.5, "type": "dashed"}})
+	}
+	o := base()
+	o["tooltip"] = obj{"trigger": "item", "formatter": "fn:tip"}
+	x := bottomAxis(logAxis("data size after the load (log scale)"))
+	x["logBase"] = 2
+	x["axisLabel"] = with(axisText(muted), "formatter", "fn:bytes")
+	o["xAxis"] = x
+	y := valueAxis(metricName(head))
+	y["min"] = 0
+	p99 := valueAxis("p99 (ms)")
+	p99["min"], p99["splitLine"] = 0, obj{"show": false}
+	o["yAxis"] = arr{y, p99}
+	o["series"] = series
+	o["grid"] = obj{"left": 16, "right": 24, "top": 56, "bottom": 40, "containLabel": true}
+	ch, err := d.addChart("throughput against data size", 360, o)
+	if err != nil {
+		return nil, err
+	}
+	t := &table{Head: []string{"others", dc.Knob, "data", head.Label, "cache hits", "p99"}, Num: []bool{false, false, true, true, true, true}}
+	var knees []string
+	for _, l := range dc.Lines {
+		for i, p := range l.Points {
+			hits := "–"
+			if p.HitPct != nil {
+				hits = report.HitPct(*p.HitPct)
+			}
+			v := cell{Text: p.Value}
+			if i == l.Knee {
+				v.Badges = append(v.Badges, badge{"knee", "warn"})
+				knees = append(knees, fmt.Sprintf("%s: %s=%s (%s)", orAll(l.Others), dc.Knob, p.Value, report.Bytes(float64(p.Bytes))))
+			}
+			t.Rows = append(t.Rows, []cell{{Text: orAll(l.Others)}, v, {Text: report.Bytes(float64(p.Bytes))},
+				{Text: meanPM(head, p.Rate)}, {Text: hits}, {Text: usF(p.P99.Mean)}})
+		}
+	}
+	if len(dc.Lines) == 1 && dc.Lines[0].Others == "" {
+		t.Head, t.Num = t.Head[1:], t.Num[1:]
+		for i := range t.Rows {
+			t.Rows[i] = t.Rows[i][1:]
+		}
+	}
+	note := "Throughput (solid) and p99 (dashed, right axis) against the data's size after the load; the dashed vertical line is the engine's cache as read back, and each point is labelled with the share of page lookups its cache answered (the engine's own counters, measure phase)."
+	if len(knees) > 0 {
+		note += fmt.Sprintf(" The knee (throughput below %.0f%% of its best at smaller sizes): %s.", 100*analysis.KneeShare, strings.Join(knees, "; "))
+	}
+	return &section{Title: "Throughput against data size", Layout: "chart-table", Note: note, Items: []item{{Chart: ch}, {Table: t}}}, nil
 }

@@ -68,14 +68,42 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 	if len(where) > 1 {
 		head = "\tdata folder"
 	}
-	fmt.Fprintf(tw, "  cell\t%s\tp50\tp99\truns%s\n", idx.Metric, head)
+	// The cache hit ratio goes beside the throughput where the engine
+	// counts it, and the data's size when it differs between cells.
+	hits, sizes := "", map[int64]bool{}
+	for _, g := range m.Groups {
+		if analysis.CacheHitPct(g.Runs) != nil {
+			hits = "\tcache hits"
+		}
+		sizes[analysis.DataBytes(g.Runs)] = true
+	}
+	data := ""
+	if len(sizes) > 1 {
+		data = "\tdata"
+	}
+	fmt.Fprintf(tw, "  cell\t%s%s\tp50\tp99%s\truns%s\n", idx.Metric, hits, data, head)
 	for _, g := range m.Groups {
 		key := g.Key
 		if key == "" {
 			key = "all"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%d", key, Interval(g.Stats["rate"], false),
-			Interval(g.Stats["p50_us"], true), Interval(g.Stats["p99_us"], true), len(g.Runs))
+		fmt.Fprintf(tw, "  %s\t%s", key, Interval(g.Stats["rate"], false))
+		if hits != "" {
+			h := "—"
+			if p := analysis.CacheHitPct(g.Runs); p != nil {
+				h = HitPct(*p)
+			}
+			fmt.Fprintf(tw, "\t%s", h)
+		}
+		fmt.Fprintf(tw, "\t%s\t%s", Interval(g.Stats["p50_us"], true), Interval(g.Stats["p99_us"], true))
+		if data != "" {
+			d := "—"
+			if n := analysis.DataBytes(g.Runs); n > 0 {
+				d = Bytes(float64(n))
+			}
+			fmt.Fprintf(tw, "\t%s", d)
+		}
+		fmt.Fprintf(tw, "\t%d", len(g.Runs))
 		if head != "" {
 			fmt.Fprintf(tw, "\t%s", storageCell(g.Runs))
 		}
@@ -132,8 +160,41 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 			}
 		}
 	}
+	dataCurve(b, m)
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// dataCurve prints throughput against data size, the cache and the knee.
+func dataCurve(b *strings.Builder, m *analysis.Matrix) {
+	dc := m.Data
+	if dc == nil {
+		return
+	}
+	for _, l := range dc.Lines {
+		where := ""
+		if l.Others != "" {
+			where = " at " + l.Others
+		}
+		fmt.Fprintf(b, "\n  %s against data size%s", m.Index.Metric, where)
+		if l.Cache > 0 {
+			fmt.Fprintf(b, " (engine cache %s)", Bytes(float64(l.Cache)))
+		}
+		fmt.Fprintln(b)
+		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+		for i, p := range l.Points {
+			line := fmt.Sprintf("    %s=%s\t%s\t%s", dc.Knob, p.Value, Bytes(float64(p.Bytes)), Rate(p.Rate.Mean))
+			if p.HitPct != nil {
+				line += "\tcache hits " + HitPct(*p.HitPct)
+			}
+			line += "\tp99 " + Us(int64(p.P99.Mean+0.5))
+			if i == l.Knee {
+				line += fmt.Sprintf("\t← the knee: below %.0f %% of the best at smaller sizes", 100*analysis.KneeShare)
+			}
+			fmt.Fprintln(tw, line)
+		}
+		_ = tw.Flush()
+	}
 }
 
 // Compare prints a comparison: each metric of each matched cell, every

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -77,6 +78,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if line := sizingLine(r); line != "" {
 		fmt.Fprintf(tw, "  sizing\t%s\n", line)
 	}
+	if line := DatasetLine(r); line != "" {
+		fmt.Fprintf(tw, "  dataset\t%s\n", line)
+	}
 	if sv := r.Server; sv != nil {
 		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, Lifecycle(sv), sv.Log)
 	}
@@ -114,6 +118,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintln(b, ")")
 		if c.Clients > 1 {
 			fmt.Fprintf(b, "  per client  %s %s   (%d clients; the line above is their cumulative rate)\n", Rate(r.PerClient()), s.Metric, c.Clients)
+		}
+		if line := CacheLine(s); line != "" {
+			fmt.Fprintf(b, "  cache hits  %s\n", line)
 		}
 		if s.PerMinute > 0 {
 			fmt.Fprintf(b, "  P  %s %s/min (the seed's unit: successful business actions per minute)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
@@ -247,6 +254,46 @@ func sizingLine(r *result.Result) string {
 		parts = append(parts, "OS page cache "+pc)
 	}
 	return strings.Join(parts, " · ")
+}
+
+// DatasetLine says how big the data was after the load and, with
+// --dataset, what was asked and how close the load came.
+func DatasetLine(r *result.Result) string {
+	d := r.Dataset
+	if d.Bytes == 0 && d.Target == nil {
+		return ""
+	}
+	from := map[string]string{"engine": "the engine's own figure", "files": "its files"}[d.BytesFrom]
+	line := ""
+	if d.Bytes > 0 {
+		line = fmt.Sprintf("%s after the load (%s)", Bytes(float64(d.Bytes)), from)
+	}
+	if t := d.Target; t != nil {
+		ask := fmt.Sprintf("--dataset %s of the %s (%s) = %s: %d %s of ~%d bytes (%d of them the engine's overhead, estimated)",
+			t.Asked, t.Of, Bytes(float64(t.BaseBytes)), Bytes(float64(t.Bytes)), t.Items, t.Unit, t.ItemBytes, t.Overhead)
+		if t.Achieved > 0 {
+			ask += fmt.Sprintf("; %s, ×%.2f of the size asked", line, t.Achieved)
+		}
+		return ask
+	}
+	return line
+}
+
+// CacheLine is the engine's cache hit ratio over the measure phase, from its
+// own counters; "" where it counts none.
+func CacheLine(s result.Summary) string {
+	if s.CacheHitPct == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s of %d page lookups in the measure phase (the engine's counters)", HitPct(*s.CacheHitPct), s.CacheLookups)
+}
+
+// HitPct formats a hit ratio: "99.2 %", "100 %" only when no lookup missed.
+func HitPct(p float64) string {
+	if p < 100 && p >= 99.95 {
+		return ">99.9 %"
+	}
+	return strconv.FormatFloat(p, 'f', 1, 64) + " %"
 }
 
 // storageCell is where a group of runs kept its data, as a matrix shows it
@@ -396,7 +443,7 @@ func Bytes(b float64) string {
 }
 
 // HarnessLine says what dbgauge itself used in the measure phase:
-// "dbgauge used 0.42 cores (38.1 µs of CPU per transaction) and 61 MiB at most (62 KiB per client, 1000 clients), GOMAXPROCS 2".
+// "dbgauge used 0.42 cores (38.1 µs of CPU per transaction) and 91 MiB resident at most (61 MiB anonymous) (62 KiB per client besides, 1000 clients), GOMAXPROCS 2, GOGC 50".
 func HarnessLine(h *result.Harness, unit string) string {
 	if unit == "" {
 		unit = "unit"
@@ -405,10 +452,14 @@ func HarnessLine(h *result.Harness, unit string) string {
 	if h.InProcess {
 		who = "dbgauge with the engine inside it"
 	}
-	line := fmt.Sprintf("%s used %.2f cores (%.1f µs of CPU per %s) and %s at most (%s per client, %d clients), GOMAXPROCS %d",
-		who, h.Cores, h.CPUPerUnitUs, unit, Bytes(float64(h.RSSPeakBytes)), Bytes(float64(h.RSSPerClientBytes)), h.Clients, h.GoMaxProcs)
-	if h.ProcsNote != "" {
-		line += " (" + h.ProcsNote + ")"
+	mem := fmt.Sprintf("%s resident at most (%s anonymous)", Bytes(float64(h.RSSPeakBytes)), Bytes(float64(h.AnonPeakBytes)))
+	if h.EngineBytes > 0 {
+		mem += fmt.Sprintf(", of which the engine's own %s", Bytes(float64(h.EngineBytes)))
+	}
+	line := fmt.Sprintf("%s used %.2f cores (%.1f µs of CPU per %s) and %s (%s per client besides, %d clients), GOMAXPROCS %d, GOGC %d",
+		who, h.Cores, h.CPUPerUnitUs, unit, mem, Bytes(float64(h.RSSPerClientBytes)), h.Clients, h.GoMaxProcs, h.GOGC)
+	if h.Note != "" {
+		line += " (" + h.Note + ")"
 	}
 	return line
 }

@@ -9,16 +9,26 @@ type Harness struct {
 	Clients    int  `json:"clients"`
 	GoMaxProcs int  `json:"gomaxprocs"` // threads running Go code at once
 	InProcess  bool `json:"in_process"` // the engine runs inside dbgauge
-	// ProcsNote says why GoMaxProcs is what it is, when dbgauge chose it.
-	ProcsNote     string  `json:"procs_note,omitempty"`
+	// Note says what dbgauge set in its own runtime for this run, and why.
+	Note          string  `json:"note,omitempty"`
 	Seconds       float64 `json:"seconds"`        // the measure phase's wall time
 	UserSeconds   float64 `json:"user_seconds"`   // CPU in user space
 	SystemSeconds float64 `json:"system_seconds"` // CPU in the kernel on dbgauge's behalf
 	// CPUPerUnitUs is (user + system) ÷ successful units, in microseconds.
 	CPUPerUnitUs float64 `json:"cpu_per_unit_us"`
 	// Cores is (user + system) ÷ wall time: 1 is one core kept busy.
-	Cores             float64 `json:"cores"`
-	RSSPeakBytes      int64   `json:"rss_peak_bytes"`       // the largest resident set seen
-	RSSPerClientBytes int64   `json:"rss_per_client_bytes"` // RSSPeakBytes ÷ clients
-	Goroutines        int     `json:"goroutines"`           // at the peak's sample
+	Cores        float64 `json:"cores"`
+	RSSPeakBytes int64   `json:"rss_peak_bytes"` // the largest resident set seen
+	// AnonPeakBytes is the largest anonymous part of it (resident − shared):
+	// the memory dbgauge takes from the machine. The rest is files mapped
+	// in, which the kernel can drop and shares: the program itself (~30 MB),
+	// and SQLite's database file when mmap_size is set, counted once per
+	// connection that maps it.
+	AnonPeakBytes int64 `json:"anon_peak_bytes"`
+	// EngineBytes is what an engine inside dbgauge had allocated itself at
+	// that moment (SQLite's page caches: sqlite3_memory_used); 0 elsewhere.
+	EngineBytes       int64 `json:"engine_bytes,omitempty"`
+	RSSPerClientBytes int64 `json:"rss_per_client_bytes"` // (AnonPeakBytes − EngineBytes) ÷ clients
+	Goroutines        int   `json:"goroutines"`           // at the peak's sample
+	GOGC              int   `json:"gogc"`                 // the garbage collector's target, % of the live heap
 }

@@ -331,6 +331,32 @@ type Dataset struct {
 	Reused  bool              `json:"reused"`
 	Seconds float64           `json:"seconds"`
 	Facts   map[string]string `json:"facts,omitempty"` // the workload's own: rows, size…
+	// Bytes is the data's size after the load, less EmptyBytes, the size
+	// before it (an empty PostgreSQL database's catalogs take 7 MiB); a
+	// reused dataset's is its whole size. Both are the engine's own figure
+	// of its tables and indexes where it has one (PostgreSQL, MariaDB,
+	// SQLite), else its files; BytesFrom says which.
+	Bytes      int64  `json:"bytes,omitempty"`
+	EmptyBytes int64  `json:"empty_bytes,omitempty"`
+	BytesFrom  string `json:"bytes_from,omitempty"`
+	// Target is what --dataset asked, when it did.
+	Target *DatasetTarget `json:"target,omitempty"`
+}
+
+// DatasetTarget is --dataset Nx resolved: N times the engine's cache (or
+// the machine's memory), the items it came to, and how close the load came.
+type DatasetTarget struct {
+	Asked     string  `json:"asked"`      // "4x"
+	Of        string  `json:"of"`         // "cache" or "ram"
+	Multiple  float64 `json:"multiple"`   // 4
+	BaseBytes int64   `json:"base_bytes"` // the cache (engine.cache_bytes) or the memory
+	Bytes     int64   `json:"bytes"`      // Multiple × BaseBytes
+	Items     int64   `json:"items"`      // what the workload chose (kv: records)
+	Unit      string  `json:"unit"`       // "records"
+	ItemBytes int64   `json:"item_bytes"` // estimated bytes per item on disk, the engine's overhead included
+	Overhead  int64   `json:"overhead"`   // the engine's estimated overhead per item (backend.Spec.RecordOverhead)
+	// Achieved is Dataset.Bytes ÷ Bytes: 1 means the estimate was exact.
+	Achieved float64 `json:"achieved,omitempty"`
 }
 
 // Summary is the headline of the measure phase.
@@ -355,6 +381,12 @@ type Summary struct {
 	// PerMinute is the headline per minute, for workloads whose own unit it
 	// is (OLTP-EMUL's P: business actions per minute).
 	PerMinute float64 `json:"per_minute,omitempty"`
+	// CacheHitPct is the share of the engine's page (block) lookups in the
+	// measure phase that its own cache answered, from its counters
+	// (PostgreSQL blks_hit, InnoDB's buffer pool, Firebird's fetches, pebble's
+	// block cache); nil where the engine does not count them.
+	CacheHitPct  *float64 `json:"cache_hit_pct,omitempty"`
+	CacheLookups int64    `json:"cache_lookups,omitempty"`
 }
 
 // PerClient returns the headline rate per client (seed 002 reports its

@@ -259,6 +259,19 @@ func (p *Postgres) CrashRestart(ctx context.Context) (string, error) {
 	return redoNote(readFrom(p.LogPath, from)), nil
 }
 
+// Restart shuts the server down cleanly (fast shutdown: a checkpoint, then
+// exit) and starts it again on the same cluster, port and settings: its
+// shared buffers are empty afterwards. It returns once the server accepts
+// connections.
+func (p *Postgres) Restart(ctx context.Context) error {
+	np, err := p.Process.Restart(syscall.SIGINT, 60*time.Second)
+	if err != nil {
+		return err
+	}
+	p.Process = np
+	return p.waitReady(ctx)
+}
+
 var (
 	redoStart = regexp.MustCompile(`redo starts at ([0-9A-F]+)/([0-9A-F]+)`)
 	redoDone  = regexp.MustCompile(`redo done at ([0-9A-F]+)/([0-9A-F]+)`)

@@ -266,6 +266,16 @@ func (p *Process) Crash() (*Process, error) {
 	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
 }
 
+// Restart stops the server cleanly (sig, as Stop) and starts it again with
+// the same command, returning the new process; the caller waits for it to
+// accept connections.
+func (p *Process) Restart(sig syscall.Signal, timeout time.Duration) (*Process, error) {
+	if _, err := p.Stop(sig, timeout); err != nil {
+		return nil, err
+	}
+	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
+}
+
 // GroupGone waits until no process of group pgid is left, up to limit.
 func GroupGone(pgid int, limit time.Duration) bool {
 	deadline := time.Now().Add(limit)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
@@ -171,6 +172,27 @@ func Ambiguous(err error) bool {
 	return err != nil && (c == dberr.Unavailable || c == dberr.Canceled)
 }
 
+// Sizer is an optional ability: the workload sizes its data to a number of
+// bytes on disk (--dataset Nx: N times the engine's cache, or the machine's
+// memory). The session calls SizeFor after the engine is open and before
+// Load; Config then records the size chosen.
+type Sizer interface {
+	// SizeKnobs names the workload's own knobs that --dataset replaces
+	// (kv: records); the plan refuses them together.
+	SizeKnobs() []string
+	// SizeFor sizes the data to about bytes, given what the engine stores
+	// per item beyond the item's own bytes (backend.Spec.RecordOverhead).
+	SizeFor(bytes, overhead int64) Sizing
+}
+
+// Sizing is what SizeFor chose: Items items (kv: records) of about
+// ItemBytes bytes on disk each, the overhead included.
+type Sizing struct {
+	Items     int64
+	ItemBytes int64
+	Unit      string // "records"
+}
+
 // Requirer is an optional ability: engine abilities the config needs.
 type Requirer interface {
 	Requires() []backend.Ability
@@ -292,4 +314,26 @@ func (g *Group) Abort(err error, rollback func()) error {
 		return &Lost{Units: lost, Err: err}
 	}
 	return err
+}
+
+// Progresser is an optional ability: Load reports how far it got, done of
+// total (rows, objects…), from any goroutine. dbgauge load shows it.
+type Progresser interface {
+	SetProgress(fn func(done, total int64))
+}
+
+// ColdStarter is an optional ability: the workload measures reads from cold
+// caches (objects --phase cold), so the session clears the engine's caches
+// between Load and the clients: a managed server restarted
+// (backend.Restarter), an embedded engine closed and opened again, and the
+// OS page cache dropped where permitted. The result records what was done.
+type ColdStarter interface {
+	ColdStart() bool
+}
+
+// Checkpointed is an optional ability: moments into the measure phase at
+// which the session reports the throughput so far (seed 003's application
+// test: conferences written by 60, 120, 240 and 480 s).
+type Checkpointed interface {
+	Checkpoints() []time.Duration
 }

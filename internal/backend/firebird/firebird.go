@@ -57,7 +57,11 @@ var Spec = backend.Spec{
 	Cache:     "firebird:managed: DefaultDbCachePages in the instance's firebird.conf, the size over the page size (the database's page buffers); read back as page_buffers (MON$DATABASE)",
 	PageSize:  "firebird:managed: the database's page size when it is created (as --set page_size); read back from MON$DATABASE",
 	PageSizes: []int64{4096, 8192, 16384},
-	Open:      open,
+
+	// --dataset's estimate (docs/data.md): an estimate: the record header and the primary key's index entry, pages about 80 % full.
+	RecordOverhead: 60,
+
+	Open: open,
 }
 
 var durabilityDoc = map[backend.Durability]string{

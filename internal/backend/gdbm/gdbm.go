@@ -55,7 +55,11 @@ var Spec = backend.Spec{
 	NoCache:   "gdbm's own cache counts hash buckets, not bytes (--set cache_size=N buckets); the OS page cache holds its files",
 	PageSize:  "block_size of new files (gdbm_open's block size, its page); an existing file keeps its own, and a different one is refused; read back as block_size",
 	PageSizes: []int64{512, 1024, 2048, 4096, 8192, 16384, 32768, 65536},
-	Open:      open,
+
+	// --dataset's estimate (docs/data.md): measured: the bucket element and the file's free space, 100-byte values.
+	RecordOverhead: 85,
+
+	Open: open,
 }
 
 // lazyInterval is the lazy mode's background flush period: the NMS seed's

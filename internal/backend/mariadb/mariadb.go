@@ -50,7 +50,11 @@ var Spec = backend.Spec{
 	Cache:     "innodb_buffer_pool_size (mariadb:managed: at start; a server of yours: SET GLOBAL, which resizes the pool online, in whole chunks); read back",
 	PageSize:  "innodb_page_size, mariadb:managed only: given to mariadb-install-db and at every start (InnoDB fixes it when the datadir is made); read back",
 	PageSizes: []int64{4096, 8192, 16384, 32768, 65536},
-	Open:      open,
+
+	// --dataset's estimate (docs/data.md): an estimate: InnoDB's record header, transaction id and roll pointer, pages filled in random key order.
+	RecordOverhead: 60,
+
+	Open: open,
 }
 
 var durabilityDoc = map[backend.Durability]string{

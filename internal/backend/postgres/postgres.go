@@ -51,6 +51,10 @@ var Spec = backend.Spec{
 	Abilities:  []backend.Ability{backend.Procedures, backend.OnlineBackup},
 	Cache:      "shared_buffers (postgres:managed: -c shared_buffers=…kB at start; a server of yours sets it only at its own start, so --cache is refused there); read back with block_size",
 	NoPageSize: "PostgreSQL's block size is fixed when PostgreSQL is compiled (BLCKSZ, 8192 unless built otherwise; SHOW block_size), so no run can set it",
+
+	// --dataset's estimate (docs/data.md): measured: heap tuple header and line pointer, the primary key's B-tree entry, pages filled in hashed key order.
+	RecordOverhead: 80,
+
 	Knobs: []knob.Spec{
 		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
 		{Name: "socket", Bool: true, Values: "switch", Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
@@ -296,6 +300,7 @@ type managedDB struct{ *db }
 var (
 	_ backend.Server    = managedDB{}
 	_ backend.Recoverer = managedDB{}
+	_ backend.Restarter = managedDB{}
 	_ backend.Statser   = (*db)(nil)
 	_ backend.SQLDB     = managedDB{}
 )
@@ -317,6 +322,10 @@ func (m managedDB) CrashRestart(ctx context.Context) error {
 	m.recovery = note
 	return err
 }
+
+// Restart shuts the managed server down cleanly and starts it again on its
+// cluster: cold shared buffers (objects --phase cold).
+func (m managedDB) Restart(ctx context.Context) error { return m.srv.Restart(ctx) }
 
 // Died is closed when the managed server exits.
 func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
@@ -47,6 +48,7 @@ type conn struct {
 	c      backend.Conn
 	d      backend.Dialect
 	tables map[string]*stmts
+	bulk   map[string]*backend.Stmt // PutNew's multi-row INSERTs, by table and rows
 	inTx   bool
 }
 
@@ -182,6 +184,62 @@ func (c *conn) ScanFrom(ctx context.Context, table string, from []byte, limit in
 		}
 		return fn(k, v)
 	})
+}
+
+// bulkRows is the most rows one multi-row INSERT carries.
+const bulkRows = 256
+
+// PutNew stores new records at once: COPY kv_NAME (k, v) FROM STDIN where
+// the connection copies (PostgreSQL), else in multi-row INSERTs of up to
+// bulkRows rows (Firebird 3 has none: one INSERT each):
+//
+//	INSERT INTO kv_NAME(k, v) VALUES(?, ?), (?, ?), …
+func (c *conn) PutNew(ctx context.Context, table string, keys, values [][]byte) error {
+	t, err := sqlName(table)
+	if err != nil {
+		return err
+	}
+	if cp, ok := c.c.(backend.Copier); ok {
+		i := 0
+		_, err := cp.CopyFrom(ctx, t, []string{"k", "v"}, func() ([]any, bool) {
+			if i == len(keys) {
+				return nil, false
+			}
+			i++
+			return []any{keys[i-1], values[i-1]}, true
+		})
+		return err
+	}
+	if c.d.Name == "firebird" {
+		for i := range keys {
+			if err := c.Put(ctx, table, keys[i], values[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if c.bulk == nil {
+		c.bulk = map[string]*backend.Stmt{}
+	}
+	args := make([]any, 0, 2*min(len(keys), bulkRows))
+	for lo := 0; lo < len(keys); lo += bulkRows {
+		hi := min(lo+bulkRows, len(keys))
+		name := fmt.Sprintf("%s/%d", t, hi-lo)
+		st, ok := c.bulk[name]
+		if !ok {
+			q := "INSERT INTO " + t + "(k, v) VALUES(?, ?)" + strings.Repeat(", (?, ?)", hi-lo-1)
+			st = &backend.Stmt{SQL: q}
+			c.bulk[name] = st
+		}
+		args = args[:0]
+		for i := lo; i < hi; i++ {
+			args = append(args, keys[i], values[i])
+		}
+		if _, err := c.c.Exec(ctx, st, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (c *conn) Close() error {

@@ -32,6 +32,12 @@
     ms: ms,
     percentile: percentile,
     seconds: function (v) { return num(v) + ' s'; },
+    // Bytes in powers of 1024, as docs/data.md counts sizes: 32 MiB.
+    bytes: function (v) {
+      var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
+      while (Math.abs(v) >= 1024 && i < units.length - 1) { v /= 1024; i++; }
+      return String(Number(v.toPrecision(3))) + ' ' + units[i];
+    },
     ratio: function (v) { return String(Number(v.toPrecision(3))) + '×'; },
     // Item tooltips whose text Go wrote (already escaped) into data[i].tip.
     tip: function (p) { return (p.data && p.data.tip) || p.name; },

@@ -80,6 +80,9 @@ const (
 	loadBytes = 64 << 20
 )
 
+// maxRecords bounds --records (and what --dataset resolves to).
+const maxRecords = 2_000_000_000
+
 // loadStream is the random stream of the load, apart from every client's.
 const loadStream = 1 << 40
 
@@ -103,7 +106,7 @@ type kv struct {
 }
 
 func newKV(c workload.Common, v *knob.Values) (workload.Workload, error) {
-	records, err := v.Int("records", 1, 2_000_000_000)
+	records, err := v.Int("records", 1, maxRecords)
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +179,18 @@ func (w *kv) Shape() workload.Shape {
 }
 
 func (w *kv) Config() any { return w.cfg }
+
+// SizeKnobs says --dataset replaces --records.
+func (w *kv) SizeKnobs() []string { return []string{"records"} }
+
+// SizeFor sets --records so that the records take about bytes on disk: a
+// record is its 8-byte key, its value and the engine's overhead. At least
+// one record.
+func (w *kv) SizeFor(bytes, overhead int64) workload.Sizing {
+	per := 8 + int64(w.cfg.ValueBytes) + max(0, overhead)
+	w.cfg.Records = max(1, min(maxRecords, bytes/per))
+	return workload.Sizing{Items: w.cfg.Records, ItemBytes: per, Unit: "records"}
+}
 
 // Requires asks for range scans when the mix scans (gdbm hashes its keys).
 func (w *kv) Requires() []backend.Ability {

@@ -1,0 +1,77 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/sqlkv"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// Loaded is what dbgauge load did.
+type Loaded struct {
+	Engine  backend.Engine
+	Dataset workload.Dataset
+	Seconds float64 // the workload's Load, timed here
+	Note    string  // what becomes of the data
+}
+
+// LoadOnly opens the engine, runs only the workload's Load (no clients, no
+// measure phase) and closes it, leaving the dataset where the next run with
+// the same --db and dataset knobs reuses it. progress, when the workload
+// reports it (workload.Progresser), hears how far it got. A throwaway
+// embedded --db is refused: nothing could reuse it. postgres:managed is
+// allowed, to time the load; its server is removed afterwards.
+func (p *Plan) LoadOnly(ctx context.Context, progress func(done, total int64), note func(string)) (Loaded, error) {
+	var out Loaded
+	db := p.bopts.DB
+	managed := strings.HasSuffix(db, ":managed")
+	if db == p.bspec.Throwaway && !managed {
+		return out, knob.Bad(fmt.Sprintf("give a path the next run reuses, e.g. --db %s:/data/%s.db", p.bspec.Name, p.wspec.Name),
+			"--db %s is a throwaway database: the load would be lost", db)
+	}
+	dir, err := os.MkdirTemp("", "dbgauge-load-")
+	if err != nil {
+		return out, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil { // a managed server's account makes its folders inside
+		return out, err
+	}
+	o := p.bopts
+	o.Dir, o.DataDir = dir, ""
+	if p.dataDir != "" {
+		o.DataDir = dir
+	}
+	h, err := p.bspec.Open(ctx, o)
+	if err != nil {
+		return out, err
+	}
+	defer h.Close()
+	if out.Engine, err = h.Engine(ctx); err != nil {
+		return out, fmt.Errorf("read back %s settings: %w", p.bspec.Name, err)
+	}
+	d := h
+	if sq, ok := h.(backend.SQLDB); ok && p.api == backend.KV {
+		d = sqlkv.Wrap(sq)
+	}
+	if pr, ok := p.w.(workload.Progresser); ok && progress != nil {
+		pr.SetProgress(progress)
+	}
+	note(fmt.Sprintf("loading %s data into %s %s", p.wspec.Name, out.Engine.Name, out.Engine.Version))
+	t := time.Now()
+	if out.Dataset, err = p.w.Load(ctx, d); err != nil {
+		return out, fmt.Errorf("load: %w", err)
+	}
+	out.Seconds = time.Since(t).Seconds()
+	out.Note = "the dataset stays in " + p.config.DB + ": a run with the same --db and dataset knobs reuses it"
+	if managed {
+		out.Note = "the managed server is throwaway: its data was removed with it (load into a server of yours, --db postgres://…, to reuse it)"
+	}
+	return out, nil
+}

@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dbgauge/dbgauge/internal/bench"
+	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+func newLoadCmd(ctx context.Context, env *Env) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:                "load WORKLOAD [flags]",
+		Short:              "load a workload's dataset only (batched, parallel), for later runs to reuse",
+		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return knob.Bad("use one of "+strings.Join(catalog.WorkloadNames(), ", ")+" (dbgauge list describes them)",
+				"there is no workload %q", args[0])
+		},
+	}
+	for _, spec := range catalog.Workloads() {
+		cmd.AddCommand(newLoadWorkloadCmd(ctx, env, spec))
+	}
+	return cmd
+}
+
+func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobra.Command {
+	values := bench.NewValues(spec)
+	cmd := &cobra.Command{
+		Use:   spec.Name + " [flags]",
+		Short: "load " + spec.Name + "'s dataset into --db",
+		Long: "Loads " + spec.Name + "'s dataset into --db (a path or a server of yours: sqlite:PATH, bbolt:PATH, postgres://…) and\n" +
+			"reports the time it took; a run with the same --db and dataset knobs reuses it. With postgres:managed\n" +
+			"the load is timed and the throwaway server removed.",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return knob.Bad("flags start with --, e.g. --db sqlite:/data/kv.db", "unexpected argument %q", args[0])
+			}
+			return nil
+		},
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	bind(fs, spec.Knobs)
+	bind(fs, bench.CommonKnobs(spec))
+	bind(fs, bench.BackendKnobs())
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		setValues(fs, values)
+		for _, k := range given(fs, env.Args) {
+			if strings.Contains(k.Value, ",") && !single(spec)(k.Name) && k.Name != "set" {
+				return knob.Bad("give one value: a load fills one dataset", "--%s %s: dbgauge load takes no lists", k.Name, k.Value)
+			}
+		}
+		if !fs.Changed("seed") {
+			values.Set("seed", "1") // the dataset's bytes do not depend on the day
+		}
+		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
+		if err != nil {
+			return err
+		}
+		p := &progress{env: env}
+		lp := &loadProgress{p: p, start: time.Now()}
+		out, err := plan.LoadOnly(ctx, lp.update, p.Note)
+		p.clear()
+		if err != nil {
+			return err
+		}
+		verb := "loaded"
+		if out.Dataset.Reused {
+			verb = "reused (it matches; nothing loaded)"
+		}
+		fmt.Fprintf(env.Stdout, "%s on %s %s: %s in %.1f s", spec.Name, out.Engine.Name, out.Engine.Version, verb, out.Seconds)
+		if lp.total > 0 && !out.Dataset.Reused && out.Seconds > 0 {
+			fmt.Fprintf(env.Stdout, " (%.0f records/s)", float64(lp.total)/out.Seconds)
+		}
+		fmt.Fprintln(env.Stdout)
+		keys := make([]string, 0, len(out.Dataset.Facts))
+		for k := range out.Dataset.Facts {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(env.Stdout, "  %-18s %s\n", k, out.Dataset.Facts[k])
+		}
+		fmt.Fprintln(env.Stdout, "  "+out.Note)
+		return nil
+	}
+	return cmd
+}
+
+// loadProgress shows a load's progress line, at most a few times a second.
+type loadProgress struct {
+	p     *progress
+	start time.Time
+	mu    sync.Mutex
+	last  time.Time
+	total int64
+}
+
+func (l *loadProgress) update(done, total int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.total = total
+	now := time.Now()
+	if now.Sub(l.last) < 250*time.Millisecond && done < total {
+		return
+	}
+	l.last = now
+	el := now.Sub(l.start).Seconds()
+	line := fmt.Sprintf("loading: %d of %d records (%.0f %%), %.0f records/s, %.0f s", done, total, 100*float64(done)/float64(max(total, 1)), float64(done)/max(el, 1e-3), el)
+	l.p.mu.Lock()
+	defer l.p.mu.Unlock()
+	if l.p.env.IsTTY {
+		fmt.Fprint(l.p.env.Stderr, "\r\033[K"+line)
+		l.p.open = true
+		return
+	}
+	fmt.Fprintln(l.p.env.Stderr, line)
+}
