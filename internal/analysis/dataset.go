@@ -24,6 +24,9 @@ type DataLine struct {
 	// Cache is the engine's cache in bytes (the same in every point of the
 	// line, else 0).
 	Cache int64 `json:"cache,omitempty"`
+	// Memory is a managed server's memory limit (--server-memory, its page
+	// cache included), the same in every point of the line, else 0.
+	Memory int64 `json:"server_memory,omitempty"`
 	// Knee is the index of the first point whose throughput falls below
 	// KneeShare of the best throughput of the smaller sizes; -1 if none.
 	Knee int `json:"knee"`
@@ -88,6 +91,22 @@ func cacheOf(runs []*result.Result) int64 {
 	return c
 }
 
+// memoryOf is a managed server's memory limit of runs, when they agree.
+func memoryOf(runs []*result.Result) int64 {
+	var m int64
+	for i, r := range runs {
+		var n int64
+		if r != nil && r.Server != nil {
+			n = r.Server.MemoryLimit
+		}
+		if i > 0 && n != m {
+			return 0
+		}
+		m = n
+	}
+	return m
+}
+
 // dataCurve lays out throughput against data size when --dataset (or
 // --records) is an axis with two values or more.
 func dataCurve(idx *result.Matrix, byKey map[string]*Group) *DataCurve {
@@ -114,7 +133,7 @@ func dataCurve(idx *result.Matrix, byKey map[string]*Group) *DataCurve {
 				Rate: g.Stats["rate"], P99: g.Stats["p99_us"], HitPct: CacheHitPct(g.Runs)})
 		}
 		sort.SliceStable(line.Points, func(i, j int) bool { return line.Points[i].Bytes < line.Points[j].Bytes })
-		line.Cache = cacheOf(all)
+		line.Cache, line.Memory = cacheOf(all), memoryOf(all)
 		best := 0.0
 		for i, p := range line.Points {
 			if i > 0 && best > 0 && p.Rate.Mean < KneeShare*best {

@@ -143,6 +143,9 @@ type Options struct {
 	// CacheBytes (--cache) sizes the engine's own cache, PageSize
 	// (--page-size) its pages at creation; 0 leaves the engine's default.
 	CacheBytes, PageSize int64
+	// ServerMemory (--server-memory) runs a managed server in a memory
+	// cgroup of its own with this limit, its page cache included; 0: none.
+	ServerMemory int64
 }
 
 // Data returns the folder the engine's files go in: DataDir, else Dir.
@@ -213,6 +216,9 @@ type ServerInfo struct {
 	RecoverySeconds float64 // from the restart after a kill -9 to the first accepted connection
 	RecoveryNote    string  // what the crash-recovery measurement found, or why it was not made
 	Note            string
+	MemoryLimit     int64  // --server-memory: its cgroup's limit, read back from the kernel; 0: none
+	Cgroup          string // the memory cgroup it ran in (removed after it stopped)
+	OOMKills        int64  // processes of it the kernel killed at the limit
 }
 
 // Recoverer is an optional ability of a managed server: kill it as a crash

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strconv"
 	"syscall"
 	"time"
@@ -49,14 +48,14 @@ func (h *harnessProbe) sample() {
 }
 
 // finish returns the record of the phase that ended at end with ok units.
-func (h *harnessProbe) finish(end time.Time, ok int64, clients int, inProcess bool) *result.Harness {
+func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProcess bool) *result.Harness {
 	h.sample()
 	user, sys := cpuTimes()
 	r := &result.Harness{
 		Clients: clients, GoMaxProcs: runtime.GOMAXPROCS(0), InProcess: inProcess,
 		Seconds:     end.Sub(h.start).Seconds(),
 		UserSeconds: (user - h.user).Seconds(), SystemSeconds: (sys - h.sys).Seconds(),
-		RSSPeakBytes: h.peak, AnonPeakBytes: h.anon, Goroutines: h.goroutines, EngineBytes: h.engine, GOGC: gcPercent(),
+		RSSPeakBytes: h.peak, AnonPeakBytes: h.anon, Goroutines: h.goroutines, EngineBytes: h.engine, GOGC: gcPercent(gogc),
 	}
 	if clients >= manyClients && r.GOGC == 50 {
 		r.Note = fmt.Sprintf("GOGC 50 from %d clients on: their connections make most of the heap", manyClients)
@@ -74,11 +73,18 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients int, inProcess bo
 	return r
 }
 
-// gcPercent returns the garbage collector's target (GOGC), without changing it.
-func gcPercent() int {
-	p := debug.SetGCPercent(-1)
-	debug.SetGCPercent(p)
-	return p
+// gcPercent returns the garbage collector's target (GOGC) this run has: the
+// plan's (applied by cli), else the GOGC variable's, else the runtime's 100.
+// (Reading it back through debug.SetGCPercent would turn the collector off
+// for a moment and wait for a cycle in progress to finish its marking.)
+func gcPercent(planned int) int {
+	if planned > 0 && os.Getenv("GOGC") == "" {
+		return planned
+	}
+	if v, err := strconv.Atoi(os.Getenv("GOGC")); err == nil {
+		return v
+	}
+	return 100
 }
 
 // cpuTimes returns the user and system CPU time of the whole process.

@@ -21,6 +21,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/verdict"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -441,6 +442,53 @@ func (p *Plan) storage(v *knob.Values) error {
 			return knob.Bad("give one of "+strings.Join(ok, ", "), "--page-size %s: %s has no such page size", v.Get("page-size"), b.Name)
 		}
 		o.PageSize = n
+	}
+	if v.IsSet("server-memory") {
+		n, err := serverMemory(v, o.DB, o.CacheBytes)
+		if err != nil {
+			return err
+		}
+		o.ServerMemory = n
+	}
+	return nil
+}
+
+// memoryMargin is what --server-memory must leave a server above its cache:
+// its processes, catalogs and connections.
+const memoryMargin = 64 << 20
+
+// serverMemory reads --server-memory: a managed server only, a limit that
+// leaves room above the cache (known here when --cache is given; else
+// checked against the cache read back), and a memory cgroup dbgauge can make.
+func serverMemory(v *knob.Values, db string, cache int64) (int64, error) {
+	n, err := v.Size("server-memory", 1<<20, 1<<50)
+	if err != nil {
+		return 0, err
+	}
+	s := v.Get("server-memory")
+	switch {
+	case strings.Contains(db, "://"):
+		return 0, knob.Bad("drop --server-memory, or use a server dbgauge starts (postgres:managed, mariadb:managed, firebird:managed)",
+			"--server-memory %s: dbgauge cannot limit the memory of a server it does not manage (--db %s)", s, redact.DSN(db))
+	case !strings.HasSuffix(db, ":managed"):
+		return 0, knob.Bad("drop --server-memory, or use postgres:managed, mariadb:managed or firebird:managed",
+			"--server-memory %s: %s has no server: the engine runs inside dbgauge", s, db)
+	}
+	if err := tooSmall(s, n, cache, "--cache"); err != nil {
+		return 0, err
+	}
+	if err := server.CheckMemoryCgroup(); err != nil {
+		return 0, knob.Bad(server.CgroupHint, "--server-memory %s: %v", s, err)
+	}
+	return n, nil
+}
+
+// tooSmall refuses a memory limit that leaves the server less than
+// memoryMargin above its cache: the kernel would kill it.
+func tooSmall(s string, limit, cache int64, of string) error {
+	if cache > 0 && limit < cache+memoryMargin {
+		return knob.Bad(fmt.Sprintf("give at least %s (the cache, %s, and 64 MB for the server's processes), or a smaller --cache", knob.FormatSize(cache+memoryMargin), knob.FormatSize(cache)),
+			"--server-memory %s is below the server's cache (%s) + 64 MB: the server would be killed", s, of)
 	}
 	return nil
 }

@@ -212,6 +212,12 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
+	if s.bopts.ServerMemory > 0 && s.bopts.CacheBytes == 0 {
+		// The engine's default cache, known only now.
+		if err := tooSmall(knob.FormatSize(s.bopts.ServerMemory), s.bopts.ServerMemory, eng.CacheBytes, "the engine's default"); err != nil {
+			return err
+		}
+	}
 	if eng.Path == "" {
 		s.res.Environment.DataDir = result.Device{}
 		s.res.Environment.Problems = append(s.res.Environment.Problems,
@@ -293,7 +299,7 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	runEnd := time.Now()
 	if err == nil && s.harness != nil && len(out.Phases) > 0 {
-		h := s.harness.finish(runEnd, out.Phases[len(out.Phases)-1].OK(), s.run.Clients, s.res.Server == nil && s.res.Engine.Path != "")
+		h := s.harness.finish(runEnd, out.Phases[len(out.Phases)-1].OK(), s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "")
 		s.mu.Lock()
 		s.res.Harness = h
 		s.mu.Unlock()

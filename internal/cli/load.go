@@ -17,18 +17,7 @@ import (
 )
 
 func newLoadCmd(ctx context.Context, env *Env) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:                "load WORKLOAD [flags]",
-		Short:              "load a workload's dataset only (batched, parallel), for later runs to reuse",
-		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
-			return knob.Bad("use one of "+strings.Join(catalog.WorkloadNames(), ", ")+" (dbgauge list describes them)",
-				"there is no workload %q", args[0])
-		},
-	}
+	cmd := workloadParent("load WORKLOAD [flags]", "load a workload's dataset only (batched, parallel), for later runs to reuse")
 	for _, spec := range catalog.Workloads() {
 		cmd.AddCommand(newLoadWorkloadCmd(ctx, env, spec))
 	}

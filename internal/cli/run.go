@@ -24,11 +24,12 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
-func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "run WORKLOAD [flags]",
-		Short: "run a workload and measure it",
-		// An unknown workload is reported as such, whatever flags follow it.
+// workloadParent returns a command with one subcommand per workload (run,
+// load): on its own it prints its help, and an unknown workload is reported
+// as such, whatever flags follow it.
+func workloadParent(use, short string) *cobra.Command {
+	return &cobra.Command{
+		Use: use, Short: short,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
@@ -38,6 +39,10 @@ func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.
 				"there is no workload %q", args[0])
 		},
 	}
+}
+
+func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	cmd := workloadParent("run WORKLOAD [flags]", "run a workload and measure it")
 	for _, spec := range catalog.Workloads() {
 		cmd.AddCommand(newWorkloadCmd(ctx, env, cancel, spec))
 	}

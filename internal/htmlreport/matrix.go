@@ -465,6 +465,18 @@ func (d *doc) dataCurve(head analysis.Metric, dc *analysis.DataCurve) (*section,
 					"fontWeight", "bold"),
 				"data": arr{obj{"xAxis": l.Cache}}}
 		}
+		if l.Memory > 0 && !caches[-l.Memory] {
+			caches[-l.Memory] = true
+			ml, _ := line["markLine"].(obj)
+			if ml == nil {
+				ml = obj{"symbol": "none", "silent": true, "data": arr{}}
+				line["markLine"] = ml
+			}
+			ml["data"] = append(ml["data"].(arr), obj{"xAxis": l.Memory,
+				"lineStyle": obj{"color": "#cf222e", "type": "dotted", "width": 2},
+				"label": with(text(12, "#cf222e"), "show", true, "position", "end", "formatter", "server memory "+report.Bytes(float64(l.Memory)),
+					"fontWeight", "bold")})
+		}
 		series = append(series, line,
 			obj{"type": "line", "name": name + " · p99", "data": lat, "color": col, "yAxisIndex": 1, "symbol": "diamond", "symbolSize": 7,
 				"lineStyle": obj{"width": 1.5, "type": "dashed"}})
@@ -509,7 +521,7 @@ func (d *doc) dataCurve(head analysis.Metric, dc *analysis.DataCurve) (*section,
 			t.Rows[i] = t.Rows[i][1:]
 		}
 	}
-	note := "Throughput (solid) and p99 (dashed, right axis) against the data's size after the load; the dashed vertical line is the engine's cache as read back, and each point is labelled with the share of page lookups its cache answered (the engine's own counters, measure phase)."
+	note := "Throughput (solid) and p99 (dashed, right axis) against the data's size after the load; the dashed vertical line is the engine's cache as read back (a dotted red one the server's memory limit, --server-memory, its page cache included), and each point is labelled with the share of page lookups its cache answered (the engine's own counters, measure phase)."
 	if len(knees) > 0 {
 		note += fmt.Sprintf(" The knee (throughput below %.0f%% of its best at smaller sizes): %s.", 100*analysis.KneeShare, strings.Join(knees, "; "))
 	}

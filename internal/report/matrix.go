@@ -177,8 +177,13 @@ func dataCurve(b *strings.Builder, m *analysis.Matrix) {
 			where = " at " + l.Others
 		}
 		fmt.Fprintf(b, "\n  %s against data size%s", m.Index.Metric, where)
-		if l.Cache > 0 {
+		switch {
+		case l.Cache > 0 && l.Memory > 0:
+			fmt.Fprintf(b, " (engine cache %s, server memory %s)", Bytes(float64(l.Cache)), Bytes(float64(l.Memory)))
+		case l.Cache > 0:
 			fmt.Fprintf(b, " (engine cache %s)", Bytes(float64(l.Cache)))
+		case l.Memory > 0:
+			fmt.Fprintf(b, " (server memory %s)", Bytes(float64(l.Memory)))
 		}
 		fmt.Fprintln(b)
 		tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)

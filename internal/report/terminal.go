@@ -250,6 +250,13 @@ func sizingLine(r *result.Result) string {
 	if len(parts) > 0 {
 		parts[len(parts)-1] += " (read back)"
 	}
+	if sv := r.Server; sv != nil && sv.MemoryLimit > 0 {
+		m := "server memory " + Bytes(float64(sv.MemoryLimit)) + " (cgroup limit, page cache included)"
+		if sv.OOMKills > 0 {
+			m += fmt.Sprintf(", %d OOM kills", sv.OOMKills)
+		}
+		parts = append(parts, m)
+	}
 	if pc := r.Environment.PageCache; pc != "" {
 		parts = append(parts, "OS page cache "+pc)
 	}

@@ -258,6 +258,11 @@ type Server struct {
 	RecoverySeconds float64 `json:"recovery_seconds,omitempty"`
 	RecoveryNote    string  `json:"recovery_note,omitempty"`
 	Note            string  `json:"note,omitempty"`
+	// MemoryLimit is --server-memory: the limit of the memory cgroup the
+	// server ran in (its page cache included), read back from the kernel.
+	MemoryLimit int64  `json:"server_memory,omitempty"`
+	Cgroup      string `json:"cgroup,omitempty"`
+	OOMKills    int64  `json:"oom_kills,omitempty"` // its processes the kernel killed at the limit
 }
 
 // ServerLog is a managed server's log read after the run: its anomalies by

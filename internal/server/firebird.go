@@ -51,6 +51,7 @@ type FirebirdConfig struct {
 	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
 	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
 	ForcedWrites bool              // gfix -write sync (true) or async
+	Memory       int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
 }
 
 // firebirdRoots lists where distributions put Firebird 3's root folder
@@ -166,18 +167,27 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 	if mode == "Classic" {
 		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
 	}
+	var cg *Cgroup
 	for attempt := 0; ; attempt++ {
 		if f.Port, err = FreePort(); err != nil {
 			return nil, err
+		}
+		if cfg.Memory > 0 && cg == nil {
+			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), f.Port), cfg.Memory); err != nil {
+				return nil, err
+			}
 		}
 		if err := f.writeConf(conf); err != nil {
 			return nil, err
 		}
 		t0 := time.Now()
 		if f.Process, err = start(acct, filepath.Join(cfg.Dir, "firebird.out"), f.env, bin, args...); err != nil {
+			_ = cg.Remove()
 			return nil, err
 		}
-		err = f.waitReady(ctx)
+		if err = f.Confine(cg); err == nil {
+			err = f.waitReady(ctx)
+		}
 		f.Startup = time.Since(t0)
 		if err == nil {
 			go f.follow(f.Done())
@@ -187,6 +197,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 		if attempt < 2 && strings.Contains(f.LogTail(5)+f.newLog(), "ddress already in use") {
 			continue
 		}
+		_ = cg.Remove()
 		f.saveLog()
 		return nil, err
 	}
@@ -435,6 +446,9 @@ func lastLines(s string, n int) string {
 // shutdown took.
 func (f *Firebird) StopClean() (time.Duration, error) {
 	d, err := f.shutdown()
+	if cerr := f.ReleaseCgroup(); err == nil {
+		err = cerr
+	}
 	f.saveLog()
 	_ = os.RemoveAll(filepath.Dir(f.Root))
 	return d, err

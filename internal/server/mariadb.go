@@ -41,6 +41,7 @@ type MariaDB struct {
 
 	bin      string            // mariadbd
 	settings map[string]string // its options, for a restored server
+	memory   int64             // --server-memory
 }
 
 // MariaDBConfig says where and how to start a server.
@@ -48,6 +49,7 @@ type MariaDBConfig struct {
 	Dir      string            // the run's folder: the datadir goes in it, the log beside
 	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // server options, given as --name=value
+	Memory   int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
 }
 
 // FindMariaDB returns the server binary and mariadb-install-db, or says what
@@ -82,7 +84,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings}
+	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory}
 	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
 	if err != nil {
 		return nil, err
@@ -147,10 +149,16 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
+	var cg *Cgroup
 	for attempt := 0; ; attempt++ {
 		var err error
 		if m.Port, err = FreePort(); err != nil {
 			return err
+		}
+		if m.memory > 0 && cg == nil {
+			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), m.Port), m.memory); err != nil {
+				return err
+			}
 		}
 		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
 			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
@@ -163,9 +171,12 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 		}
 		start := time.Now()
 		if m.Process, err = Start(m.Account, logPath, m.bin, args...); err != nil {
+			_ = cg.Remove()
 			return err
 		}
-		err = m.waitReady(ctx, password)
+		if err = m.Confine(cg); err == nil {
+			err = m.waitReady(ctx, password)
+		}
 		m.Startup = time.Since(start)
 		if err == nil {
 			return nil
@@ -174,6 +185,7 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 		if attempt < 2 && strings.Contains(m.LogTail(5), "Address already in use") {
 			continue
 		}
+		_ = cg.Remove()
 		return err
 	}
 }
@@ -245,6 +257,9 @@ func (m *MariaDB) DSN(socket bool) string { return m.dsnWith("dbgauge", m.Passwo
 // datadir (the log stays), and returns how long the shutdown took.
 func (m *MariaDB) StopClean() (time.Duration, error) {
 	d, err := m.Stop(syscall.SIGTERM, 60*time.Second)
+	if cerr := m.ReleaseCgroup(); err == nil {
+		err = cerr
+	}
 	os.RemoveAll(filepath.Dir(m.DataDir))
 	os.RemoveAll(m.SocketDir)
 	return d, err

@@ -32,6 +32,9 @@ type PostgresConfig struct {
 	// the cluster (archive_mode), so that a base backup can be rolled
 	// forward to any later moment.
 	Archive bool
+	// Memory (--server-memory), when not 0, runs the server in a memory
+	// cgroup of its own with this limit, its page cache included.
+	Memory int64
 }
 
 // Postgres is a running managed PostgreSQL.
@@ -49,6 +52,7 @@ type Postgres struct {
 	Note      string        // what a reader should know (who runs it, where)
 	Archive   string        // the WAL archive's folder, when archiving
 	Name      string        // a replica's application_name ("r1"); "" for a primary
+	memory    int64         // --server-memory: the limit of its cgroup, made at the first launch
 }
 
 // pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
@@ -112,7 +116,7 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret()}
+	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret(), memory: cfg.Memory}
 	// The server and its tools run from other working folders: absolute paths
 	// only (--results oe is relative).
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
@@ -159,11 +163,18 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 
 // launch starts the server on p.DataDir on a free loopback port with
 // settings as -c name=value, and waits until it accepts connections.
+// With a memory limit, the server runs in a cgroup of its own.
 func (p *Postgres) launch(ctx context.Context, logPath string, settings map[string]string) error {
+	var cg *Cgroup
 	for attempt := 0; ; attempt++ {
 		var err error
 		if p.Port, err = FreePort(); err != nil {
 			return err
+		}
+		if p.memory > 0 && cg == nil {
+			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), p.Port), p.memory); err != nil {
+				return err
+			}
 		}
 		args := []string{"-D", p.DataDir, "-p", strconv.Itoa(p.Port), "-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_directories=" + p.SocketDir}
@@ -177,9 +188,12 @@ func (p *Postgres) launch(ctx context.Context, logPath string, settings map[stri
 		}
 		start := time.Now()
 		if p.Process, err = Start(p.Account, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
+			_ = cg.Remove()
 			return err
 		}
-		err = p.waitReady(ctx)
+		if err = p.Confine(cg); err == nil {
+			err = p.waitReady(ctx)
+		}
 		p.Startup = time.Since(start)
 		if err == nil {
 			return nil
@@ -189,6 +203,7 @@ func (p *Postgres) launch(ctx context.Context, logPath string, settings map[stri
 		if attempt < 2 && strings.Contains(p.LogTail(5), "could not bind") {
 			continue
 		}
+		_ = cg.Remove()
 		return err
 	}
 }
@@ -326,6 +341,9 @@ func readFrom(path string, off int64) string {
 // cluster's files (the log stays), and returns how long the shutdown took.
 func (p *Postgres) StopClean() (time.Duration, error) {
 	d, err := p.Stop(syscall.SIGINT, 60*time.Second)
+	if cerr := p.ReleaseCgroup(); err == nil {
+		err = cerr
+	}
 	os.RemoveAll(filepath.Dir(p.DataDir))
 	os.RemoveAll(p.SocketDir)
 	return d, err

@@ -157,7 +157,8 @@ type Process struct {
 	done    chan struct{}
 	exitErr error
 	mu      sync.Mutex
-	stopped bool // Stop or Kill was asked: an exit is not a death
+	stopped bool    // Stop or Kill was asked: an exit is not a death
+	cg      *Cgroup // --server-memory: the memory cgroup it runs in, kept across restarts
 }
 
 // Start starts a server process as a, its output appended to logPath.
@@ -210,7 +211,49 @@ func (p *Process) Died() error {
 	if p.exitErr != nil {
 		why = p.exitErr.Error()
 	}
+	if p.cg != nil {
+		why += "; " + p.cg.Note()
+	}
 	return fmt.Errorf("%s died (%s); its log ends with: %s", p.Name, why, p.LogTail(3))
+}
+
+// Confine moves the process (and any it has started) into cg, where the
+// processes it forks later are born; cg is kept when the process is
+// restarted. A nil cg does nothing.
+func (p *Process) Confine(cg *Cgroup) error {
+	if cg == nil {
+		return nil
+	}
+	p.cg = cg
+	return cg.Add(p.Pid())
+}
+
+// Cgroup returns the memory cgroup the process runs in, or nil.
+func (p *Process) Cgroup() *Cgroup { return p.cg }
+
+// Memory returns the limit of the process's memory cgroup as read back, its
+// folder and the OOM kills counted in it; zeros without one.
+func (p *Process) Memory() (limit int64, cgroup string, oomKills int64) {
+	if p.cg == nil {
+		return 0, "", 0
+	}
+	return p.cg.Limit, p.cg.Path, p.cg.OOMKills()
+}
+
+// ReleaseCgroup removes the process's memory cgroup, once it has stopped.
+func (p *Process) ReleaseCgroup() error { return p.cg.Remove() }
+
+// again starts the same command again, in the same cgroup.
+func (p *Process) again() (*Process, error) {
+	np, err := start(p.acct, p.LogPath, p.env, p.path, p.args...)
+	if err != nil {
+		return nil, err
+	}
+	if err := np.Confine(p.cg); err != nil {
+		_ = np.Kill()
+		return nil, err
+	}
+	return np, nil
 }
 
 // Stop sends sig (the engine's clean shutdown) and waits up to timeout, then
@@ -263,7 +306,7 @@ func (p *Process) Crash() (*Process, error) {
 	if err := p.Kill(); err != nil {
 		return nil, err
 	}
-	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
+	return p.again()
 }
 
 // Restart stops the server cleanly (sig, as Stop) and starts it again with
@@ -273,7 +316,7 @@ func (p *Process) Restart(sig syscall.Signal, timeout time.Duration) (*Process, 
 	if _, err := p.Stop(sig, timeout); err != nil {
 		return nil, err
 	}
-	return start(p.acct, p.LogPath, p.env, p.path, p.args...)
+	return p.again()
 }
 
 // GroupGone waits until no process of group pgid is left, up to limit.

@@ -37,7 +37,8 @@ type Disk struct {
 	spindle sync.Mutex   // flushes are made one at a time
 	flushes atomic.Int64
 	backing string
-	j       journal // the power-loss mode's memory of unflushed writes
+	j       journal     // the power-loss mode's memory of unflushed writes
+	watch   *time.Timer // aborts the mount before -test.timeout (abort.go)
 }
 
 // Available says why FUSE cannot be mounted here, or nil when it can.
@@ -77,6 +78,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 		return nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
 	}
 	d.server = server
+	d.watchTimeout()
 	return d, nil
 }
 
@@ -99,7 +101,12 @@ func (d *Disk) Lying() {
 func (d *Disk) Flushes() int64 { return d.flushes.Load() }
 
 // Unmount unmounts the disk.
-func (d *Disk) Unmount() error { return d.server.Unmount() }
+func (d *Disk) Unmount() error {
+	if d.watch != nil {
+		d.watch.Stop()
+	}
+	return d.server.Unmount()
+}
 
 // flush makes one flush under the disk's current behaviour: real runs the
 // actual flush (nil when there is none to run).

@@ -148,3 +148,50 @@ func TestPowerLoss(t *testing.T) {
 		t.Errorf("s holds %q", got)
 	}
 }
+
+// TestAbort: an aborted disk fails a flush in flight at once, and a file
+// left open on it closes without waiting for the disk's answer, as a test
+// binary killed by -test.timeout must exit.
+func TestAbort(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	if os.Geteuid() != 0 {
+		t.Skip("aborting a FUSE connection (fusectl) needs root")
+	}
+	d, err := Mount(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(d.Dir, "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("x"); err != nil {
+		t.Fatal(err)
+	}
+	d.Honest(time.Minute) // a flush that would take a minute
+	synced := make(chan error, 1)
+	go func() { synced <- f.Sync() }()
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	if err := d.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-synced:
+		if err == nil {
+			t.Error("the flush in flight succeeded on an aborted disk")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the flush in flight still waits 5 s after the abort")
+	}
+	closed := make(chan struct{})
+	go func() { _ = f.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing a file of the aborted disk still waits after 5 s")
+	}
+	t.Logf("flush failed and file closed %s after the abort", time.Since(start).Round(time.Millisecond))
+}

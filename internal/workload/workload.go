@@ -337,3 +337,13 @@ type ColdStarter interface {
 type Checkpointed interface {
 	Checkpoints() []time.Duration
 }
+
+// KVOf returns db as a key-value engine, for a workload that speaks only
+// key-value (the session wraps a SQL engine in sqlkv for it).
+func KVOf(workload string, db backend.DB) (backend.KVDB, error) {
+	d, ok := db.(backend.KVDB)
+	if !ok {
+		return nil, fmt.Errorf("%s: backend %T is not key-value", workload, db)
+	}
+	return d, nil
+}

@@ -185,7 +185,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	dsn, secret := "", ""
 	if o.DB == managed {
 		var err error
-		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
+		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the settings given with --set", "%v", err)
@@ -502,10 +502,12 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	if s.Killed {
 		note = strings.TrimPrefix(note+"; Firebird did not finish its shutdown within 5 s of SIGTERM and was killed after its database was closed (a Firebird 3 hang, see docs/backends/firebird.md)", "; ")
 	}
-	return backend.ServerInfo{
+	info := backend.ServerInfo{
 		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(),
 		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: note,
 	}
+	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
+	return info
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and

@@ -122,7 +122,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive}); err != nil {
+		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -309,10 +309,12 @@ var (
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	d := m.db
 	s := d.srv
-	return backend.ServerInfo{
+	info := backend.ServerInfo{
 		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
 		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), RecoveryNote: d.recovery, Note: s.Note,
 	}
+	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
+	return info
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and

@@ -228,14 +228,6 @@ func (w *kv) numberOf(k, v []byte) (int64, bool) {
 	return n, n >= 0 && fnv64(uint64(n)) == binary.BigEndian.Uint64(k)
 }
 
-func kvOf(db backend.DB) (backend.KVDB, error) {
-	d, ok := db.(backend.KVDB)
-	if !ok {
-		return nil, fmt.Errorf("kv: backend %T is not key-value", db)
-	}
-	return d, nil
-}
-
 func (w *kv) datasetTag() string {
 	return fmt.Sprintf("records=%d,value_bytes=%d", w.cfg.Records, w.cfg.ValueBytes)
 }
@@ -244,7 +236,7 @@ func (w *kv) datasetTag() string {
 // (its inserts included) or loads a new one, then reads it through once: how
 // many records, which inserted numbers are there, every value intact.
 func (w *kv) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("kv", db)
 	if err != nil {
 		return workload.Dataset{}, err
 	}
@@ -392,7 +384,7 @@ func (w *kv) tally(ctx context.Context, c backend.KVConn) (tally, error) {
 // Check compares the records with the loaded ones and the inserts
 // acknowledged, reads every value through, and reports what the reads found.
 func (w *kv) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("kv", db)
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +417,7 @@ func (w *kv) Check(ctx context.Context, db backend.DB) ([]workload.Check, error)
 
 // Client returns client id, choosing records with its own generator.
 func (w *kv) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand) (workload.Client, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("kv", db)
 	if err != nil {
 		return nil, err
 	}

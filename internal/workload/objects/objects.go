@@ -211,14 +211,6 @@ func (w *objects) ReadOnly() bool { return !writes(w.phase) }
 // SetProgress receives Load's progress, in objects.
 func (w *objects) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
-func kvOf(db backend.DB) (backend.KVDB, error) {
-	d, ok := db.(backend.KVDB)
-	if !ok {
-		return nil, fmt.Errorf("objects: backend %T is not key-value", db)
-	}
-	return d, nil
-}
-
 func (w *objects) datasetTag() string {
 	return fmt.Sprintf("conferences=%d,contributions=%d,categories=%d,object_bytes=%d",
 		w.cfg.Conferences, w.cfg.Contributions, w.cfg.Categories, w.cfg.ObjectBytes)
@@ -247,7 +239,7 @@ func (w *objects) fill(o *Object) {
 // loadBatch objects through the engine's bulk path (COPY on PostgreSQL).
 // Then it finds where added conferences end.
 func (w *objects) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("objects", db)
 	if err != nil {
 		return workload.Dataset{}, err
 	}
@@ -497,7 +489,7 @@ func inTx(ctx context.Context, c backend.KVConn, fn func() error) error {
 // conference must be there, every add and update acknowledged must be
 // there at its version, and the reads of the run must have found theirs.
 func (w *objects) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("objects", db)
 	if err != nil {
 		return nil, err
 	}
@@ -587,7 +579,7 @@ func (w *objects) Check(ctx context.Context, db backend.DB) ([]workload.Check, e
 // warm, as after zodbshootout's add and update), hot into the shared record
 // cache, steamin into its object cache too.
 func (w *objects) Client(ctx context.Context, db backend.DB, id int, rng *rand.Rand) (workload.Client, error) {
-	d, err := kvOf(db)
+	d, err := workload.KVOf("objects", db)
 	if err != nil {
 		return nil, err
 	}
