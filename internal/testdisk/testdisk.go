@@ -39,6 +39,7 @@ type Disk struct {
 	backing string
 	j       journal     // the power-loss mode's memory of unflushed writes
 	watch   *time.Timer // aborts the mount before -test.timeout (abort.go)
+	gone    sync.Once   // the collector is turned back on once (gc.go)
 }
 
 // Available says why FUSE cannot be mounted here, or nil when it can.
@@ -78,6 +79,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 		return nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
 	}
 	d.server = server
+	gcOff()
 	d.watchTimeout()
 	return d, nil
 }
@@ -100,12 +102,23 @@ func (d *Disk) Lying() {
 // writes to files opened with O_SYNC or O_DSYNC).
 func (d *Disk) Flushes() int64 { return d.flushes.Load() }
 
-// Unmount unmounts the disk.
+// Unmount unmounts the disk. When files of it are still open (the code
+// under test leaked them), the unmount fails with EBUSY: the connection is
+// then aborted and the mount detached, since a mount served by this process
+// would hang its exit, and the error says what was left open.
 func (d *Disk) Unmount() error {
+	err := d.server.Unmount()
+	if err != nil {
+		if aerr := d.Abort(); aerr != nil {
+			err = errors.Join(err, aerr)
+		}
+		err = fmt.Errorf("testdisk: unmount %s (files of it still open: aborted and detached): %w", d.Dir, err)
+	}
 	if d.watch != nil {
 		d.watch.Stop()
 	}
-	return d.server.Unmount()
+	d.gone.Do(gcOn)
+	return err
 }
 
 // flush makes one flush under the disk's current behaviour: real runs the
