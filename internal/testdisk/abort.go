@@ -56,7 +56,6 @@ func (d *Disk) Abort() error {
 	path := filepath.Join(connections, fmt.Sprint(unix.Minor(st.Dev)), "abort")
 	err := os.WriteFile(path, []byte("1"), 0)
 	_ = syscall.Unmount(d.Dir, syscall.MNT_DETACH)
-	d.gone.Do(gcOn)
 	if err != nil {
 		return fmt.Errorf("abort %s: %w", d.Dir, err)
 	}

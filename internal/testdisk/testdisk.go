@@ -39,7 +39,6 @@ type Disk struct {
 	backing string
 	j       journal     // the power-loss mode's memory of unflushed writes
 	watch   *time.Timer // aborts the mount before -test.timeout (abort.go)
-	gone    sync.Once   // the collector is turned back on once (gc.go)
 }
 
 // Available says why FUSE cannot be mounted here, or nil when it can.
@@ -79,7 +78,6 @@ func Mount(backing, mnt string) (*Disk, error) {
 		return nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
 	}
 	d.server = server
-	gcOff()
 	d.watchTimeout()
 	return d, nil
 }
@@ -117,7 +115,6 @@ func (d *Disk) Unmount() error {
 	if d.watch != nil {
 		d.watch.Stop()
 	}
-	d.gone.Do(gcOn)
 	return err
 }
 
