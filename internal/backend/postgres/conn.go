@@ -24,6 +24,15 @@ type conn struct {
 	d       *db
 	sqls    map[*backend.Stmt]string // statements with $n placeholders
 	unwatch func() bool
+	// The prepared path (fast.go): statements prepared on this connection,
+	// and the parameters' buffers, reused from one statement to the next.
+	fast     bool
+	prepared map[*backend.Stmt]*prepared
+	seq      int
+	buf      []byte
+	params   [][]byte
+	formats  []int16
+	ends     []int
 }
 
 // bg is the context statements run with: never canceled (see conn).
@@ -82,6 +91,17 @@ func (c *conn) ExecScript(ctx context.Context, q string) error { return c.simple
 
 // Exec runs st and returns the rows it changed.
 func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
+	if c.fast {
+		_, rr, err := c.run(st, args)
+		if err != nil {
+			return 0, c.fail(st, err)
+		}
+		tag, err := rr.Close()
+		if err != nil {
+			return 0, c.fail(st, err)
+		}
+		return tag.RowsAffected(), nil
+	}
 	tag, err := c.c.Exec(bg, c.sql(st), args...)
 	if err != nil {
 		return 0, c.classify(err)
@@ -91,6 +111,23 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 
 // QueryRow runs st and scans its single row.
 func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ...any) error {
+	if c.fast {
+		p, rr, err := c.run(st, args)
+		if err != nil {
+			return c.fail(st, err)
+		}
+		found := rr.NextRow()
+		if found {
+			err = c.scan(p, rr.Values(), dest)
+		}
+		if _, cerr := rr.Close(); cerr != nil {
+			return c.fail(st, cerr)
+		}
+		if !found {
+			return backend.ErrNoRows
+		}
+		return c.classify(err)
+	}
 	err := c.c.QueryRow(bg, c.sql(st), args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return backend.ErrNoRows
@@ -100,6 +137,20 @@ func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ..
 
 // Query runs st and calls row for each row.
 func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(scan func(dest ...any) error) error) error {
+	if c.fast {
+		p, rr, err := c.run(st, args)
+		if err != nil {
+			return c.fail(st, err)
+		}
+		for err == nil && rr.NextRow() {
+			values := rr.Values()
+			err = row(func(dest ...any) error { return c.scan(p, values, dest) })
+		}
+		if _, cerr := rr.Close(); cerr != nil {
+			return c.fail(st, cerr)
+		}
+		return c.classify(err)
+	}
 	rows, err := c.c.Query(bg, c.sql(st), args...)
 	if err != nil {
 		return c.classify(err)
@@ -123,6 +174,13 @@ func (c *conn) CopyFrom(_ context.Context, table string, columns []string, next 
 		return row, nil
 	}))
 	return n, c.classify(err)
+}
+
+// fail classifies the error of st on the prepared path, forgetting st's
+// preparation when the error may have invalidated it.
+func (c *conn) fail(st *backend.Stmt, err error) error {
+	c.forget(st, err)
+	return c.classify(err)
 }
 
 // classify classifies err, and calls a dead connection unavailable.

@@ -7,15 +7,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/rawsock"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -42,7 +45,7 @@ var Spec = backend.Spec{
 		backend.Off:  {"fsync": "off"},
 	},
 	Prepare: map[backend.Prepare]string{
-		backend.Once: "pgx's statement cache: Parse once per connection, then Bind/Execute (pgbench -M prepared)",
+		backend.Once: "Parse once per connection, then Bind/Execute (pgbench -M prepared), through pgconn",
 		backend.Each: "pgx's describe-exec mode: every use parses and describes the statement anew (an unnamed statement)",
 	},
 	Settings: []backend.Setting{
@@ -148,6 +151,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, knob.Bad("write it as postgres://user:password@host:5432/db", "--db %q is not a PostgreSQL connection string: %v", redact.DSN(dsn), redact.DSN(err.Error()))
 	}
 	d.cfg.ConnectTimeout = 10 * time.Second
+	d.cfg.DialFunc = rawDial(d.cfg.DialFunc)
 	for k, v := range settings {
 		d.cfg.RuntimeParams[k] = v // per session, on a server of the user's
 	}
@@ -205,6 +209,19 @@ const stmtCache = 64
 
 func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
 
+// rawDial makes dial's connections read and write through raw system calls
+// (internal/rawsock): on two cores shared with the server, net.Conn's
+// syscall hand-offs cost the server a fifth of its CPU at pgbench's pace.
+func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return rawsock.Wrap(c), nil
+	}
+}
+
 // configFor is how to reach another server dbgauge manages (a replica, a
 // restored cluster) the way d reaches its own: same timeout, same
 // statement mode.
@@ -214,6 +231,7 @@ func (d *db) configFor(srv *server.Postgres) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	cfg.ConnectTimeout, cfg.DefaultQueryExecMode = d.cfg.ConnectTimeout, d.cfg.DefaultQueryExecMode
+	cfg.DialFunc = rawDial(cfg.DialFunc)
 	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = d.cfg.StatementCacheCapacity, d.cfg.DescriptionCacheCapacity
 	return cfg, nil
 }
@@ -244,7 +262,8 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	d.open.Add(1)
 	nc := c.PgConn().Conn()
 	unwatch := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
-	return &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch}, nil
+	return &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch,
+		fast: d.cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement, prepared: map[*backend.Stmt]*prepared{}, buf: make([]byte, 0, 256)}, nil
 }
 
 // readBack lists the settings every result records.

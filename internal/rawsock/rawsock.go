@@ -1,0 +1,101 @@
+// Package rawsock is a net.Conn whose reads and writes are raw system calls
+// on the socket, waiting through Go's network poller only when the socket
+// is not ready.
+//
+// net.Conn enters every read and write as a blocking system call: the
+// runtime marks the goroutine's P as in a syscall, and when the call lasts
+// longer than the system monitor's tick (20 µs) the monitor hands the P to
+// another thread. On loopback a write runs the receiver's network stack and
+// often wakes the server into the writer's CPU, so writes last that long
+// all the time: each one then costs thread hand-offs, and the monitor itself
+// keeps waking every 20 µs. On two cores shared with the server, that CPU is
+// the server's: a harness client through net.Conn spent ~120 µs of CPU per
+// pgbench transaction where pgbench spent ~93; through rawsock ~100 (see
+// docs/architecture.md, "The client's CPU").
+//
+// The socket is non-blocking (Go's sockets always are), so a raw call never
+// blocks in the kernel: it returns data or EAGAIN, and on EAGAIN the
+// goroutine parks in the poller as net.Conn's would. Deadlines work as on
+// the wrapped connection.
+package rawsock
+
+import (
+	"io"
+	"net"
+	"syscall"
+)
+
+// Conn is a net.Conn that reads and writes through raw system calls.
+type Conn struct {
+	net.Conn
+	rc syscall.RawConn
+}
+
+// Wrap returns c reading and writing through raw system calls, or c itself
+// when it exposes no file descriptor (syscall.Conn).
+func Wrap(c net.Conn) net.Conn {
+	sc, ok := c.(syscall.Conn)
+	if !ok {
+		return c
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	return &Conn{Conn: c, rc: rc}
+}
+
+// Read reads what the socket has, waiting in the poller when it has nothing.
+func (c *Conn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := c.rc.Read(func(fd uintptr) bool {
+		n, errno = read(fd, b)
+		return errno != syscall.EAGAIN
+	})
+	switch {
+	case err != nil:
+		return 0, c.opError("read", err)
+	case errno != 0:
+		return 0, c.opError("read", errno)
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// Write writes all of b, waiting in the poller when the socket's buffer is full.
+func (c *Conn) Write(b []byte) (int, error) {
+	done := 0
+	var errno syscall.Errno
+	err := c.rc.Write(func(fd uintptr) bool {
+		for done < len(b) {
+			n, e := write(fd, b[done:])
+			if e == syscall.EAGAIN {
+				return false
+			}
+			if e != 0 {
+				errno = e
+				return true
+			}
+			done += n
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return done, c.opError("write", err)
+	case errno != 0:
+		return done, c.opError("write", errno)
+	}
+	return done, nil
+}
+
+// opError wraps err as net.Conn's methods do, so that callers can tell a
+// timeout (os.ErrDeadlineExceeded) or a closed connection (net.ErrClosed).
+func (c *Conn) opError(op string, err error) error {
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
