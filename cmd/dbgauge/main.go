@@ -9,9 +9,17 @@ import (
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/cli"
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
-func main() { os.Exit(run()) }
+func main() {
+	// `dbgauge crash --power-loss` serves its test disks from a child
+	// process: this executable again, which serves here and exits.
+	if code, ok := testdisk.Serve(); ok {
+		os.Exit(code)
+	}
+	os.Exit(run())
+}
 
 func run() int {
 	// DBGAUGE_CPUPROFILE=FILE writes a CPU profile of the whole process, for

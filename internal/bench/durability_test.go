@@ -11,8 +11,13 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
-// TestMain keeps the flush-ceiling cache of these tests apart from the user's.
+// TestMain serves the test disks of these tests (Mount starts this binary
+// again as their server) and keeps the flush-ceiling cache of these tests
+// apart from the user's.
 func TestMain(m *testing.M) {
+	if code, ok := testdisk.Serve(); ok {
+		os.Exit(code) //nolint:forbidigo // a test disk's server ends here, never running the tests
+	}
 	dir, err := os.MkdirTemp("", "dbgauge-cache-")
 	if err != nil {
 		panic(err)

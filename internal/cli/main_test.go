@@ -5,6 +5,8 @@ import (
 	"os/signal"
 	"syscall"
 	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 // asMainEnv makes the test binary behave as dbgauge: a matrix runs its cells
@@ -13,6 +15,10 @@ const asMainEnv = "DBGAUGE_TEST_AS_MAIN"
 
 // TestMain keeps the flush-ceiling cache of these tests apart from the user's.
 func TestMain(m *testing.M) {
+	// crash --power-loss serves its test disks from this binary, started again.
+	if code, ok := testdisk.Serve(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv(asMainEnv) == "1" {
 		sig := make(chan os.Signal, 2)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)

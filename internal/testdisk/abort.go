@@ -1,63 +1,135 @@
 package testdisk
 
 import (
-	"flag"
+	"bufio"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// started is when the test binary started, near enough: -test.timeout's
-// clock starts later.
-var started = time.Now()
-
 // connections is where the kernel lists FUSE connections (fusectl).
 const connections = "/sys/fs/fuse/connections"
 
-// watchTimeout aborts the disk's FUSE connection 15 s before the test
-// binary's -test.timeout would panic. A process that exits with files open on
-// a FUSE file system it serves itself waits forever in their flush for its
-// own, dead, answer, and `go test` waits with it: a timed-out test would hang
-// CI instead of failing. Unmount stops the watch.
-func (d *Disk) watchTimeout() {
-	f := flag.Lookup("test.timeout")
-	if f == nil {
-		return
-	}
-	timeout, err := time.ParseDuration(f.Value.String())
-	if err != nil || timeout <= 0 {
-		return
-	}
-	d.watch = time.AfterFunc(time.Until(started.Add(timeout-15*time.Second)), func() {
-		if err := d.Abort(); err != nil {
-			fmt.Fprintln(os.Stderr, "testdisk:", err) // a test binary about to time out: nobody else can say it
-		}
-	})
-}
+// No watch aborts a disk before -test.timeout any more: a test binary that
+// times out exits (the server, alive, answers what its exit asks of the
+// disk), the server dies with it (Pdeathsig), and the kernel aborts the
+// connection when the server's /dev/fuse closes. Only the dead mount remains.
 
 // Abort cuts the disk's FUSE connection: every request in flight or to come
-// fails at once, and the mount is detached. For a test that is about to be
-// killed; Unmount is the way out otherwise.
+// fails at once, the server is stopped and the mount detached. For a test
+// that is about to be killed, and Unmount's way out when files of the disk
+// are still open; Unmount is the way out otherwise.
 func (d *Disk) Abort() error {
-	var st syscall.Stat_t
-	if err := syscall.Stat(d.Dir, &st); err != nil {
-		return fmt.Errorf("abort %s: %w", d.Dir, err)
+	d.aborted.Store(true)
+	return d.abort()
+}
+
+// abort aborts the connection through fusectl (at once, even for requests
+// in flight), kills the server (which aborts it too, where fusectl cannot be
+// reached), and detaches the mount.
+func (d *Disk) abort() error {
+	ctlErr := fusectlAbort(d.dev)
+	d.kill()
+	d.waitExit()
+	var errs []error
+	select {
+	case <-d.exited:
+	default:
+		errs = append(errs, fmt.Errorf("abort %s: the server (pid %d) does not die", d.Dir, d.cmd.Process.Pid), ctlErr)
 	}
-	if _, err := os.Stat(filepath.Join(connections, "")); err == nil {
+	if err := detach(d.Dir); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// fusectlAbort aborts the FUSE connection of the device dev.
+func fusectlAbort(dev uint64) error {
+	if _, err := os.Stat(connections); err == nil {
 		entries, _ := os.ReadDir(connections)
 		if len(entries) == 0 && os.Geteuid() == 0 {
 			_ = syscall.Mount("fusectl", connections, "fusectl", 0, "")
 		}
 	}
-	path := filepath.Join(connections, fmt.Sprint(unix.Minor(st.Dev)), "abort")
-	err := os.WriteFile(path, []byte("1"), 0)
-	_ = syscall.Unmount(d.Dir, syscall.MNT_DETACH)
-	if err != nil {
-		return fmt.Errorf("abort %s: %w", d.Dir, err)
+	path := filepath.Join(connections, strconv.FormatUint(uint64(unix.Minor(dev)), 10), "abort")
+	if err := os.WriteFile(path, []byte("1"), 0); err != nil {
+		return fmt.Errorf("abort the FUSE connection: %w", err)
 	}
 	return nil
+}
+
+// detach detaches the FUSE mount at dir, if there is one, even a dead one
+// or one whose files are still open: MNT_DETACH as root, fusermount3 -u -z
+// otherwise.
+func detach(dir string) error {
+	if !fuseMounted(dir) {
+		return nil
+	}
+	if os.Geteuid() == 0 {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			return fmt.Errorf("detach %s: %w", dir, err)
+		}
+		return nil
+	}
+	if out, err := exec.Command("fusermount3", "-u", "-z", dir).CombinedOutput(); err != nil {
+		return fmt.Errorf("detach %s: fusermount3: %w: %s", dir, err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// fuseMounted says whether a FUSE file system is mounted at dir.
+func fuseMounted(dir string) bool {
+	// The mount point itself cannot be looked at when its server is dead;
+	// its parent can.
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if parent, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
+		dir = filepath.Join(parent, filepath.Base(dir))
+	}
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return true // cannot tell: try
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// id parent major:minor root mountpoint options [optional…] - fstype source super
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 5 || unescape(fields[4]) != dir {
+			continue
+		}
+		for i, f := range fields {
+			if f == "-" && i+1 < len(fields) && strings.HasPrefix(fields[i+1], "fuse") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unescape undoes mountinfo's octal escapes (\040 for a space).
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

@@ -22,7 +22,8 @@ import (
 // is gone. A file's fsync also makes its own creation durable, as on ext4
 // (directory fsyncs are passed through and not needed); renames, unlinks and
 // truncations are taken as durable when they return (journaled metadata),
-// which is kinder than POSIX promises.
+// which is kinder than POSIX promises. The journal lives in the server; the
+// Disk's methods ask it.
 type journal struct {
 	mu      sync.Mutex
 	on      bool
@@ -43,7 +44,30 @@ type undo struct {
 
 // PowerLoss makes the disk remember unflushed writes from now on, so that
 // Cut can drop them. What is on the disk now counts as flushed.
-func (d *Disk) PowerLoss() {
+func (d *Disk) PowerLoss() { d.do(request{Op: opPowerLoss}) }
+
+// Checkpoint makes everything written so far durable, as if it had all been
+// flushed: what came before (setting up) is not under test.
+func (d *Disk) Checkpoint() { d.do(request{Op: opCheckpoint}) }
+
+// Unflushed says how many writes and created files a cut would drop now.
+func (d *Disk) Unflushed() (writes, files int) {
+	r := d.do(request{Op: opUnflushed})
+	return r.Writes, r.Files
+}
+
+// Cut is the power cut: every write not flushed is undone in the backing
+// folder, newest first; files are cut back to their flushed size; files
+// created and never flushed disappear. Call it when nothing writes any more
+// (the engine was killed), then unmount.
+func (d *Disk) Cut() error {
+	_, err := d.call(request{Op: opCut})
+	return err
+}
+
+// The server's side of the methods above.
+
+func (d *fsys) powerLoss() {
 	d.j.mu.Lock()
 	defer d.j.mu.Unlock()
 	d.j.on = true
@@ -51,9 +75,7 @@ func (d *Disk) PowerLoss() {
 	d.j.created = map[uint64]string{}
 }
 
-// Checkpoint makes everything written so far durable, as if it had all been
-// flushed: what came before (setting up) is not under test.
-func (d *Disk) Checkpoint() {
+func (d *fsys) checkpoint() {
 	d.j.mu.Lock()
 	defer d.j.mu.Unlock()
 	if d.j.on {
@@ -62,8 +84,7 @@ func (d *Disk) Checkpoint() {
 	}
 }
 
-// Unflushed says how many writes and created files a cut would drop now.
-func (d *Disk) Unflushed() (writes, files int) {
+func (d *fsys) unflushed() (writes, files int) {
 	d.j.mu.Lock()
 	defer d.j.mu.Unlock()
 	for _, st := range d.j.files {
@@ -72,11 +93,7 @@ func (d *Disk) Unflushed() (writes, files int) {
 	return writes, len(d.j.created)
 }
 
-// Cut is the power cut: every write not flushed is undone in the backing
-// folder, newest first; files are cut back to their flushed size; files
-// created and never flushed disappear. Call it when nothing writes any more
-// (the engine was killed), then unmount.
-func (d *Disk) Cut() error {
+func (d *fsys) cut() error {
 	d.j.mu.Lock()
 	defer d.j.mu.Unlock()
 	var errs []error

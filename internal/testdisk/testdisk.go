@@ -3,6 +3,15 @@
 // flush waits its turn, as on one spindle) or free (a lying disk that
 // acknowledges flushes it never makes). It counts the flushes it receives.
 //
+// The disk is served by a child process of its own (this executable again,
+// started by Mount; Serve is its entry point), never by the process that
+// uses it. Served in-process it deadlocked: SQLite, page-faulting on its -shm
+// file mapped from the disk, held the process's mmap lock while waiting for
+// the disk's answer, whose handler needed that lock to grow the Go heap while
+// a stop-the-world collection waited for the handler. Apart, neither process
+// waits on itself: if either dies, the kernel aborts the connection when the
+// server's /dev/fuse closes, and every request fails instead of hanging.
+//
 // Older kernels send no fsync to a FUSE file system for writes on files
 // opened with O_SYNC or O_DSYNC, so such writes are intercepted: each is a
 // flush. Newer ones follow each such write with an fsync, which then finds
@@ -12,10 +21,8 @@ package testdisk
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -27,45 +34,29 @@ import (
 	"github.com/hanwen/go-fuse/v2/fuse"
 )
 
-// Disk is a mounted test disk.
-type Disk struct {
-	// Dir is the mount point: put the files under test here.
-	Dir     string
-	server  *fuse.Server
+// fsys is the file system a server serves. The disk's behaviour, its flush
+// count and its power-loss journal live here, in the server's process; the
+// Disk of the process that mounted it asks for them (serve.go).
+type fsys struct {
 	delay   atomic.Int64 // nanoseconds each flush takes
 	lie     atomic.Bool  // acknowledge flushes without making them
 	spindle sync.Mutex   // flushes are made one at a time
 	flushes atomic.Int64
 	backing string
-	j       journal     // the power-loss mode's memory of unflushed writes
-	watch   *time.Timer // aborts the mount before -test.timeout (abort.go)
+	j       journal // the power-loss mode's memory of unflushed writes
 }
 
-// Available says why FUSE cannot be mounted here, or nil when it can.
-func Available() error {
-	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
-	if err != nil {
-		return fmt.Errorf("testdisk: /dev/fuse: %w (FUSE needs the fuse kernel module and, without root, Debian's fuse3)", err)
-	}
-	f.Close()
-	if os.Geteuid() != 0 {
-		if _, err := exec.LookPath("fusermount3"); err != nil {
-			return errors.New("testdisk: not root and no fusermount3: apt-get install fuse3")
-		}
-	}
-	return nil
-}
-
-// Mount mounts a pass-through of backing at mnt (both folders must exist).
-func Mount(backing, mnt string) (*Disk, error) {
-	d := &Disk{Dir: mnt, backing: backing}
+// mountFS mounts a pass-through of backing at mnt and serves it from this
+// process: only a server (serve.go) calls it.
+func mountFS(backing, mnt string) (*fsys, *fuse.Server, error) {
+	d := &fsys{backing: backing}
 	lb, err := fs.NewLoopbackRoot(backing)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("testdisk: %w", err)
 	}
 	ln, ok := lb.(*fs.LoopbackNode)
 	if !ok {
-		return nil, fmt.Errorf("testdisk: go-fuse's loopback root is a %T", lb)
+		return nil, nil, fmt.Errorf("testdisk: go-fuse's loopback root is a %T", lb)
 	}
 	root := &node{LoopbackNode: ln, d: d}
 	ln.RootData.RootNode = root
@@ -75,52 +66,25 @@ func Mount(backing, mnt string) (*Disk, error) {
 		AllowOther: os.Geteuid() == 0,
 	}})
 	if err != nil {
-		return nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
+		return nil, nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
 	}
-	d.server = server
-	d.watchTimeout()
-	return d, nil
+	return d, server, nil
 }
 
-// Honest makes every flush real and take at least delay, one at a time: a
-// disk that makes about 1/delay flushes a second (8 ms: a 7,200 rpm platter).
-func (d *Disk) Honest(delay time.Duration) {
+// honest and lying set the disk's behaviour (Disk.Honest, Disk.Lying).
+func (d *fsys) honest(delay time.Duration) {
 	d.delay.Store(int64(delay))
 	d.lie.Store(false)
 }
 
-// Lying makes every flush free and unmade: the disk acknowledges writes it
-// has not stored.
-func (d *Disk) Lying() {
+func (d *fsys) lying() {
 	d.delay.Store(0)
 	d.lie.Store(true)
 }
 
-// Flushes returns how many flushes the disk received (fsync, fdatasync, and
-// writes to files opened with O_SYNC or O_DSYNC).
-func (d *Disk) Flushes() int64 { return d.flushes.Load() }
-
-// Unmount unmounts the disk. When files of it are still open (the code
-// under test leaked them), the unmount fails with EBUSY: the connection is
-// then aborted and the mount detached, since a mount served by this process
-// would hang its exit, and the error says what was left open.
-func (d *Disk) Unmount() error {
-	err := d.server.Unmount()
-	if err != nil {
-		if aerr := d.Abort(); aerr != nil {
-			err = errors.Join(err, aerr)
-		}
-		err = fmt.Errorf("testdisk: unmount %s (files of it still open: aborted and detached): %w", d.Dir, err)
-	}
-	if d.watch != nil {
-		d.watch.Stop()
-	}
-	return err
-}
-
 // flush makes one flush under the disk's current behaviour: real runs the
 // actual flush (nil when there is none to run).
-func (d *Disk) flush(real func() syscall.Errno) syscall.Errno {
+func (d *fsys) flush(real func() syscall.Errno) syscall.Errno {
 	d.flushes.Add(1)
 	if d.lie.Load() {
 		return 0
@@ -152,7 +116,7 @@ const syncFlags = syscall.O_SYNC | syscall.O_DSYNC
 
 type node struct {
 	*fs.LoopbackNode
-	d *Disk
+	d *fsys
 }
 
 var (
@@ -219,7 +183,7 @@ func (n *node) wrap(fh fs.FileHandle, flags uint32) fs.FileHandle {
 // file intercepts the flushes of one open file.
 type file struct {
 	*fs.LoopbackFile
-	d     *Disk
+	d     *fsys
 	n     *node
 	sync  bool        // opened with O_SYNC or O_DSYNC: every write is a flush
 	dirty atomic.Bool // written since the last flush

@@ -4,9 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dbgauge/dbgauge/internal/disk"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -194,4 +200,195 @@ func TestAbort(t *testing.T) {
 		t.Fatal("closing a file of the aborted disk still waits after 5 s")
 	}
 	t.Logf("flush failed and file closed %s after the abort", time.Since(start).Round(time.Millisecond))
+}
+
+// serverPID is the process serving d, for the tests that kill it.
+func (d *Disk) serverPID() int { return d.cmd.Process.Pid }
+
+// TestMmapUnderGC has the shape of the deadlock that a disk served by the
+// process using it had: SQLite page-faulting on its -shm file, mapped from
+// the disk, while the Go runtime grows its heap and collects. Here the test
+// process maps a file of the disk and touches every page, again and again
+// (each open drops the cached pages, so that each touch faults through
+// FUSE, and each msync writes back through it), while other goroutines
+// allocate, collect and hand memory back to the system. It must finish.
+func TestMmapUnderGC(t *testing.T) {
+	d := mount(t)
+	page := os.Getpagesize()
+	const pages = 32
+	size := pages * page
+	path := filepath.Join(d.Dir, "shm")
+	if err := os.WriteFile(path, make([]byte, size), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 { // allocators: the heap grows through fresh mappings
+		wg.Go(func() {
+			var keep [][]byte
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				keep = append(keep, make([]byte, 256<<10))
+				if len(keep) == 64 {
+					keep = nil
+				}
+			}
+		})
+	}
+	wg.Go(func() { // stop-the-world collections, and memory given back
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			runtime.GC()
+			if i%8 == 0 {
+				debug.FreeOSMemory()
+			}
+		}
+	})
+	rounds := 0
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); rounds++ {
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := unix.Mmap(int(f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for off := 0; off < size; off += page {
+			m[off]++ // a fault, read through the disk
+		}
+		if err := unix.Msync(m, unix.MS_SYNC); err != nil {
+			t.Fatal(err)
+		}
+		if err := unix.Munmap(m); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+	close(stop)
+	wg.Wait()
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < size; off += page {
+		if got[off] != byte(rounds) {
+			t.Fatalf("page %d holds %d after %d rounds of increments", off/page, got[off], rounds)
+		}
+	}
+	t.Logf("%d rounds of %d page faults and an msync, under collections; %d flushes", rounds, pages, d.Flushes())
+}
+
+// TestServerKilled: when the disk's server dies, a read on the disk fails
+// at once instead of hanging, and Unmount returns, saying so, and detaches
+// the dead mount.
+func TestServerKilled(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	d, err := Mount(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(d.Dir, "a")
+	if err := os.WriteFile(path, []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	open, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(d.serverPID(), syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	within := func(what string, limit time.Duration, f func() error) error {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() { done <- f() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(limit):
+			t.Fatalf("%s still waits after %s", what, limit)
+			return nil
+		}
+	}
+	if err := within("a read of a file on the disk", 5*time.Second, func() error {
+		_, err := os.ReadFile(path)
+		return err
+	}); err == nil {
+		t.Error("a file was read from a disk whose server is dead")
+	}
+	if err := within("a read of a file open on the disk", 5*time.Second, func() error {
+		_, err := open.Read(make([]byte, 5))
+		return err
+	}); err == nil {
+		t.Error("an open file was read from a disk whose server is dead")
+	}
+	_ = within("closing a file of the disk", 5*time.Second, open.Close)
+	err = within("Unmount", 10*time.Second, d.Unmount)
+	t.Logf("unmount after %s: %v", time.Since(start).Round(time.Millisecond), err)
+	if err == nil || !strings.Contains(err.Error(), "died") {
+		t.Errorf("Unmount of a disk whose server died says %v", err)
+	}
+	if fuseMounted(d.Dir) {
+		t.Error("the dead mount is still there")
+	}
+	if d.Flushes() != 0 || d.Err() == nil {
+		t.Errorf("Flushes on a dead disk: %d, %v", d.Flushes(), d.Err())
+	}
+}
+
+// TestMountNeedsServe: a program that never called Serve cannot mount,
+// since its server would run the program again from the start.
+func TestMountNeedsServe(t *testing.T) {
+	hooked.Store(false)
+	defer hooked.Store(true)
+	_, err := Mount(t.TempDir(), t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "call testdisk.Serve first") {
+		t.Fatalf("Mount without Serve: %v", err)
+	}
+}
+
+// TestUnmountWithFilesOpen: a file left open makes the unmount fail; the
+// disk is then aborted and detached, the error says so, and the file closes
+// at once.
+func TestUnmountWithFilesOpen(t *testing.T) {
+	if err := Available(); err != nil {
+		t.Skip(err)
+	}
+	d, err := Mount(t.TempDir(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(filepath.Join(d.Dir, "leaked"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d.Unmount()
+	if err == nil || !strings.Contains(err.Error(), "still open: aborted and detached") {
+		t.Errorf("Unmount with a file open: %v", err)
+	}
+	closed := make(chan struct{})
+	go func() { _ = f.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing a file of the aborted disk still waits after 5 s")
+	}
+	if fuseMounted(d.Dir) {
+		t.Error("the disk is still mounted")
+	}
+	if err := d.Unmount(); err != nil {
+		t.Errorf("a second Unmount: %v", err)
+	}
 }
