@@ -9,6 +9,10 @@
 # pgbench, --durability lazy for dbgauge), which takes the disk out of tpcb.
 # Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
 # dbgauge reuses the tables pgbench -i loaded.
+# Every test starts from the same state, whichever tool runs it: the tables
+# vacuumed, pgbench_history emptied (what pgbench does before a run unless
+# -n) and a checkpoint taken; autovacuum is off, so that it never lands in
+# one tool's test and not the other's.
 # DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge, built if missing).
 # PIN=1 gives the server CPU 0 and the client under test CPU 1 (taskset-like,
 # through sched_setaffinity): the client's CPU is then not taken from the
@@ -56,7 +60,7 @@ subprocess.run([os.path.join(BIN, "initdb"), "-D", data, "-U", "bench", "--auth=
                preexec_fn=demote, check=True, stdout=subprocess.DEVNULL)
 log = open(os.path.join(work, "postgres.log"), "w")
 srv = subprocess.Popen([os.path.join(BIN, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
-                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50"] + (["-c", "synchronous_commit=off"] if LAZY else []),
+                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50", "-c", "autovacuum=off"] + (["-c", "synchronous_commit=off"] if LAZY else []),
                        preexec_fn=demote, stdout=log, stderr=log)
 SOCKET = os.environ.get("SOCKET", "") not in ("", "0")
 host = work if SOCKET else "127.0.0.1"
@@ -70,6 +74,10 @@ try:
     subprocess.run([os.path.join(BIN, "pgbench"), "-i", "-q", "-s", str(SCALE)], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    def reset():
+        subprocess.run([os.path.join(BIN, "psql"), "-q", "-X", "-c", "VACUUM pgbench_branches, pgbench_tellers, pgbench_accounts",
+                        "-c", "TRUNCATE pgbench_history", "-c", "CHECKPOINT"], env=env, check=True, stdout=subprocess.DEVNULL)
+
     def cpu():
         r = resource.getrusage(resource.RUSAGE_CHILDREN)
         return r.ru_utime + r.ru_stime
@@ -77,6 +85,7 @@ try:
     def pgbench(mode, c):
         args = [os.path.join(BIN, "pgbench"), "-M", "prepared", "-c", str(c), "-j", str(min(c, os.cpu_count())),
                 "-T", str(DURATION), "-n"] + (["-S"] if mode == "select-only" else [])
+        reset()
         t = cpu()
         out = subprocess.run(args, env=env, check=True, capture_output=True, text=True, preexec_fn=client_cpu).stdout
         used = cpu() - t
@@ -91,6 +100,7 @@ try:
                 "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res] + (["--durability", "lazy"] if LAZY else [])
         if mode == "select-only":
             args.append("--select-only")
+        reset()
         t = cpu()
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=client_cpu)
         used = cpu() - t
@@ -111,7 +121,7 @@ try:
     for (mode, c), rs in ratios.items():
         rs.sort()
         print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
-    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, {'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
+    print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, each test from vacuumed tables and an empty history, {'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
 finally:
     srv.terminate(); srv.wait()
     shutil.rmtree(work, ignore_errors=True)

@@ -61,3 +61,37 @@ func TestClamp(t *testing.T) {
 		t.Fatalf("clamped values: count %d max %d", h.TotalCount(), h.Max())
 	}
 }
+
+// TestBatchesOverflow: a shard that holds more latencies than one batch
+// between ticks records them itself; the interval still has every one,
+// at the right operation, and the next interval starts empty.
+func TestBatchesOverflow(t *testing.T) {
+	s := NewSet(Shape{Units: []string{"u"}, Ops: []string{"x", "y"}}, 1)
+	t0 := time.Now()
+	s.Start(t0)
+	r := s.Recorder(0)
+	n := 3*maxBatch + 7
+	for i := range n {
+		r.Unit(0, time.Duration(1+i%1000)*time.Microsecond)
+		r.Op(1, 5*time.Millisecond)
+	}
+	iv := s.Tick(t0.Add(time.Second))
+	if iv.OK() != int64(n) {
+		t.Fatalf("%d units in the interval, want %d", iv.OK(), n)
+	}
+	if iv.ops[0] != nil && iv.ops[0].TotalCount() != 0 {
+		t.Fatalf("operation x has %d values, want none", iv.ops[0].TotalCount())
+	}
+	if got := iv.ops[1].TotalCount(); got != int64(n) {
+		t.Fatalf("operation y has %d values, want %d", got, n)
+	}
+	if p := iv.ops[1].ValueAtQuantile(50); p < 4990 || p > 5010 {
+		t.Fatalf("operation y's median %dµs, want 5000", p)
+	}
+	if max := iv.All().Max(); max < 999 || max > 1001 {
+		t.Fatalf("units' max %dµs, want 1000", max)
+	}
+	if iv := s.Tick(t0.Add(2 * time.Second)); iv.OK() != 0 {
+		t.Fatalf("the next interval starts with %d units", iv.OK())
+	}
+}

@@ -29,6 +29,20 @@ import (
 type Conn struct {
 	net.Conn
 	rc syscall.RawConn
+	// The state of the read and of the write in flight, and the functions
+	// the poller calls with the descriptor, made once: closures made at
+	// each call would be allocated at each call. The descriptor's read and
+	// write locks, which RawConn takes, keep one read and one write at a
+	// time.
+	r, w          pending
+	readF, writeF func(fd uintptr) bool
+}
+
+// pending is one direction's call in flight.
+type pending struct {
+	b     []byte
+	n     int
+	errno syscall.Errno
 }
 
 // Wrap returns c reading and writing through raw system calls, or c itself
@@ -42,7 +56,9 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &Conn{Conn: c, rc: rc}
+	rs := &Conn{Conn: c, rc: rc}
+	rs.readF, rs.writeF = rs.readFd, rs.writeFd
+	return rs
 }
 
 // Read reads what the socket has, waiting in the poller when it has nothing.
@@ -50,12 +66,10 @@ func (c *Conn) Read(b []byte) (int, error) {
 	if len(b) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		n, errno = read(fd, b)
-		return errno != syscall.EAGAIN
-	})
+	c.r = pending{b: b}
+	err := c.rc.Read(c.readF)
+	n, errno := c.r.n, c.r.errno
+	c.r.b = nil
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -67,24 +81,18 @@ func (c *Conn) Read(b []byte) (int, error) {
 	return n, nil
 }
 
+// readFd makes one read; false asks the poller to wait until the socket is readable.
+func (c *Conn) readFd(fd uintptr) bool {
+	c.r.n, c.r.errno = read(fd, c.r.b)
+	return c.r.errno != syscall.EAGAIN
+}
+
 // Write writes all of b, waiting in the poller when the socket's buffer is full.
 func (c *Conn) Write(b []byte) (int, error) {
-	done := 0
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for done < len(b) {
-			n, e := write(fd, b[done:])
-			if e == syscall.EAGAIN {
-				return false
-			}
-			if e != 0 {
-				errno = e
-				return true
-			}
-			done += n
-		}
-		return true
-	})
+	c.w = pending{b: b}
+	err := c.rc.Write(c.writeF)
+	done, errno := c.w.n, c.w.errno
+	c.w.b = nil
 	switch {
 	case err != nil:
 		return done, c.opError("write", err)
@@ -92,6 +100,23 @@ func (c *Conn) Write(b []byte) (int, error) {
 		return done, c.opError("write", errno)
 	}
 	return done, nil
+}
+
+// writeFd writes what is left of the write in flight; false asks the poller
+// to wait until the socket is writable.
+func (c *Conn) writeFd(fd uintptr) bool {
+	for c.w.n < len(c.w.b) {
+		n, e := write(fd, c.w.b[c.w.n:])
+		if e == syscall.EAGAIN {
+			return false
+		}
+		if e != 0 {
+			c.w.errno = e
+			return true
+		}
+		c.w.n += n
+	}
+	return true
 }
 
 // opError wraps err as net.Conn's methods do, so that callers can tell a

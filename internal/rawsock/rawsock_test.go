@@ -130,3 +130,21 @@ func TestPipeIsLeftAlone(t *testing.T) {
 		t.Fatal("net.Pipe was wrapped")
 	}
 }
+
+// TestNoAllocation: a read and a write allocate nothing (closures made at
+// each call would).
+func TestNoAllocation(t *testing.T) {
+	c, s := pair(t)
+	go func() { _, _ = io.Copy(s, s) }()
+	msg, got := []byte("ping"), make([]byte, 4)
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := c.Write(msg); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, got); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%.1f allocations per write and read, want 0", n)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
@@ -24,15 +25,17 @@ type conn struct {
 	d       *db
 	sqls    map[*backend.Stmt]string // statements with $n placeholders
 	unwatch func() bool
-	// The prepared path (fast.go): statements prepared on this connection,
-	// and the parameters' buffers, reused from one statement to the next.
-	fast     bool
+	// The prepared path (fast.go, wire.go), nil with --prepare each: the
+	// statements prepared on this connection, the parameters' buffers
+	// reused from one statement to the next, and QueryRow's destinations.
+	wire     *wire
 	prepared map[*backend.Stmt]*prepared
 	seq      int
 	buf      []byte
 	params   [][]byte
 	formats  []int16
 	ends     []int
+	row      rowScan
 }
 
 // bg is the context statements run with: never canceled (see conn).
@@ -74,33 +77,72 @@ func rebind(q string) string {
 }
 
 func (c *conn) simple(_ context.Context, q string) error {
-	return c.classify(c.c.PgConn().Exec(bg, q).Close())
+	return c.classify(c.pg().Exec(bg, q).Close())
+}
+
+// Transaction control on the prepared path is prepared too, as pgbench -M
+// prepared does: a Bind/Execute of a cached plan costs the server less than
+// parsing the statement's text each time.
+var (
+	begin    = &backend.Stmt{SQL: "BEGIN"}
+	commit   = &backend.Stmt{SQL: "COMMIT"}
+	rollback = &backend.Stmt{SQL: "ROLLBACK"}
+)
+
+// control runs BEGIN, COMMIT or ROLLBACK.
+func (c *conn) control(ctx context.Context, st *backend.Stmt) error {
+	if c.wire == nil {
+		return c.simple(ctx, st.SQL)
+	}
+	_, err := c.Exec(ctx, st)
+	return err
+}
+
+// pg returns the connection's pgconn for an operation of its own: the wire
+// path checks that nothing of it is left unread before it goes on.
+func (c *conn) pg() *pgconn.PgConn {
+	if c.wire != nil {
+		c.wire.synced = false
+	}
+	return c.c.PgConn()
+}
+
+// sync makes sure that the wire path starts on a quiet socket.
+func (c *conn) sync() error {
+	if c.wire.synced {
+		return nil
+	}
+	if err := c.c.PgConn().SyncConn(bg); err != nil {
+		return c.classify(err)
+	}
+	c.wire.synced = true
+	return nil
 }
 
 // Begin starts a transaction.
-func (c *conn) Begin(ctx context.Context) error { return c.simple(ctx, "BEGIN") }
+func (c *conn) Begin(ctx context.Context) error { return c.control(ctx, begin) }
 
 // Commit commits it.
-func (c *conn) Commit(ctx context.Context) error { return c.simple(ctx, "COMMIT") }
+func (c *conn) Commit(ctx context.Context) error { return c.control(ctx, commit) }
 
 // Rollback rolls it back.
-func (c *conn) Rollback(ctx context.Context) error { return c.simple(ctx, "ROLLBACK") }
+func (c *conn) Rollback(ctx context.Context) error { return c.control(ctx, rollback) }
 
-// ExecScript runs one or more statements with the simple protocol.
+// ExecScript runs one or more statements with the simple protocol, through
+// pgconn (a script may set parameters, whose news pgconn keeps).
 func (c *conn) ExecScript(ctx context.Context, q string) error { return c.simple(ctx, q) }
 
 // Exec runs st and returns the rows it changed.
 func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
-	if c.fast {
-		_, rr, err := c.run(st, args)
+	if c.wire != nil {
+		if _, err := c.run(st, args); err != nil {
+			return 0, c.fail(st, err)
+		}
+		n, err := c.wire.result(nil)
 		if err != nil {
 			return 0, c.fail(st, err)
 		}
-		tag, err := rr.Close()
-		if err != nil {
-			return 0, c.fail(st, err)
-		}
-		return tag.RowsAffected(), nil
+		return n, nil
 	}
 	tag, err := c.c.Exec(bg, c.sql(st), args...)
 	if err != nil {
@@ -111,22 +153,22 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 
 // QueryRow runs st and scans its single row.
 func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ...any) error {
-	if c.fast {
-		p, rr, err := c.run(st, args)
+	if c.wire != nil {
+		p, err := c.run(st, args)
 		if err != nil {
 			return c.fail(st, err)
 		}
-		found := rr.NextRow()
-		if found {
-			err = c.scan(p, rr.Values(), dest)
-		}
-		if _, cerr := rr.Close(); cerr != nil {
-			return c.fail(st, cerr)
+		c.row = rowScan{c: c, p: p, dest: dest}
+		_, err = c.wire.result(c.row.first)
+		found := c.row.found
+		c.row = rowScan{}
+		if err != nil {
+			return c.fail(st, err)
 		}
 		if !found {
 			return backend.ErrNoRows
 		}
-		return c.classify(err)
+		return nil
 	}
 	err := c.c.QueryRow(bg, c.sql(st), args...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -137,19 +179,18 @@ func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ..
 
 // Query runs st and calls row for each row.
 func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(scan func(dest ...any) error) error) error {
-	if c.fast {
-		p, rr, err := c.run(st, args)
+	if c.wire != nil {
+		p, err := c.run(st, args)
 		if err != nil {
 			return c.fail(st, err)
 		}
-		for err == nil && rr.NextRow() {
-			values := rr.Values()
-			err = row(func(dest ...any) error { return c.scan(p, values, dest) })
+		_, err = c.wire.result(func(values [][]byte) error {
+			return row(func(dest ...any) error { return c.scan(p, values, dest) })
+		})
+		if err != nil {
+			return c.fail(st, err)
 		}
-		if _, cerr := rr.Close(); cerr != nil {
-			return c.fail(st, cerr)
-		}
-		return c.classify(err)
+		return nil
 	}
 	rows, err := c.c.Query(bg, c.sql(st), args...)
 	if err != nil {
@@ -166,6 +207,7 @@ func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(s
 
 // CopyFrom loads rows with COPY.
 func (c *conn) CopyFrom(_ context.Context, table string, columns []string, next func() ([]any, bool)) (int64, error) {
+	c.pg()
 	n, err := c.c.CopyFrom(bg, pgx.Identifier{table}, columns, pgx.CopyFromFunc(func() ([]any, error) {
 		row, ok := next()
 		if !ok {
@@ -188,7 +230,7 @@ func (c *conn) classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	if c.c.IsClosed() && sqlState(err) == "" {
+	if (c.c.IsClosed() || c.wire != nil && c.wire.broken != nil) && sqlState(err) == "" {
 		return unavailable(err)
 	}
 	return classify(err)
@@ -199,4 +241,21 @@ func (c *conn) Close() error {
 	c.unwatch()
 	c.d.open.Add(-1)
 	return c.c.Close(bg)
+}
+
+// rowScan is QueryRow's destinations: first scans the first row and skips
+// the rest. It lives in the connection, so that a QueryRow makes no closure.
+type rowScan struct {
+	c     *conn
+	p     *prepared
+	dest  []any
+	found bool
+}
+
+func (r *rowScan) first(values [][]byte) error {
+	if r.found {
+		return nil
+	}
+	r.found = true
+	return r.c.scan(r.p, values, r.dest)
 }

@@ -55,7 +55,7 @@ func (c *conn) stmt(st *backend.Stmt) (*prepared, error) {
 	if p, ok := c.prepared[st]; ok {
 		return p, nil
 	}
-	pc := c.c.PgConn()
+	pc := c.pg()
 	if len(c.prepared) >= maxPrepared {
 		for old, p := range c.prepared {
 			if err := pc.Deallocate(bg, p.desc.Name); err != nil {
@@ -79,15 +79,18 @@ func (c *conn) stmt(st *backend.Stmt) (*prepared, error) {
 	return p, nil
 }
 
-// run executes st with args and returns its open result. The caller reads
-// and closes it.
-func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReader, error) {
+// run sends st with args (Bind/Execute/Sync) on the wire; the caller reads
+// the answer.
+func (c *conn) run(st *backend.Stmt, args []any) (*prepared, error) {
 	p, err := c.stmt(st)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if err := c.sync(); err != nil {
+		return nil, err
 	}
 	if len(args) != len(p.desc.ParamOIDs) {
-		return nil, nil, fmt.Errorf("postgres: %q takes %d parameters, given %d", st.SQL, len(p.desc.ParamOIDs), len(args))
+		return nil, fmt.Errorf("postgres: %q takes %d parameters, given %d", st.SQL, len(p.desc.ParamOIDs), len(args))
 	}
 	c.buf, c.params, c.formats = c.buf[:0], c.params[:0], c.formats[:0]
 	// The values point into c.buf, which may move while it grows: offsets
@@ -96,7 +99,7 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReade
 	for i, a := range args {
 		format, null, err := c.encode(p.desc.ParamOIDs[i], a)
 		if err != nil {
-			return nil, nil, fmt.Errorf("postgres: parameter $%d of %q: %w", i+1, st.SQL, err)
+			return nil, fmt.Errorf("postgres: parameter $%d of %q: %w", i+1, st.SQL, err)
 		}
 		c.formats = append(c.formats, format)
 		if null {
@@ -115,7 +118,7 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReade
 		start = end
 	}
 	c.ends = ends
-	return p, c.c.PgConn().ExecStatement(bg, p.desc, c.params, c.formats, p.results), nil
+	return p, c.wire.bindExecute(p.desc.Name, c.params, c.formats, p.results)
 }
 
 // encode appends a's encoding for a parameter of type oid to c.buf and
@@ -298,8 +301,8 @@ func (c *conn) forget(st *backend.Stmt, err error) {
 	case "0A000", "26000":
 		if p, ok := c.prepared[st]; ok {
 			delete(c.prepared, st)
-			if !c.c.IsClosed() {
-				_ = c.c.PgConn().Deallocate(bg, p.desc.Name)
+			if !c.c.IsClosed() && c.wire.broken == nil {
+				_ = c.pg().Deallocate(bg, p.desc.Name)
 			}
 		}
 	}

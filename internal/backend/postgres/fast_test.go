@@ -44,8 +44,8 @@ func managedConns(t *testing.T) (fast, plain *conn) {
 	}
 	t.Cleanup(func() { _ = bc.Close() })
 	plain = bc.(*conn)
-	plain.fast = false
-	if !fast.fast {
+	plain.wire = nil
+	if fast.wire == nil {
 		t.Fatal("--prepare once did not take the prepared path")
 	}
 	return fast, plain
@@ -129,17 +129,17 @@ func TestPreparedPathAgreesWithPgx(t *testing.T) {
 		var s any = "not nil"
 		b := []byte("not nil")
 		if err := c.QueryRow(ctx, nullable, []any{2}, &p, &s, &b); err != nil {
-			t.Fatalf("fast=%v: %v", c.fast, err)
+			t.Fatalf("wire=%v: %v", c.wire != nil, err)
 		}
 		if p != nil || s != nil || b != nil {
-			t.Errorf("fast=%v: NULLs read as %v, %v, %v", c.fast, p, s, b)
+			t.Errorf("wire=%v: NULLs read as %v, %v, %v", c.wire != nil, p, s, b)
 		}
 	}
 	// An empty bytea is empty, not NULL, on both paths.
 	for _, c := range []*conn{fast, plain} {
 		var b []byte
 		if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT b FROM types WHERE id = ?"}, []any{3}, &b); err != nil || b == nil || len(b) != 0 {
-			t.Errorf("fast=%v: empty bytea read as %#v (%v)", c.fast, b, err)
+			t.Errorf("wire=%v: empty bytea read as %#v (%v)", c.wire != nil, b, err)
 		}
 	}
 	// Query: rows in order, and the callback's error stops it.

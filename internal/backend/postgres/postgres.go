@@ -262,8 +262,11 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	d.open.Add(1)
 	nc := c.PgConn().Conn()
 	unwatch := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
-	return &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch,
-		fast: d.cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement, prepared: map[*backend.Stmt]*prepared{}, buf: make([]byte, 0, 256)}, nil
+	cn := &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch}
+	if d.cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+		cn.wire, cn.prepared, cn.buf = newWire(nc), map[*backend.Stmt]*prepared{}, make([]byte, 0, 256)
+	}
+	return cn, nil
 }
 
 // readBack lists the settings every result records.
