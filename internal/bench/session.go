@@ -212,6 +212,17 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
+	if l, ok := db.(backend.Limiter); ok {
+		ro, _ := s.w.(workload.ReadOnly)
+		notes, err := l.Limits(ctx, s.bopts.Conns, ro == nil || !ro.ReadOnly())
+		if err != nil {
+			return err
+		}
+		s.res.Limits = notes
+		for _, n := range notes {
+			s.obs.Note(n)
+		}
+	}
 	if s.bopts.ServerMemory > 0 && s.bopts.CacheBytes == 0 {
 		// The engine's default cache, known only now.
 		if err := tooSmall(knob.FormatSize(s.bopts.ServerMemory), s.bopts.ServerMemory, eng.CacheBytes, "the engine's default"); err != nil {

@@ -581,6 +581,9 @@ func setupSection(r *result.Result) *section {
 			cfg.Rows = append(cfg.Rows, []cell{{Text: "workload config"}, {Text: string(b), Class: "mono"}})
 		}
 	}
+	for _, l := range r.Limits {
+		cfg.Rows = append(cfg.Rows, []cell{{Text: "engine limits"}, {Text: l}})
+	}
 	dd := env.DataDir
 	rot := ""
 	if dd.Rotational != nil {

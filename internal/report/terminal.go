@@ -95,6 +95,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if h := r.Harness; h != nil {
 		fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
 	}
+	for _, l := range r.Limits {
+		fmt.Fprintf(tw, "  limits\t%s\n", l)
+	}
 	if sl := r.ServerLog; sl != nil {
 		if len(sl.Anomalies) == 0 {
 			fmt.Fprintf(tw, "  server log	clean: no errors, panics, bugchecks or crashes in %d lines\n", sl.Lines)

@@ -65,6 +65,9 @@ type Result struct {
 	Cluster *Cluster `json:"cluster,omitempty"`
 	// Harness is the CPU and memory dbgauge itself used in the measure phase.
 	Harness *Harness `json:"harness,omitempty"`
+	// Limits is what the engine said, before the clients connected, that
+	// its limits mean for this run's connections (backend.Limiter).
+	Limits []string `json:"limits,omitempty"`
 }
 
 // Cluster is a managed primary with streaming replicas.

@@ -1,0 +1,28 @@
+package bench_test
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/report"
+	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
+)
+
+// TestLimitsInTheResult: what the engine says of the run's connections
+// before it begins is in the result and in the summary.
+func TestLimitsInTheResult(t *testing.T) {
+	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "sqlite", "records": "2000", "clients": "200", "cache": "2MB", "mix": "read=90,update=10"})
+	all := strings.Join(res.Limits, "\n")
+	if !strings.Contains(all, "200 connections, each with a page cache of 2.0 MiB") || !strings.Contains(all, "one connection write at a time") {
+		t.Fatalf("limits %q", res.Limits)
+	}
+	var b bytes.Buffer
+	if err := report.Summary(&b, res, "dir"); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s+limits\s+200 connections`).MatchString(b.String()) {
+		t.Errorf("the summary does not show the limits:\n%s", b.String())
+	}
+}
