@@ -12,15 +12,13 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
 
-// The prepared path (--prepare once) runs statements through pgconn, below
-// pgx's Conn: each connection prepares a statement at its first use, then
-// sends Bind/Execute with the parameters encoded here, as libpq and pgbench
-// do, in text format (binary for bytea), and scans the common column types
-// itself. Anything else is encoded and scanned by pgx's own type map, so the
+// The prepared path (--prepare once): each connection prepares a statement
+// at its first use (through pgconn), then sends Bind/Execute/Sync itself
+// (wire.go) with the parameters encoded here, as libpq and pgbench do, in
+// text format (binary for bytea), and scans the common column types itself.
+// Anything else is encoded and scanned by pgx's own type map, so the
 // results are pgx's. This takes pgx's statement cache, its encode and scan
-// plans and their allocations off the hot path: ~5 µs of client CPU per
-// pgbench transaction, which on two cores shared with the server is the
-// server's (docs/backends/postgres.md).
+// plans and their allocations off the hot path (docs/backends/postgres.md).
 
 // maxPrepared bounds the statements a connection keeps prepared: the largest
 // workload (oltp-emul) uses 38; statements made on the fly (a check's
