@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // harnessProbe measures dbgauge's own CPU and memory over the measure phase
@@ -23,6 +24,10 @@ type harnessProbe struct {
 	engine     int64 // the engine's own allocations at the peak (backend.MemoryUser)
 	goroutines int
 	mem        backend.MemoryUser // nil unless the engine runs inside dbgauge and counts its memory
+	// A managed server's main process and its tree's CPU at the start.
+	srv       backend.Server
+	serverPID int
+	serverCPU time.Duration
 }
 
 // startHarness begins measuring at the start of the measure phase. db is
@@ -30,9 +35,36 @@ type harnessProbe struct {
 func startHarness(at time.Time, db backend.DB) *harnessProbe {
 	h := &harnessProbe{start: at}
 	h.mem, _ = db.(backend.MemoryUser)
+	if srv, ok := db.(backend.Server); ok {
+		pid := srv.ServerInfo().PID
+		if cpu, _, err := server.TreeCPU(pid); err == nil {
+			h.srv, h.serverPID, h.serverCPU = srv, pid, cpu
+		}
+	}
 	h.user, h.sys = cpuTimes()
 	h.sample()
 	return h
+}
+
+// server returns what the managed server used over the phase that ended
+// at end with ok units; nil when there is none, or when it was restarted
+// in the phase (its CPU before is then lost).
+func (h *harnessProbe) server(end time.Time, ok int64) *result.ServerCPU {
+	if h.srv == nil || h.srv.ServerInfo().PID != h.serverPID {
+		return nil
+	}
+	cpu, n, err := server.TreeCPU(h.serverPID)
+	if err != nil {
+		return nil
+	}
+	r := &result.ServerCPU{Seconds: (cpu - h.serverCPU).Seconds(), Processes: n}
+	if secs := end.Sub(h.start).Seconds(); secs > 0 {
+		r.Cores = r.Seconds / secs
+	}
+	if ok > 0 {
+		r.CPUPerUnitUs = r.Seconds / float64(ok) * 1e6
+	}
+	return r
 }
 
 // sample notes the resident set size if it is the largest yet.

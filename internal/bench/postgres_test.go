@@ -96,7 +96,12 @@ func TestPostgresWorkloads(t *testing.T) {
 	}
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
-	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
+	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
+	// The server's CPU over the measure phase: its backends' too (four
+	// clients, four backends besides the postmaster's helpers).
+	if sc := res.ServerCPU; sc == nil || sc.Seconds <= 0 || sc.CPUPerUnitUs <= 0 || sc.Processes < 5 {
+		t.Errorf("the server's CPU: %+v", sc)
+	}
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "select-only": "true"})
 	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
 	// kv through sqlkv: YCSB A's updates, and E's range scans (ScanFrom).

@@ -310,9 +310,11 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	runEnd := time.Now()
 	if err == nil && s.harness != nil && len(out.Phases) > 0 {
-		h := s.harness.finish(runEnd, out.Phases[len(out.Phases)-1].OK(), s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "")
+		ok := out.Phases[len(out.Phases)-1].OK()
+		h := s.harness.finish(runEnd, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "")
+		sc := s.harness.server(runEnd, ok)
 		s.mu.Lock()
-		s.res.Harness = h
+		s.res.Harness, s.res.ServerCPU = h, sc
 		s.mu.Unlock()
 	}
 	close(s.runDone)

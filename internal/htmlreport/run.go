@@ -664,6 +664,13 @@ func engineSection(r *result.Result) *section {
 			"shut-down", fmt.Sprintf("%.2f s", sv.ShutdownSeconds),
 			"note", sv.Note,
 		)
+		if sc := r.ServerCPU; sc != nil {
+			t.Rows = append(t.Rows, []cell{{Text: "CPU in the measure phase"},
+				{Text: fmt.Sprintf("%.2f cores, %.1f µs per %s, %d processes at the end", sc.Cores, sc.CPUPerUnitUs, orDash(r.Config.Unit), sc.Processes)}})
+		}
+		if h := r.Harness; h != nil {
+			t.Rows = append(t.Rows, []cell{{Text: "dbgauge's CPU beside it"}, {Text: fmt.Sprintf("%.2f cores, %.1f µs per %s", h.Cores, h.CPUPerUnitUs, orDash(r.Config.Unit))}})
+		}
 		s.Items = append(s.Items, item{Title: "Server dbgauge managed", Table: t})
 	}
 	if st := r.Storage; st != nil {

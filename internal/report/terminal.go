@@ -95,6 +95,10 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if h := r.Harness; h != nil {
 		fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
 	}
+	if sc := r.ServerCPU; sc != nil && r.Server != nil {
+		fmt.Fprintf(tw, "  server cpu\t%s used %.2f cores (%.1f µs of CPU per %s), %d processes at the end\n",
+			r.Server.Engine, sc.Cores, sc.CPUPerUnitUs, r.Config.Unit, sc.Processes)
+	}
 	for _, l := range r.Limits {
 		fmt.Fprintf(tw, "  limits\t%s\n", l)
 	}

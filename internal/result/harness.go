@@ -32,3 +32,14 @@ type Harness struct {
 	Goroutines        int   `json:"goroutines"`           // at the peak's sample
 	GOGC              int   `json:"gogc"`                 // the garbage collector's target, % of the live heap
 }
+
+// ServerCPU is what a managed server's processes used during the measure
+// phase (user and system time of the main process and every process below
+// it, those that exited included): beside Harness, it shows which side of
+// the connection the time went to.
+type ServerCPU struct {
+	Seconds      float64 `json:"cpu_seconds"`
+	Cores        float64 `json:"cores"`           // Seconds ÷ the phase's wall time
+	CPUPerUnitUs float64 `json:"cpu_per_unit_us"` // Seconds ÷ successful units, in µs
+	Processes    int     `json:"processes"`       // the server's processes at the end
+}

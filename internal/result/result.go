@@ -65,6 +65,8 @@ type Result struct {
 	Cluster *Cluster `json:"cluster,omitempty"`
 	// Harness is the CPU and memory dbgauge itself used in the measure phase.
 	Harness *Harness `json:"harness,omitempty"`
+	// ServerCPU is what a managed server used in the measure phase.
+	ServerCPU *ServerCPU `json:"server_cpu,omitempty"`
 	// Limits is what the engine said, before the clients connected, that
 	// its limits mean for this run's connections (backend.Limiter).
 	Limits []string `json:"limits,omitempty"`

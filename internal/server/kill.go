@@ -2,6 +2,7 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,28 +33,57 @@ func KillTree(pid int) ([]int, error) {
 
 // descendants lists the processes below pid, from /proc.
 func descendants(pid int) []int {
-	children := map[int][]int{}
+	return procTable().below(pid)
+}
+
+// proc is a process's line in /proc/PID/stat: its parent and its CPU times
+// in clock ticks, its own and its reaped children's.
+type proc struct {
+	ppid                         int
+	utime, stime, cutime, cstime int64
+}
+
+type procs map[int]proc
+
+// procTable reads every process's stat line.
+func procTable() procs {
+	t := procs{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, st := range stats {
 		b, err := os.ReadFile(st)
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid …: comm may hold spaces and parentheses.
+		// pid (comm) state ppid … utime stime cutime cstime …: comm may
+		// hold spaces and parentheses.
 		s := string(b)
 		i := strings.LastIndexByte(s, ')')
 		if i < 0 {
 			continue
 		}
 		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
+		if len(f) < 15 {
 			continue
 		}
 		p, err1 := strconv.Atoi(filepath.Base(filepath.Dir(st)))
 		pp, err2 := strconv.Atoi(f[1])
-		if err1 == nil && err2 == nil {
-			children[pp] = append(children[pp], p)
+		if err1 != nil || err2 != nil {
+			continue
 		}
+		pr := proc{ppid: pp}
+		for j, dst := range []*int64{&pr.utime, &pr.stime, &pr.cutime, &pr.cstime} {
+			*dst, _ = strconv.ParseInt(f[11+j], 10, 64)
+		}
+		t[p] = pr
+	}
+	return t
+}
+
+// below lists the processes below pid.
+func (t procs) below(pid int) []int {
+	children := map[int][]int{}
+	for p, pr := range t {
+		children[pr.ppid] = append(children[pr.ppid], p)
 	}
 	var out []int
 	queue := []int{pid}
@@ -66,6 +96,29 @@ func descendants(pid int) []int {
 		}
 	}
 	return out
+}
+
+// clockTick is the unit of /proc's CPU times: USER_HZ, 100 on Linux.
+const clockTick = 10 * time.Millisecond
+
+// TreeCPU returns the CPU time (user and system) that process pid and every
+// process below it have used so far, those that exited and were reaped
+// included (their time is in their parent's), and how many processes the
+// tree has now. A server's backends come and go: the difference of two
+// readings is what the server used in between.
+func TreeCPU(pid int) (time.Duration, int, error) {
+	t := procTable()
+	main, ok := t[pid]
+	if !ok {
+		return 0, 0, fmt.Errorf("no process %d", pid)
+	}
+	kids := t.below(pid)
+	ticks := main.utime + main.stime + main.cutime + main.cstime
+	for _, k := range kids {
+		pr := t[k]
+		ticks += pr.utime + pr.stime + pr.cutime + pr.cstime
+	}
+	return time.Duration(ticks) * clockTick, 1 + len(kids), nil
 }
 
 // Gone waits until none of pids runs any more (a zombie waiting for its
