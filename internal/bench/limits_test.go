@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -24,5 +25,31 @@ func TestLimitsInTheResult(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\s+limits\s+200 connections`).MatchString(b.String()) {
 		t.Errorf("the summary does not show the limits:\n%s", b.String())
+	}
+}
+
+// TestGCPercent: GOGC 50 for many clients of a server, whose connections
+// make the heap; an engine inside dbgauge keeps the runtime's.
+func TestGCPercent(t *testing.T) {
+	for _, c := range []struct {
+		db, clients string
+		want        int
+	}{
+		{"postgres:managed", "1000", 50},
+		{"postgres:managed", "64", 0},
+		{"sqlite", "1000", 0},
+		{"bbolt", "1000", 0},
+	} {
+		w := spec(t, "kv")
+		v := bench.NewValues(w)
+		v.Set("db", c.db)
+		v.Set("clients", c.clients)
+		plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := plan.GCPercent(); got != c.want {
+			t.Errorf("%s with %s clients: GOGC %d, want %d", c.db, c.clients, got, c.want)
+		}
 	}
 }
