@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Many clients: kv reads (--mix read=100, seed 002's test) on embedded SQLite
-# and on a managed PostgreSQL at 64, 250, 400 and 1,000 clients. Prints each
-# count's records/s, its ratio to the 64-client figure, p99, and dbgauge's own
-# peak resident memory and CPU per record (result.json's harness block).
-#   RECORDS=100000 DURATION=20 WARMUP=5 CLIENTS=64,250,400,1000 DBS="sqlite postgres:managed" bench/clients.sh
+# Many clients: kv reads (--mix read=100, seed 002's test) at 64, 250, 400 and
+# 1,000 clients on embedded SQLite (with its default page cache of 2 MiB per
+# connection, and with 256 KiB) and on a managed PostgreSQL. Prints each
+# count's records/s, its ratio to the first count's, p99, dbgauge's peak
+# resident memory and its own part of it (anonymous, less the engine's
+# allocations when the engine runs inside dbgauge), and the CPU per record of
+# dbgauge and of the server (result.json's harness and server_cpu blocks).
+#   RECORDS=100000 DURATION=20 WARMUP=5 CLIENTS=64,250,400,1000 RUNS="sqlite sqlite-256k postgres" bench/clients.sh
 # Each count is a cell of one matrix: a fresh engine, the dataset loaded anew,
 # the OS page cache dropped between cells when run as root.
 set -euo pipefail
@@ -12,33 +15,42 @@ RECORDS=${RECORDS:-100000}
 DURATION=${DURATION:-20}
 WARMUP=${WARMUP:-5}
 CLIENTS=${CLIENTS:-64,250,400,1000}
-DBS=${DBS:-sqlite postgres:managed}
+RUNS=${RUNS:-sqlite sqlite-256k postgres}
 DBGAUGE=${DBGAUGE:-./dbgauge}
 [ -n "${DBGAUGE_BUILT:-}" ] || [ "$DBGAUGE" != ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbgauge-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-for db in $DBS; do
-	out="$work/${db%%:*}"
-	"$DBGAUGE" run kv --db "$db" --records "$RECORDS" --mix read=100 --clients "$CLIENTS" \
+for run in $RUNS; do
+	case $run in
+	sqlite) flags=(--db sqlite) ;;
+	sqlite-256k) flags=(--db sqlite --cache 256KB) ;;
+	postgres) flags=(--db postgres:managed) ;;
+	*) echo "bench: no run $run (sqlite, sqlite-256k, postgres)" >&2; exit 2 ;;
+	esac
+	out="$work/$run"
+	"$DBGAUGE" run kv "${flags[@]}" --records "$RECORDS" --mix read=100 --clients "$CLIENTS" \
 		--duration "${DURATION}s" --warmup "${WARMUP}s" --ceiling off --results "$out" >"$work/log" 2>&1 ||
 		{ tail -20 "$work/log"; exit 1; }
-	python3 - "$out" "$db" <<'PY'
+	python3 - "$out" "$run ${flags[*]}" <<'PY'
 import glob, json, sys
-out, db = sys.argv[1], sys.argv[2]
+out, what = sys.argv[1], sys.argv[2]
 rows = []
 for p in glob.glob(out + "/**/result.json", recursive=True):
     r = json.load(open(p))
     if r.get("status") != "completed" or not r.get("harness"):
         continue
-    h = r["harness"]
-    rows.append((r["config"]["clients"], r["summary"]["rate"], r["summary"]["p99_us"], h["rss_peak_bytes"], h["cpu_per_unit_us"], h["cores"]))
+    h, s = r["harness"], r.get("server_cpu") or {}
+    own = h.get("anon_peak_bytes", 0) - h.get("engine_bytes", 0)
+    rows.append((r["config"]["clients"], r["summary"]["rate"], r["summary"]["p99_us"], h["rss_peak_bytes"], own,
+                 h["cpu_per_unit_us"], s.get("cpu_per_unit_us")))
 rows.sort()
 if not rows:
-    sys.exit(f"bench: no completed run for {db} in {out}")
+    sys.exit(f"bench: no completed run for {what} in {out}")
 base = rows[0][1]
-print(f"{db}: kv read=100, {rows[0][0]} clients = 1.00")
-print("%8s %12s %10s %10s %12s %14s %8s" % ("clients", "records/s", "÷ first", "p99 ms", "dbgauge RSS", "CPU µs/record", "cores"))
-for c, rate, p99, rss, cpu, cores in rows:
-    print("%8d %12.0f %10.3f %10.1f %9.1f MiB %14.1f %8.2f" % (c, rate, rate / base, p99 / 1000, rss / 2**20, cpu, cores))
+print(f"{what}: kv read=100, {rows[0][0]} clients = 1.00")
+print("%8s %12s %8s %9s %12s %13s %15s %14s" % ("clients", "records/s", "÷ first", "p99 ms", "dbgauge RSS", "dbgauge own", "dbgauge µs/rec", "server µs/rec"))
+for c, rate, p99, rss, own, cpu, srv in rows:
+    print("%8d %12.0f %8.3f %9.1f %8.1f MiB %9.1f MiB %15.1f %14s" % (c, rate, rate / base, p99 / 1000, rss / 2**20, own / 2**20, cpu,
+          "%.1f" % srv if srv else "—"))
 PY
 done

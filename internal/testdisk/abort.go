@@ -115,21 +115,11 @@ func fuseMounted(dir string) bool {
 	return false
 }
 
-// unescape undoes mountinfo's octal escapes (\040 for a space).
+// unescape undoes mountinfo's octal escapes (\040 for a space), which are
+// Go's too.
 func unescape(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
+	if u, err := strconv.Unquote(`"` + s + `"`); err == nil {
+		return u
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(n))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return s
 }

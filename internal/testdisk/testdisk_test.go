@@ -392,3 +392,11 @@ func TestUnmountWithFilesOpen(t *testing.T) {
 		t.Errorf("a second Unmount: %v", err)
 	}
 }
+
+func TestUnescape(t *testing.T) {
+	for in, want := range map[string]string{`/tmp/a\040b`: "/tmp/a b", "/plain": "/plain", `/tab\011x`: "/tab\tx", `/q"uote`: `/q"uote`} {
+		if got := unescape(in); got != want {
+			t.Errorf("unescape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
