@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
+	"golang.org/x/sys/unix"
 )
 
 // StartReplica makes a hot standby of p (a primary, or a replica for a
@@ -121,10 +122,12 @@ func (r *Postgres) ReceiverPID(ctx context.Context) (int, error) {
 
 // PauseReceiver stops a standby's WAL receiver with SIGSTOP, so that it
 // falls behind. The function returned lets it go on (SIGCONT) or, with
-// drop, ends it first (SIGTERM, then SIGCONT): it exits without reading
-// what waits in its socket, the WAL a lagging standby would not have.
-// (On loopback the kernel's socket buffers hold megabytes: a receiver
-// stopped for a second still finds every commit there once it goes on.)
+// drop, ends it first: what waits unread in its socket is read away
+// (discardSockets), then SIGTERM and SIGCONT: it exits without the WAL a
+// lagging standby would not have. (On loopback the kernel's socket buffers
+// hold megabytes, and a receiver stopped inside its receive loop drains
+// them before it looks at its signals: without the discard, it still
+// found every commit there once it went on, now and then.)
 func (r *Postgres) PauseReceiver(ctx context.Context) (func(drop bool), error) {
 	pid, err := r.ReceiverPID(ctx)
 	if err != nil {
@@ -135,10 +138,48 @@ func (r *Postgres) PauseReceiver(ctx context.Context) (func(drop bool), error) {
 	}
 	return func(drop bool) {
 		if drop {
+			_ = discardSockets(pid) // best effort: without it, the loss is left to chance
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		}
 		_ = syscall.Kill(pid, syscall.SIGCONT)
 	}, nil
+}
+
+// discardSockets reads away what waits unread in the sockets of process
+// pid (stopped), through copies of its descriptors (pidfd_getfd, Linux 5.6:
+// root, or the same user and a descendant of dbgauge).
+func discardSockets(pid int) error {
+	pfd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(pfd)
+	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 64<<10)
+	for _, e := range entries {
+		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || !strings.HasPrefix(target, "socket:") {
+			continue
+		}
+		n, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		fd, err := unix.PidfdGetfd(pfd, n, 0)
+		if err != nil {
+			return err
+		}
+		for {
+			if m, _, err := unix.Recvfrom(fd, buf, unix.MSG_DONTWAIT); m <= 0 || err != nil {
+				break
+			}
+		}
+		unix.Close(fd)
+	}
+	return nil
 }
 
 // Query runs one statement on the server (through its Unix socket, with a
