@@ -171,7 +171,7 @@ func (c *conn) encode(oid uint32, a any) (format int16, null bool, err error) {
 	}
 	// As pgx's ExtendedQueryBuilder: strings in text, anything else in the
 	// type's preferred format, and the other format when that fails.
-	m := c.c.TypeMap()
+	m := c.typeMap()
 	format = m.FormatCodeForOID(oid)
 	if _, ok := a.(string); ok {
 		format = text
@@ -189,7 +189,7 @@ func (c *conn) encode(oid uint32, a any) (format int16, null bool, err error) {
 // encodeAs appends a's encoding in format through pgx's type map.
 func (c *conn) encodeAs(oid uint32, format int16, a any) (null bool, err error) {
 	before := len(c.buf)
-	buf, err := c.c.TypeMap().Encode(oid, format, a, c.buf) // c.buf is never nil: an empty value is not NULL
+	buf, err := c.typeMap().Encode(oid, format, a, c.buf) // c.buf is never nil: an empty value is not NULL
 	if err != nil {
 		c.buf = c.buf[:before]
 		return false, err
@@ -231,7 +231,7 @@ func (c *conn) scan(p *prepared, values [][]byte, dest []any) error {
 		if src != nil && scanFast(oid, src, dest[i]) {
 			continue
 		}
-		if err := c.c.TypeMap().Scan(oid, p.results[i], src, dest[i]); err != nil {
+		if err := c.typeMap().Scan(oid, p.results[i], src, dest[i]); err != nil {
 			return fmt.Errorf("postgres: column %d (%s): %w", i+1, p.desc.Fields[i].Name, err)
 		}
 	}
@@ -299,7 +299,7 @@ func (c *conn) forget(st *backend.Stmt, err error) {
 	case "0A000", "26000":
 		if p, ok := c.prepared[st]; ok {
 			delete(c.prepared, st)
-			if !c.c.IsClosed() && c.wire.broken == nil {
+			if !c.pc.IsClosed() && c.wire.broken == nil {
 				_ = c.pg().Deallocate(bg, p.desc.Name)
 			}
 		}

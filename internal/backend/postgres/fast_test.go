@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,21 +33,18 @@ func managedConns(t *testing.T) (fast, plain *conn) {
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	d := db.(managedDB).db
-	bc, err := d.Conn(ctx)
-	if err != nil {
+	if fast, err = d.openConn(ctx, d.cfg, true); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = bc.Close() })
-	fast = bc.(*conn)
-	bc, err = d.Conn(ctx)
-	if err != nil {
+	t.Cleanup(func() { _ = fast.Close() })
+	// pgx's own path, in its statement-cache mode (as --prepare once was
+	// before the prepared path).
+	if plain, err = d.openConn(ctx, d.cfg, false); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = bc.Close() })
-	plain = bc.(*conn)
-	plain.wire = nil
-	if fast.wire == nil {
-		t.Fatal("--prepare once did not take the prepared path")
+	t.Cleanup(func() { _ = plain.Close() })
+	if fast.wire == nil || fast.px != nil || plain.px == nil {
+		t.Fatal("the connections are not on the paths asked for")
 	}
 	return fast, plain
 }
@@ -206,5 +204,52 @@ func TestPreparedPathKeepsFewStatements(t *testing.T) {
 	}
 	if err != nil || a != 1 || b != 2 {
 		t.Fatalf("the statement was not prepared again after the schema change: %d, %d, %v", a, b, err)
+	}
+}
+
+// TestCopyOnThePreparedPath: the prepared path's own binary COPY loads what
+// pgx's CopyFrom loads: many rows (several buffers), NULLs, bytea, text,
+// numbers and times.
+func TestCopyOnThePreparedPath(t *testing.T) {
+	fast, plain := managedConns(t)
+	ctx := context.Background()
+	when := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	for _, c := range []*conn{fast, plain} {
+		table := "copied_fast"
+		if c == plain {
+			table = "copied_pgx"
+		}
+		if err := c.ExecScript(ctx, "CREATE TABLE "+table+" (id int, b bytea, t text, f float8, ts timestamptz)"); err != nil {
+			t.Fatal(err)
+		}
+		i := 0
+		n, err := c.CopyFrom(ctx, table, []string{"id", "b", "t", "f", "ts"}, func() ([]any, bool) {
+			if i == 20000 {
+				return nil, false
+			}
+			i++
+			if i%1000 == 0 {
+				return []any{i, nil, nil, nil, nil}, true
+			}
+			return []any{i, []byte{byte(i), 0, 255}, fmt.Sprintf("row\t%d\n", i), float64(i) / 3, when.Add(time.Duration(i) * time.Second)}, true
+		})
+		if err != nil || n != 20000 {
+			t.Fatalf("%s: %d rows, %v", table, n, err)
+		}
+	}
+	var differ int64
+	q := &backend.Stmt{SQL: `SELECT count(*) FROM copied_fast f FULL JOIN copied_pgx p USING (id)
+		WHERE f.b IS DISTINCT FROM p.b OR f.t IS DISTINCT FROM p.t OR f.f IS DISTINCT FROM p.f OR f.ts IS DISTINCT FROM p.ts`}
+	if err := fast.QueryRow(ctx, q, nil, &differ); err != nil || differ != 0 {
+		t.Fatalf("%d rows differ between the two COPYs (%v)", differ, err)
+	}
+	// A value the column's type cannot take fails the COPY, in one line.
+	_, err := fast.CopyFrom(ctx, "copied_fast", []string{"id"}, func() ([]any, bool) { return []any{"not a number"}, true })
+	if err == nil || strings.Contains(err.Error(), "\n") {
+		t.Errorf("a bad value: %v", err)
+	}
+	var n int64
+	if err := fast.QueryRow(ctx, &backend.Stmt{SQL: "SELECT count(*) FROM copied_fast"}, nil, &n); err != nil || n != 20000 {
+		t.Errorf("after the failed COPY: %d rows, %v", n, err)
 	}
 }

@@ -247,23 +247,37 @@ func (d *db) stop() {
 func (d *db) Dialect() backend.Dialect { return dialect }
 
 // Conn opens a client connection: to the primary, or with --read-from
-// replicas to the replicas in turn.
+// replicas to the replicas in turn. With --prepare once it is a bare pgconn
+// connection on the prepared path (fast.go, wire.go); with each, pgx's.
 func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
-	var c *pgx.Conn
-	var err error
+	cfg := d.cfg
 	if n := len(d.readers); n > 0 {
-		c, err = pgx.ConnectConfig(ctx, d.readers[int(d.nextReader.Add(1)-1)%n])
-	} else {
-		c, err = d.connect(ctx)
+		cfg = d.readers[int(d.nextReader.Add(1)-1)%n]
+	}
+	c, err := d.openConn(ctx, cfg, d.cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// openConn opens a connection with cfg: a bare pgconn one on the prepared
+// path when onPath, else pgx's.
+func (d *db) openConn(ctx context.Context, cfg *pgx.ConnConfig, onPath bool) (*conn, error) {
+	cn := &conn{d: d, sqls: map[*backend.Stmt]string{}}
+	var err error
+	if onPath {
+		cn.pc, err = pgconn.ConnectConfig(ctx, &cfg.Config)
+	} else if cn.px, err = pgx.ConnectConfig(ctx, cfg); err == nil {
+		cn.pc = cn.px.PgConn()
 	}
 	if err != nil {
 		return nil, classify(err)
 	}
 	d.open.Add(1)
-	nc := c.PgConn().Conn()
-	unwatch := context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
-	cn := &conn{c: c, d: d, sqls: map[*backend.Stmt]string{}, unwatch: unwatch}
-	if d.cfg.DefaultQueryExecMode == pgx.QueryExecModeCacheStatement {
+	nc := cn.pc.Conn()
+	cn.unwatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
+	if onPath {
 		cn.wire, cn.prepared, cn.buf = newWire(nc), map[*backend.Stmt]*prepared{}, make([]byte, 0, 256)
 	}
 	return cn, nil
