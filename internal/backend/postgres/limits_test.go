@@ -3,11 +3,13 @@ package postgres
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // TestLimits: more clients than the server has connections left is refused
@@ -35,4 +37,11 @@ func TestLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("17 clients: %q", notes)
+	// Without huge pages reserved the server cannot have them, and a run of
+	// many clients is told what that costs and what to do.
+	if n, err := server.ReservedHugePages(); err == nil && n == 0 && runtime.NumCPU()*4 < 17 {
+		if !strings.Contains(strings.Join(notes, "\n"), "vm.nr_hugepages is 0 (") {
+			t.Errorf("17 clients, no huge pages reserved: no note on 4 KiB pages in %q", notes)
+		}
+	}
 }

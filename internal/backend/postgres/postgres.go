@@ -287,7 +287,7 @@ func (d *db) openConn(ctx context.Context, cfg *pgx.ConnConfig, onPath bool) (*c
 var readBack = []string{
 	"synchronous_commit", "fsync", "wal_writer_delay", "wal_sync_method", "full_page_writes", "wal_level",
 	"commit_delay", "shared_buffers", "max_connections", "checkpoint_timeout", "max_wal_size", "autovacuum",
-	"default_transaction_isolation", "jit", "block_size",
+	"default_transaction_isolation", "jit", "block_size", "huge_pages",
 }
 
 // Engine reads back PostgreSQL's version and effective settings, in one transaction.
