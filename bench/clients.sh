@@ -9,6 +9,10 @@
 #   RECORDS=100000 DURATION=20 WARMUP=5 CLIENTS=64,250,400,1000 RUNS="sqlite sqlite-256k postgres" bench/clients.sh
 # Each count is a cell of one matrix: a fresh engine, the dataset loaded anew,
 # the OS page cache dropped between cells when run as root.
+# HUGEPAGES=N (as root) reserves N huge pages (vm.nr_hugepages) for the run
+# and puts the old value back after it: PostgreSQL's shared memory then takes
+# them (huge_pages=try), and 1,000 server processes stop faulting in
+# shared_buffers page by page (docs/backends/postgres.md, "Many clients").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${RECORDS:-100000}
@@ -20,6 +24,13 @@ DBGAUGE=${DBGAUGE:-./dbgauge}
 [ -n "${DBGAUGE_BUILT:-}" ] || [ "$DBGAUGE" != ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbgauge-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+if [ -n "${HUGEPAGES:-}" ]; then
+	[ "$(id -u)" = 0 ] || { echo "bench: HUGEPAGES needs root (it sets vm.nr_hugepages)" >&2; exit 2; }
+	old_huge=$(cat /proc/sys/vm/nr_hugepages)
+	trap 'rm -rf "$work"; echo "$old_huge" >/proc/sys/vm/nr_hugepages' EXIT
+	echo "$HUGEPAGES" >/proc/sys/vm/nr_hugepages
+	echo "vm.nr_hugepages=$(cat /proc/sys/vm/nr_hugepages) for this run (was $old_huge)"
+fi
 for run in $RUNS; do
 	case $run in
 	sqlite) flags=(--db sqlite) ;;

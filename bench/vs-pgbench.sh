@@ -5,6 +5,8 @@
 # two tools within each round. Prints transactions/s, the ratio dbgauge ÷
 # pgbench, and each tool's client CPU (user + system) per transaction.
 #   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" MODES="select-only tpcb" bench/vs-pgbench.sh
+# Any client counts: CLIENTS="64 1000" MODES=select-only shows how each tool's
+# rate holds up with many connections (the server gets max_connections to match).
 # LAZY=1 runs both tools with synchronous_commit off (the server's setting for
 # pgbench, --durability lazy for dbgauge), which takes the disk out of tpcb.
 # Both tools connect over TCP (SOCKET=1: over the server's Unix socket);
@@ -34,6 +36,12 @@ BIN = os.environ.get("PG_BIN", bins[-1] if bins else "")
 if not os.path.exists(os.path.join(BIN, "pgbench")):
     sys.exit("bench: no PostgreSQL server or pgbench found: apt-get install postgresql (or PG_BIN=…)")
 
+# Many clients need a socket each, in either tool.
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+want = max(CLIENTS) + 256
+if soft < want:
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(want, hard) if hard != resource.RLIM_INFINITY else want, hard))
+
 work = tempfile.mkdtemp(prefix="dbgauge-vs-pgbench-")
 os.chmod(work, 0o755)
 as_user = None
@@ -60,7 +68,7 @@ subprocess.run([os.path.join(BIN, "initdb"), "-D", data, "-U", "bench", "--auth=
                preexec_fn=demote, check=True, stdout=subprocess.DEVNULL)
 log = open(os.path.join(work, "postgres.log"), "w")
 srv = subprocess.Popen([os.path.join(BIN, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
-                        "-c", "unix_socket_directories=" + work, "-c", "max_connections=50", "-c", "autovacuum=off"] + (["-c", "synchronous_commit=off"] if LAZY else []),
+                        "-c", "unix_socket_directories=" + work, "-c", f"max_connections={max(50, max(CLIENTS) + 10)}", "-c", "autovacuum=off"] + (["-c", "synchronous_commit=off"] if LAZY else []),
                        preexec_fn=demote, stdout=log, stderr=log)
 SOCKET = os.environ.get("SOCKET", "") not in ("", "0")
 host = work if SOCKET else "127.0.0.1"
@@ -108,7 +116,7 @@ try:
         return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
 
     print("%-11s %7s %5s %12s %12s %7s %14s %14s" % ("mode", "clients", "round", "dbgauge tps", "pgbench tps", "÷", "dbgauge µs/tx", "pgbench µs/tx"))
-    ratios = {}
+    ratios, rates = {}, {}
     for r in range(1, ROUNDS + 1):
         for mode in MODES:
             for c in CLIENTS:
@@ -117,10 +125,19 @@ try:
                 else:
                     (p, pc), (d, dc) = pgbench(mode, c), dbgauge(mode, c)
                 ratios.setdefault((mode, c), []).append(d / p)
+                rates.setdefault((mode, c), ([], []))[0].append(d)
+                rates[(mode, c)][1].append(p)
                 print("%-11s %7d %5d %12.0f %12.0f %7.3f %14.1f %14.1f" % (mode, c, r, d, p, d / p, dc, pc), flush=True)
     for (mode, c), rs in ratios.items():
         rs.sort()
         print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
+    if len(CLIENTS) > 1:  # how each tool's rate holds up as clients grow
+        med = lambda xs: sorted(xs)[len(xs) // 2]
+        for mode in MODES:
+            first = rates[(mode, CLIENTS[0])]
+            for c in CLIENTS[1:]:
+                d, p = rates[(mode, c)]
+                print("median tps at %d ÷ at %d clients  %-11s dbgauge %.3f  pgbench %.3f" % (c, CLIENTS[0], mode, med(d) / med(first[0]), med(p) / med(first[1])))
     print(f"scale {SCALE}, {DURATION} s per test, {'Unix socket' if SOCKET else 'TCP loopback'}, {'synchronous_commit off' if LAZY else 'synchronous_commit on'}, each test from vacuumed tables and an empty history, {'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {subprocess.run([os.path.join(BIN, 'pgbench'), '--version'], capture_output=True, text=True).stdout.strip()}, client CPU = user + system of each tool's process")
 finally:
     srv.terminate(); srv.wait()
