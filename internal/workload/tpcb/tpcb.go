@@ -259,8 +259,14 @@ func (w *tpcb) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand)
 	if err != nil {
 		return nil, err
 	}
-	return &client{w: w, c: c, rng: rng, g: workload.Group{Commit: w.common.Commit},
-		naccounts: w.cfg.Scale * accountsPerBranch, ntellers: w.cfg.Scale * tellersPerBranch}, nil
+	cl := &client{w: w, c: c, rng: rng, g: workload.Group{Commit: w.common.Commit},
+		naccounts: w.cfg.Scale * accountsPerBranch, ntellers: w.cfg.Scale * tellersPerBranch}
+	for op := range cl.steps {
+		cl.steps[op] = func() error { return cl.step(cl.ctx, op) }
+	}
+	cl.begin = func() error { return cl.c.Begin(cl.ctx) }
+	cl.commit = func() error { return cl.c.Commit(cl.ctx) }
+	return cl, nil
 }
 
 type client struct {
@@ -273,28 +279,33 @@ type client struct {
 	abalance            int64
 	aid, bid, tid       int
 	delta               int
+	// The operations as Ops.Time takes them, made once: closures made in
+	// Do escape to the heap, an allocation per statement. ctx is Do's.
+	ctx           context.Context
+	steps         [opInsertHistory + 1]func() error
+	begin, commit func() error
 }
 
 // Do runs one transaction: pgbench's \\set lines draw aid, bid, tid and delta
 // uniformly, as here.
 func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	aid := 1 + c.rng.IntN(c.naccounts)
-	c.aid = aid
+	c.aid, c.ctx = aid, ctx
 	if c.w.cfg.SelectOnly {
-		return ops.Time(opSelectAccount, func() error { return c.step(ctx, opSelectAccount) })
+		return ops.Time(opSelectAccount, c.steps[opSelectAccount])
 	}
 	bid := 1 + c.rng.IntN(c.w.cfg.Scale)
 	tid := 1 + c.rng.IntN(c.ntellers)
 	delta := c.rng.IntN(10001) - 5000
 	if c.g.UnitBegins() {
-		if err := ops.Time(opBegin, func() error { return c.c.Begin(ctx) }); err != nil {
+		if err := ops.Time(opBegin, c.begin); err != nil {
 			return c.fail(ctx, err)
 		}
 		c.g.Open = true
 	}
 	c.bid, c.tid, c.delta = bid, tid, delta
 	for op := opUpdateAccount; op <= opInsertHistory; op++ {
-		if err := ops.Time(op, func() error { return c.step(ctx, op) }); err != nil {
+		if err := ops.Time(op, c.steps[op]); err != nil {
 			return c.fail(ctx, err)
 		}
 	}
@@ -304,7 +315,7 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 		return nil
 	}
 	if c.g.UnitEnds() {
-		if err := ops.Time(opCommit, func() error { return c.c.Commit(ctx) }); err != nil {
+		if err := ops.Time(opCommit, c.commit); err != nil {
 			return c.fail(ctx, err)
 		}
 		c.acknowledge()
