@@ -128,7 +128,7 @@ func (s *session) backupSecond(p *metrics.Phase, iv *metrics.Interval) {
 	w := b.windows[i]
 	w.ok, w.failed = w.ok+iv.OK(), w.failed+iv.Failed()
 	w.seconds += iv.End.Sub(iv.Start).Seconds()
-	w.hist.Merge(iv.All())
+	metrics.Merge(w.hist, iv.All())
 }
 
 // finishBackup waits for a backup still being taken and records the windows.
@@ -145,7 +145,7 @@ func (s *session) finishBackup() {
 			rw.Rate = float64(w.ok) / w.seconds
 		}
 		if w.hist.TotalCount() > 0 {
-			rw.P50Us, rw.P99Us, rw.MaxUs = w.hist.ValueAtQuantile(50), w.hist.ValueAtQuantile(99), w.hist.Max()
+			rw.P50Us, rw.P99Us, rw.MaxUs = w.hist.ValueAtQuantile(50), w.hist.ValueAtQuantile(99), metrics.Max(w.hist)
 		}
 		b.rec.Windows = append(b.rec.Windows, rw)
 	}

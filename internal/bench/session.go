@@ -657,7 +657,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		}
 		a := s.acc
 		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
-		a.hist.Merge(all)
+		metrics.Merge(a.hist, all)
 		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
 		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
 			s.flushSpan(p)
@@ -682,7 +682,7 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 	sec := result.Second{
 		T: end.Sub(s.runStart(p)).Seconds(), Dt: end.Sub(start).Seconds(),
 		Phase: p.Name, OK: ok, Failed: failed, Retries: retries,
-		P50Us: h.ValueAtQuantile(50), P99Us: h.ValueAtQuantile(99), MaxUs: h.Max(),
+		P50Us: h.ValueAtQuantile(50), P99Us: h.ValueAtQuantile(99), MaxUs: metrics.Max(h),
 	}
 	if h.TotalCount() == 0 {
 		sec.MaxUs = 0

@@ -104,7 +104,7 @@ func merge(dst **hdrhistogram.Histogram, src *hdrhistogram.Histogram) {
 	if *dst == nil {
 		*dst = NewHistogram()
 	}
-	(*dst).Merge(src)
+	Merge(*dst, src)
 }
 
 // record records d into *h, making the histogram at its first value.
@@ -416,7 +416,7 @@ func mergeAll(hs []*hdrhistogram.Histogram) *hdrhistogram.Histogram {
 	all := NewHistogram()
 	for _, h := range hs {
 		if h != nil {
-			all.Merge(h)
+			Merge(all, h)
 		}
 	}
 	return all
@@ -505,9 +505,16 @@ func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency
 	if l.Count == 0 {
 		return l
 	}
-	l.MinUs, l.MeanUs, l.MaxUs = h.Min(), h.Mean(), h.Max()
 	l.P50Us, l.P90Us, l.P95Us = h.ValueAtQuantile(50), h.ValueAtQuantile(90), h.ValueAtQuantile(95)
 	l.P99Us, l.P999Us = h.ValueAtQuantile(99), h.ValueAtQuantile(99.9)
+	if v, ok := viewOf(h); ok { // the same values, faster (fast.go)
+		l.MinUs, l.MeanUs, l.MaxUs = v.min(), v.mean(), v.max()
+		if hist {
+			l.Hist = v.encode()
+		}
+		return l
+	}
+	l.MinUs, l.MeanUs, l.MaxUs = h.Min(), h.Mean(), h.Max()
 	if hist {
 		// HdrHistogram's own text form: V2 compressed, base64 ("HISTFAAA…").
 		if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
