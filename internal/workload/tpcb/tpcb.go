@@ -264,6 +264,7 @@ func (w *tpcb) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand)
 	for op := range cl.steps {
 		cl.steps[op] = func() error { return cl.step(cl.ctx, op) }
 	}
+	cl.dest[0] = &cl.abalance
 	cl.begin = func() error { return cl.c.Begin(cl.ctx) }
 	cl.commit = func() error { return cl.c.Commit(cl.ctx) }
 	return cl, nil
@@ -284,6 +285,10 @@ type client struct {
 	ctx           context.Context
 	steps         [opInsertHistory + 1]func() error
 	begin, commit func() error
+	// A statement's arguments and QueryRow's destination, reused: a
+	// variadic list handed to an interface's method escapes to the heap.
+	args [4]any
+	dest [1]any
 }
 
 // Do runs one transaction: pgbench's \\set lines draw aid, bid, tid and delta
@@ -325,36 +330,36 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 
 // step runs operation op of pgbench's transaction with the current draw.
 func (c *client) step(ctx context.Context, op int) error {
+	a := &c.args
 	switch op {
 	case opUpdateAccount:
-		return c.write(ctx, sumAccounts, updAccount, c.delta, c.aid)
+		a[0], a[1] = c.delta, c.aid
+		return c.write(ctx, sumAccounts, updAccount, a[:2])
 	case opSelectAccount:
-		return c.c.QueryRow(ctx, selAccount, []any{c.aid}, &c.abalance)
+		a[0] = c.aid
+		return c.c.QueryRow(ctx, selAccount, a[:1], c.dest[:]...)
 	case opUpdateTeller:
-		return c.write(ctx, sumTellers, updTeller, c.delta, c.tid)
+		a[0], a[1] = c.delta, c.tid
+		return c.write(ctx, sumTellers, updTeller, a[:2])
 	case opUpdateBranch:
-		return c.write(ctx, sumBranches, updBranch, c.delta, c.bid)
+		a[0], a[1] = c.delta, c.bid
+		return c.write(ctx, sumBranches, updBranch, a[:2])
 	case opInsertHistory:
-		return c.write(ctx, sumHistory, insHistory, c.tid, c.bid, c.aid, c.delta)
+		a[0], a[1], a[2], a[3] = c.tid, c.bid, c.aid, c.delta
+		return c.write(ctx, sumHistory, insHistory, a[:4])
 	}
 	return fmt.Errorf("tpcb: no operation %d", op)
 }
 
 // write runs a statement moving table's sum by the draw's delta; with
 // --commit op, its success is an acknowledged commit of that delta.
-func (c *client) write(ctx context.Context, table int, st *backend.Stmt, args ...any) error {
-	err := c.exec(ctx, st, args...)
-	if err == nil && c.g.Commit.Mode == workload.PerOp {
-		c.w.opDeltas[table].Add(int64(c.delta))
-	}
-	return err
-}
-
-// exec runs a statement that must change one row.
-func (c *client) exec(ctx context.Context, st *backend.Stmt, args ...any) error {
+func (c *client) write(ctx context.Context, table int, st *backend.Stmt, args []any) error {
 	n, err := c.c.Exec(ctx, st, args...)
 	if err == nil && n != 1 {
-		return workload.Inconsistent("tpcb: %q changed %d rows, want 1", st.SQL, n)
+		err = workload.Inconsistent("tpcb: %q changed %d rows, want 1", st.SQL, n)
+	}
+	if err == nil && c.g.Commit.Mode == workload.PerOp {
+		c.w.opDeltas[table].Add(int64(c.delta))
 	}
 	return err
 }
