@@ -6,7 +6,7 @@
 # resident memory and its own part of it (anonymous, less the engine's
 # allocations when the engine runs inside dbgauge), and the CPU per record of
 # dbgauge and of the server (result.json's harness and server_cpu blocks).
-#   RECORDS=100000 DURATION=20 WARMUP=5 CLIENTS=64,250,400,1000 RUNS="sqlite sqlite-256k postgres" bench/clients.sh
+#   RECORDS=100000 DURATION=20 WARMUP=20 CLIENTS=64,250,400,1000 RUNS="sqlite sqlite-256k postgres" bench/clients.sh
 # Each count is a cell of one matrix: a fresh engine, the dataset loaded anew,
 # the OS page cache dropped between cells when run as root.
 # HUGEPAGES=N (as root) reserves N huge pages (vm.nr_hugepages) for the run
@@ -17,7 +17,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 RECORDS=${RECORDS:-100000}
 DURATION=${DURATION:-20}
-WARMUP=${WARMUP:-5}
+# Twenty seconds of warm-up: at 1,000 clients the first ten are the engines
+# filling a thousand caches of their own (SQLite's page cache per connection,
+# a PostgreSQL backend's mappings of shared_buffers), not the steady state.
+WARMUP=${WARMUP:-20}
 CLIENTS=${CLIENTS:-64,250,400,1000}
 RUNS=${RUNS:-sqlite sqlite-256k postgres}
 DBGAUGE=${DBGAUGE:-./dbgauge}
