@@ -51,8 +51,8 @@ func ownGeometry(h *hdrhistogram.Histogram) bool {
 // countsField and ratioField are where a Histogram keeps its counts array
 // and its conversion ratio, found once by reflection. A release of the
 // library that renamed or retyped them makes ok false (fast_test.go fails
-// then): the counts are then copied (Export), and every histogram takes the
-// library's own paths. Exporting the counts costs a 170 KB allocation a
+// then), and every histogram takes the library's own paths. Reading the
+// counts in place rather than through Export saves a 170 KB copy a
 // histogram a second, twenty a second for tpcb: garbage that brings a
 // collection every second or two.
 var countsField, ratioField = field[[]int64]("counts"), field[float64]("conversionRatio")
@@ -105,7 +105,7 @@ func span(i int) (low, size int64) {
 	return int64(sub) << bucket, 1 << bucket
 }
 
-// Max is h.Max(), in one pass over a copy of the counts.
+// Max is h.Max(), in one pass over the counts.
 func Max(h *hdrhistogram.Histogram) int64 {
 	if v, ok := viewOf(h); ok {
 		return v.max()

@@ -262,7 +262,7 @@ func (w *tpcb) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand)
 	cl := &client{w: w, c: c, rng: rng, g: workload.Group{Commit: w.common.Commit},
 		naccounts: w.cfg.Scale * accountsPerBranch, ntellers: w.cfg.Scale * tellersPerBranch}
 	for op := range cl.steps {
-		cl.steps[op] = func() error { return cl.step(cl.ctx, op) }
+		cl.steps[op] = func() error { return cl.step(op) }
 	}
 	cl.dest[0] = &cl.abalance
 	cl.begin = func() error { return cl.c.Begin(cl.ctx) }
@@ -328,9 +328,10 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	return nil
 }
 
-// step runs operation op of pgbench's transaction with the current draw.
-func (c *client) step(ctx context.Context, op int) error {
-	a := &c.args
+// step runs operation op of pgbench's transaction with the current draw,
+// in Do's context.
+func (c *client) step(op int) error {
+	ctx, a := c.ctx, &c.args
 	switch op {
 	case opUpdateAccount:
 		a[0], a[1] = c.delta, c.aid
