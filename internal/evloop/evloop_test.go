@@ -1,0 +1,233 @@
+//go:build linux
+
+package evloop_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/evloop"
+	"github.com/dbgauge/dbgauge/internal/rawsock"
+)
+
+// pair returns the two ends of a loopback TCP connection: the first
+// opened with ctx (so attached to its task, if any), the second plain.
+func pair(t *testing.T, ctx context.Context) (net.Conn, net.Conn) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, _ := ln.Accept()
+		accepted <- c
+	}()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	peer := <-accepted
+	if peer == nil {
+		t.Fatal("no connection accepted")
+	}
+	rc := rawsock.WrapContext(ctx, c)
+	t.Cleanup(func() { rc.Close(); peer.Close() })
+	return rc, peer
+}
+
+// runLoop runs l and fails the test if it has not ended within d.
+func runLoop(t *testing.T, l *evloop.Loop, d time.Duration) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { l.Run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatal("the loop did not end: a wait blocked it instead of yielding")
+	}
+}
+
+// Two tasks on one loop: A waits for data that is sent only after B has
+// run. Were A's wait to block the loop's goroutine, B would never run.
+func TestWaitYieldsToOtherTasks(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ta, tb := l.NewTask(), l.NewTask()
+	a, aPeer := pair(t, evloop.With(context.Background(), ta))
+	b, bPeer := pair(t, evloop.With(context.Background(), tb))
+	if !ta.Attached() || !tb.Attached() {
+		t.Fatal("connections opened with a task's context did not attach to it")
+	}
+	// The peer of b, on being written to, writes to a's peer.
+	go func() {
+		buf := make([]byte, 1)
+		for {
+			if _, err := bPeer.Read(buf); err != nil {
+				return
+			}
+			if _, err := aPeer.Write([]byte("a")); err != nil {
+				return
+			}
+			if _, err := bPeer.Write([]byte("b")); err != nil {
+				return
+			}
+		}
+	}()
+	var order []string
+	var aCurrent bool
+	const rounds = 50
+	ta.Start(func() {
+		buf := make([]byte, 1)
+		for range rounds {
+			if _, err := io.ReadFull(a, buf); err != nil {
+				t.Error(err)
+				return
+			}
+			aCurrent = aCurrent || ta.Current()
+			order = append(order, "a")
+		}
+	})
+	tb.Start(func() {
+		buf := make([]byte, 1)
+		for range rounds {
+			order = append(order, "b")
+			if _, err := b.Write([]byte("x")); err != nil {
+				t.Error(err)
+				return
+			}
+			if _, err := io.ReadFull(b, buf); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	runLoop(t, l, 10*time.Second)
+	if len(order) != 2*rounds || order[0] != "b" {
+		t.Fatalf("%d units, first %v: want %d, b first (a waits for it)", len(order), order[:min(len(order), 4)], 2*rounds)
+	}
+	if !aCurrent {
+		t.Error("a task's coroutine was not its loop's current one")
+	}
+	if ta.Current() {
+		t.Error("a task is still current after its loop ended")
+	}
+}
+
+// A read deadline set in the past from another goroutine ends a wait at
+// once, with the error net.Conn gives (a timeout); one closed from another
+// goroutine ends it with net.ErrClosed.
+func TestWaitEndsOnDeadlineAndClose(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	td, tc := l.NewTask(), l.NewTask()
+	d, _ := pair(t, evloop.With(context.Background(), td))
+	c, _ := pair(t, evloop.With(context.Background(), tc))
+	var dErr, cErr error
+	var waited atomic.Bool
+	td.Start(func() {
+		waited.Store(true)
+		_, dErr = d.Read(make([]byte, 1))
+	})
+	tc.Start(func() { _, cErr = c.Read(make([]byte, 1)) })
+	go func() {
+		for !waited.Load() {
+			runtime.Gosched()
+		}
+		time.Sleep(50 * time.Millisecond)
+		d.SetReadDeadline(time.Now().Add(-time.Second))
+		time.Sleep(50 * time.Millisecond)
+		c.Close()
+	}()
+	start := time.Now()
+	runLoop(t, l, 10*time.Second)
+	var ne net.Error
+	if !errors.As(dErr, &ne) || !ne.Timeout() || !errors.Is(dErr, os.ErrDeadlineExceeded) {
+		t.Errorf("a wait past its deadline: %v, want a timeout", dErr)
+	}
+	if !errors.Is(cErr, net.ErrClosed) {
+		t.Errorf("a wait on a closed connection: %v, want net.ErrClosed", cErr)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("the waits ended after %s", took)
+	}
+}
+
+// A task that sleeps lets the others run; it wakes after its time.
+func TestSleep(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	var slept time.Duration
+	ts, tr := l.NewTask(), l.NewTask()
+	ts.Start(func() {
+		start := time.Now()
+		ts.Sleep(30 * time.Millisecond)
+		slept = time.Since(start)
+		order = append(order, "sleeper")
+	})
+	tr.Start(func() { order = append(order, "runner") })
+	runLoop(t, l, 10*time.Second)
+	if len(order) != 2 || order[0] != "runner" {
+		t.Errorf("order %v: the sleeper held up the loop", order)
+	}
+	if slept < 30*time.Millisecond {
+		t.Errorf("slept %s, want at least 30ms", slept)
+	}
+}
+
+// Outside its task's coroutine (before the loop runs, from another
+// goroutine), an attached connection reads as any other: through Go's poller.
+func TestReadOutsideTheLoop(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	task := l.NewTask()
+	c, peer := pair(t, evloop.With(context.Background(), task))
+	go peer.Write([]byte("hi"))
+	buf := make([]byte, 2)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "hi" {
+		t.Fatalf("read %q, %v", buf, err)
+	}
+}
+
+// A loop pinned to a CPU gives its thread back to the runtime as it was.
+func TestPinRestoresAffinity(t *testing.T) {
+	cpus := evloop.CPUs()
+	if len(cpus) < 2 {
+		t.Skip("one CPU")
+	}
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Pin(cpus[1])
+	task := l.NewTask()
+	var during []int
+	task.Start(func() { during = evloop.CPUs() })
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l.Run() // on this locked thread
+	if len(during) != 1 || during[0] != cpus[1] {
+		t.Errorf("during the loop the thread could run on %v, want [%d]", during, cpus[1])
+	}
+	if after := evloop.CPUs(); len(after) != len(cpus) {
+		t.Errorf("after the loop the thread can run on %v, want %v", after, cpus)
+	}
+}

@@ -1,0 +1,31 @@
+//go:build !linux
+
+package evloop
+
+import (
+	"errors"
+	"time"
+)
+
+// Supported says whether loops run on this platform.
+const Supported = false
+
+type sys struct{ events []event }
+
+type event struct{ Pad int32 }
+
+// New makes a loop; elsewhere than Linux, there are none.
+func New() (*Loop, error) { return nil, errors.New("evloop: only on Linux") }
+
+func (s *sys) close()                {}
+func (l *Loop) add(*Reg) error       { return errors.New("evloop: only on Linux") }
+func (l *Loop) del(*Reg)             {}
+func (l *Loop) wait(int) (int, bool) { return 0, false }
+func (l *Loop) poke()                {}
+
+// CPUs lists the CPUs this process may run on: unknown here.
+func CPUs() []int { return nil }
+
+func pin(int) func() { return nil }
+
+func nanotime() int64 { return time.Now().UnixNano() }
