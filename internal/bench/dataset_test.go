@@ -35,8 +35,13 @@ func checkDataset(t *testing.T, res *result.Result, want int64, tol float64) {
 
 // TestDatasetSQLite: --cache 1MB --dataset 2x makes about 2 MiB of records.
 func TestDatasetSQLite(t *testing.T) {
-	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{"cache": "1MB", "dataset": "2x", "units": "500"})
+	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{"cache": "1MB", "dataset": "2x", "units": "500", "clients": "2"})
 	checkDataset(t, res, 2<<20, 0.15)
+	// kv's clients are independent, but SQLite runs in process: a client
+	// on a loop would hold it up at every call, so each has a goroutine.
+	if h := res.Harness; h == nil || h.EventLoops != 0 {
+		t.Errorf("kv on SQLite: %+v, want no event loops", h)
+	}
 }
 
 // TestDatasetPostgres: the same on managed PostgreSQL (shared_buffers), with

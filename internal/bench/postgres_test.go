@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,6 +95,10 @@ func TestPostgresWorkloads(t *testing.T) {
 	if sl := res.ServerLog; sl == nil || sl.Lines == 0 {
 		t.Errorf("the server's log was not read into the result: %+v", sl)
 	}
+	// nms's clients are not marked independent: a goroutine each.
+	if h := res.Harness; h == nil || h.EventLoops != 0 {
+		t.Errorf("nms on PostgreSQL: %+v, want no event loops", h)
+	}
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
 	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
 	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
@@ -101,6 +106,11 @@ func TestPostgresWorkloads(t *testing.T) {
 	// clients, four backends besides the postmaster's helpers).
 	if sc := res.ServerCPU; sc == nil || sc.Seconds <= 0 || sc.CPUPerUnitUs <= 0 || sc.Processes < 5 {
 		t.Errorf("the server's CPU: %+v", sc)
+	}
+	// tpcb's clients are independent and reach the server through rawsock:
+	// they run on event loops, as many as Ps (internal/evloop).
+	if h := res.Harness; h == nil || h.EventLoops != min(4, runtime.GOMAXPROCS(0)) {
+		t.Errorf("tpcb's 4 clients on PostgreSQL: %+v, want them on event loops", h)
 	}
 	workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "select-only": "true"})
 	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})

@@ -12,11 +12,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/evloop"
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -35,6 +37,10 @@ type Config struct {
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
 	Tick        time.Duration // interval of the series; 1s when 0
+	// NoLoops gives each client a goroutine even where the clients could
+	// run on event loops (makeLoops): to compare the two.
+	NoLoops bool
+	NoPin   bool // event loops, but not each kept on a CPU of its own
 	// Log, when set, is told of every unit that ended (err nil when it
 	// succeeded), from the client's goroutine: it must be safe for
 	// concurrent use and quick.
@@ -67,6 +73,10 @@ type Outcome struct {
 	Phases []*metrics.Phase
 	Reason Reason
 	Err    error // the fatal error that stopped the run, if any
+	// Loops is how many event loops ran the clients as coroutines
+	// (internal/evloop); 0 when each client had a goroutine.
+	Loops  int
+	Pinned bool // each loop kept to a CPU of its own
 }
 
 // Phase names.
@@ -100,10 +110,15 @@ type runner struct {
 	unavailable atomic.Pointer[error]
 
 	opener Opener
-	rngs   []*rand.Rand // each client's workload stream, kept for a reopening
+	rngs   []*rand.Rand      // each client's workload stream, kept for a reopening
+	ctxs   []context.Context // each client's context: on a loop, it carries its task
+	tasks  []*evloop.Task    // each client's task on a loop; nil without loops
+	loops  []*evloop.Loop
+	pinned bool
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
+	stopped  atomic.Bool // stopCh is closed: read at every unit, cheaper than the channel
 	reason   Reason
 	fatal    error
 	mu       sync.Mutex
@@ -128,10 +143,13 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if cfg.Rate > 0 {
 		r.interval = time.Duration(float64(time.Second) / cfg.Rate)
 	}
+	r.makeLoops(shape)
 	clients, err := r.open(ctx, open)
 	if err != nil {
+		r.closeLoops()
 		return nil, err
 	}
+	r.checkAttached(ctx)
 
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -150,12 +168,25 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if obs != nil {
 		obs.PhaseBegins(phase)
 	}
-	for id, c := range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.client(ctx, id, c)
-		}()
+	if r.loops != nil {
+		for id, c := range clients {
+			r.tasks[id].Start(func() { r.client(r.ctxs[id], id, c) })
+		}
+		for _, l := range r.loops {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				l.Run()
+			}()
+		}
+	} else {
+		for id, c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.client(ctx, id, c)
+			}()
+		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -222,7 +253,7 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			tick(time.Now())
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal}, nil
+			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Loops: len(r.loops), Pinned: r.pinned}, nil
 		}
 	}
 }
@@ -235,13 +266,70 @@ func metricsShape(s workload.Shape) metrics.Shape {
 	return m
 }
 
+// makeLoops makes the event loops the clients will run on, when they may:
+// a closed loop (an open one sleeps between units, which a loop's clients
+// cannot do without holding up each other) of a workload whose clients are
+// independent. As many loops as Ps, so that no P is left idle for a thread
+// to spin on (internal/evloop), and no more than clients.
+func (r *runner) makeLoops(shape workload.Shape) {
+	if !evloop.Supported || !shape.Independent || r.cfg.Rate > 0 || r.cfg.NoLoops {
+		return
+	}
+	n := min(r.cfg.Clients, runtime.GOMAXPROCS(0))
+	cpus := evloop.CPUs()
+	for i := range n {
+		l, err := evloop.New()
+		if err != nil {
+			r.closeLoops()
+			return
+		}
+		if len(cpus) >= n && !r.cfg.NoPin {
+			l.Pin(cpus[i])
+			r.pinned = true
+		}
+		r.loops = append(r.loops, l)
+	}
+	r.tasks = make([]*evloop.Task, r.cfg.Clients)
+	for id := range r.tasks {
+		r.tasks[id] = r.loops[id%n].NewTask()
+	}
+}
+
+// checkAttached keeps the loops only when every client's connections wait
+// through its task: a client whose engine is not reached through
+// internal/rawsock (an engine in process, another driver) would block its
+// loop at every call. Otherwise each client gets a goroutine.
+func (r *runner) checkAttached(ctx context.Context) {
+	for _, t := range r.tasks {
+		if !t.Attached() {
+			r.closeLoops()
+			for id := range r.ctxs {
+				r.ctxs[id] = ctx
+			}
+			return
+		}
+	}
+}
+
+func (r *runner) closeLoops() {
+	for _, l := range r.loops {
+		l.Close()
+	}
+	r.loops, r.tasks, r.pinned = nil, nil, false
+}
+
 // open prepares every client, a few at a time, before the clock starts.
 func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
 	clients := make([]workload.Client, r.cfg.Clients)
 	errs := make([]error, r.cfg.Clients)
 	r.opener, r.rngs = open, make([]*rand.Rand, r.cfg.Clients)
+	r.ctxs = make([]context.Context, r.cfg.Clients)
 	for id := range r.rngs {
 		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(id))
+		r.ctxs[id] = ctx
+		if r.tasks != nil {
+			r.ctxs[id] = evloop.With(ctx, r.tasks[id])
+		}
 	}
 	sem := make(chan struct{}, maxOpening)
 	var wg sync.WaitGroup
@@ -250,7 +338,7 @@ func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, erro
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			clients[id], errs[id] = open(ctx, id, r.rngs[id])
+			clients[id], errs[id] = open(r.ctxs[id], id, r.rngs[id])
 		}()
 	}
 	wg.Wait()
@@ -295,23 +383,22 @@ func (r *runner) stop(reason Reason) {
 		r.mu.Lock()
 		r.reason = reason
 		r.mu.Unlock()
+		r.stopped.Store(true)
 		close(r.stopCh)
 	})
 }
 
-func (r *runner) stopping() bool {
-	select {
-	case <-r.stopCh:
-		return true
-	default:
-		return false
-	}
-}
+func (r *runner) stopping() bool { return r.stopped.Load() }
 
 // sleep waits d, or less when the run stops. It reports whether the run goes on.
 func (r *runner) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return !r.stopping()
+	}
+	if t := evloop.From(ctx); t != nil && t.Current() {
+		// On a loop: the loop's other clients run meanwhile.
+		t.Sleep(d)
+		return !r.stopping() && ctx.Err() == nil
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()
@@ -393,7 +480,8 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			r.stop(Fatal)
 			return
 		case dberr.Unavailable:
-			r.unavailable.Store(&err)
+			e := err // err itself would move to the heap at every unit
+			r.unavailable.Store(&e)
 			if r.sleep(ctx, 100*time.Millisecond) {
 				c = r.reopen(ctx, id, c, rec)
 			}
@@ -410,7 +498,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
 	// The run's context, as at the first opening: a client may watch it
 	// for as long as it lives (the engines' connect timeouts bound this).
-	nc, err := r.opener(ctx, id, r.rngs[id])
+	nc, err := r.opener(r.ctxs[id], id, r.rngs[id])
 	if err != nil {
 		return c
 	}

@@ -218,7 +218,7 @@ func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
 		if err != nil {
 			return nil, err
 		}
-		return rawsock.Wrap(c), nil
+		return rawsock.WrapContext(ctx, c), nil
 	}
 }
 

@@ -93,7 +93,8 @@ func (w *tpcb) Shape() workload.Shape {
 	if w.cfg.SelectOnly {
 		name = "select-only"
 	}
-	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames}
+	// Independent: each client has its own connection and state.
+	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames, Independent: true}
 }
 
 func (w *tpcb) Config() any { return w.cfg }
