@@ -186,7 +186,7 @@ func (l *Loop) Run() {
 	defer l.close()
 	if l.cpu >= 0 {
 		runtime.LockOSThread()
-		if unpin := pin(l.cpu); unpin != nil {
+		if unpin := pinThread(l.cpu); unpin != nil {
 			defer func() {
 				unpin()
 				runtime.UnlockOSThread()

@@ -54,9 +54,9 @@ func CPUs() []int {
 	return cpus
 }
 
-// pin keeps the calling thread on cpu, and returns what puts it back
-// where it may run before; nil when it cannot.
-func pin(cpu int) func() {
+// pinThread keeps the calling thread (locked to its goroutine) on cpu, and
+// returns what puts it back where it could run before; nil when it cannot.
+func pinThread(cpu int) func() {
 	var was, set unix.CPUSet
 	if unix.SchedGetaffinity(0, &was) != nil {
 		return nil

@@ -26,6 +26,7 @@ func (l *Loop) poke()                {}
 // CPUs lists the CPUs this process may run on: unknown here.
 func CPUs() []int { return nil }
 
-func pin(int) func() { return nil }
+// pinThread cannot pin here.
+func pinThread(int) func() { return nil }
 
 func nanotime() int64 { return time.Now().UnixNano() }
