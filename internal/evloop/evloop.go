@@ -19,6 +19,9 @@
 // whose clients share nothing of the kind run on loops (workload.Shape's
 // Independent). Other goroutines (the run's ticker, the live result) get a
 // P when the runtime preempts a loop, at least every 10 ms.
+//
+// Its tests are internal/rawsock's loop_test.go, with the connections
+// that wait through a loop.
 package evloop
 
 import (

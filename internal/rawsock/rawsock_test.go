@@ -2,6 +2,7 @@ package rawsock
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -12,6 +13,17 @@ import (
 
 // pair returns the two ends of a loopback TCP connection, the first wrapped.
 func pair(t *testing.T) (net.Conn, net.Conn) {
+	t.Helper()
+	w, s := pairWith(t, context.Background())
+	if _, ok := w.(*Conn); !ok {
+		t.Fatalf("Wrap returned a %T", w)
+	}
+	return w, s
+}
+
+// pairWith is pair with the first end wrapped with ctx (WrapContext): a
+// context carrying an event loop's task attaches it to the task.
+func pairWith(t *testing.T, ctx context.Context) (net.Conn, net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -31,10 +43,7 @@ func pair(t *testing.T) (net.Conn, net.Conn) {
 	if s == nil {
 		t.Fatal("accept failed")
 	}
-	w := Wrap(c)
-	if _, ok := w.(*Conn); !ok {
-		t.Fatalf("Wrap returned a %T", w)
-	}
+	w := WrapContext(ctx, c)
 	t.Cleanup(func() { w.Close(); s.Close() })
 	return w, s
 }

@@ -1,6 +1,8 @@
 //go:build linux
 
-package evloop_test
+// The event loops' tests, here because they need connections that wait
+// through a loop (internal/evloop).
+package rawsock
 
 import (
 	"context"
@@ -14,35 +16,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/evloop"
-	"github.com/dbgauge/dbgauge/internal/rawsock"
 )
-
-// pair returns the two ends of a loopback TCP connection: the first
-// opened with ctx (so attached to its task, if any), the second plain.
-func pair(t *testing.T, ctx context.Context) (net.Conn, net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		accepted <- c
-	}()
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	peer := <-accepted
-	if peer == nil {
-		t.Fatal("no connection accepted")
-	}
-	rc := rawsock.WrapContext(ctx, c)
-	t.Cleanup(func() { rc.Close(); peer.Close() })
-	return rc, peer
-}
 
 // runLoop runs l and fails the test if it has not ended within d.
 func runLoop(t *testing.T, l *evloop.Loop, d time.Duration) {
@@ -64,8 +38,8 @@ func TestWaitYieldsToOtherTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	ta, tb := l.NewTask(), l.NewTask()
-	a, aPeer := pair(t, evloop.With(context.Background(), ta))
-	b, bPeer := pair(t, evloop.With(context.Background(), tb))
+	a, aPeer := pairWith(t, evloop.With(context.Background(), ta))
+	b, bPeer := pairWith(t, evloop.With(context.Background(), tb))
 	if !ta.Attached() || !tb.Attached() {
 		t.Fatal("connections opened with a task's context did not attach to it")
 	}
@@ -133,8 +107,8 @@ func TestWaitEndsOnDeadlineAndClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	td, tc := l.NewTask(), l.NewTask()
-	d, _ := pair(t, evloop.With(context.Background(), td))
-	c, _ := pair(t, evloop.With(context.Background(), tc))
+	d, _ := pairWith(t, evloop.With(context.Background(), td))
+	c, _ := pairWith(t, evloop.With(context.Background(), tc))
 	var dErr, cErr error
 	var waited atomic.Bool
 	td.Start(func() {
@@ -199,7 +173,7 @@ func TestReadOutsideTheLoop(t *testing.T) {
 	}
 	defer l.Close()
 	task := l.NewTask()
-	c, peer := pair(t, evloop.With(context.Background(), task))
+	c, peer := pairWith(t, evloop.With(context.Background(), task))
 	go peer.Write([]byte("hi"))
 	buf := make([]byte, 2)
 	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "hi" {
