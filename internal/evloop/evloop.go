@@ -56,7 +56,6 @@ type Task struct {
 	sleepUntil int64         // a Sleep's end, unix ns
 	timedOut   bool          // the wait ended at its deadline
 	gone       bool          // the wait ended because its socket was closed
-	done       bool
 }
 
 // Reg is one socket's registration in a loop's epoll. Its connection keeps
@@ -176,11 +175,9 @@ func (l *Loop) NewTask() *Task {
 	return t
 }
 
-// Pin makes Run keep its thread on cpu. With a loop per CPU, each loop
-// and the server processes its clients wake stay on one CPU (the kernel
-// wakes a process near its waker), rather than each wake-up crossing to the
-// other CPU, which on a virtual machine is an interrupt between virtual
-// CPUs (docs/backends/postgres.md, "Cost on the client").
+// Pin makes Run keep its thread on cpu, one loop per CPU. Where the
+// server's processes run stays the kernel's choice (docs/backends/
+// postgres.md, "Event loops", has what pinning was worth).
 func (l *Loop) Pin(cpu int) { l.cpu = cpu }
 
 // Run runs the started tasks until every one has returned, then releases
@@ -207,11 +204,7 @@ func (l *Loop) Run() {
 			t.fn()
 		})
 		l.live++
-	}
-	for _, t := range l.tasks {
-		if t.next != nil {
-			l.resume(t)
-		}
+		l.resume(t) // until its first wait
 	}
 	for l.live > 0 {
 		n, poked := l.wait(l.timeout())
@@ -247,7 +240,6 @@ func (l *Loop) resume(t *Task) {
 	_, ok := t.next()
 	l.cur.Store(nil)
 	if !ok {
-		t.done = true
 		t.stop()
 		l.live--
 	}
@@ -291,6 +283,8 @@ func (l *Loop) timeout() int {
 	ms := (l.nearest - nanotime() + 999_999) / 1_000_000
 	return int(max(ms, 0))
 }
+
+func nanotime() int64 { return time.Now().UnixNano() }
 
 type ctxKey struct{}
 

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -124,5 +123,3 @@ func (l *Loop) poke() {
 	binary.NativeEndian.PutUint64(b[:], 1)
 	_, _ = syscall.Write(l.efd, b[:]) // fails only when the counter is full: the loop is woken already
 }
-
-func nanotime() int64 { return time.Now().UnixNano() }

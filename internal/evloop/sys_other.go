@@ -4,7 +4,6 @@ package evloop
 
 import (
 	"errors"
-	"time"
 )
 
 // Supported says whether loops run on this platform.
@@ -28,5 +27,3 @@ func CPUs() []int { return nil }
 
 // pinThread cannot pin here.
 func pinThread(int) func() { return nil }
-
-func nanotime() int64 { return time.Now().UnixNano() }

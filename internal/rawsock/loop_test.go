@@ -205,3 +205,4 @@ func TestPinRestoresAffinity(t *testing.T) {
 		t.Errorf("after the loop the thread can run on %v, want %v", after, cpus)
 	}
 }
+

@@ -27,7 +27,6 @@ import (
 	"context"
 	"io"
 	"net"
-
 	"sync/atomic"
 	"syscall"
 	"time"
