@@ -3,6 +3,7 @@ package evloop
 import (
 	"encoding/binary"
 	"fmt"
+	"sync"
 	"syscall"
 	"unsafe"
 
@@ -16,6 +17,12 @@ const Supported = true
 type sys struct {
 	ep, efd int
 	events  []syscall.EpollEvent
+	// mu orders pokes, from any goroutine, with close: a connection can
+	// outlive its loop (the run fell back to goroutines, or a close comes
+	// late), and writing to a closed descriptor's number could write into
+	// whatever file has it next.
+	mu     sync.Mutex
+	closed bool
 }
 
 // New makes a loop.
@@ -68,8 +75,13 @@ func pinThread(cpu int) func() {
 }
 
 func (s *sys) close() {
-	syscall.Close(s.ep)
-	syscall.Close(s.efd)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		syscall.Close(s.ep)
+		syscall.Close(s.efd)
+	}
 }
 
 // add watches r's socket for readability, level-triggered: an event read
@@ -119,6 +131,11 @@ func (l *Loop) wait(ms int) (int, bool) {
 }
 
 func (l *Loop) poke() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return
+	}
 	var b [8]byte
 	binary.NativeEndian.PutUint64(b[:], 1)
 	_, _ = syscall.Write(l.efd, b[:]) // fails only when the counter is full: the loop is woken already

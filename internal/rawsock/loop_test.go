@@ -206,3 +206,32 @@ func TestPinRestoresAffinity(t *testing.T) {
 	}
 }
 
+// A connection can outlive its loop (the run fell back to goroutines): its
+// deadlines and its close must not poke the loop's closed eventfd, whose
+// number other files take next.
+func TestPokeAfterLoopClosed(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := pairWith(t, evloop.With(context.Background(), l.NewTask()))
+	l.Close()
+	// The descriptors just freed are the lowest: these pipes take them.
+	var readEnds []*os.File
+	for range 4 {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { r.Close(); w.Close() })
+		readEnds = append(readEnds, r)
+	}
+	c.SetReadDeadline(time.Now().Add(time.Hour))
+	c.Close()
+	for _, r := range readEnds {
+		r.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		if n, _ := r.Read(make([]byte, 8)); n > 0 {
+			t.Fatalf("%d bytes written into pipe %s after its descriptor was the loop's", n, r.Name())
+		}
+	}
+}
