@@ -1,8 +1,13 @@
+//go:build linux && (amd64 || arm64)
+
 package evloop
 
 import (
 	"encoding/binary"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -25,8 +30,12 @@ type sys struct {
 	closed bool
 }
 
-// New makes a loop.
-func New() (*Loop, error) {
+// getg returns the running goroutine's g (getg_*.s): which goroutine
+// runs, without a system call. Only compared, never dereferenced.
+func getg() uintptr
+
+// newLoop makes a loop, outside any group.
+func newLoop() (*Loop, error) {
 	ep, err := syscall.EpollCreate1(syscall.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, fmt.Errorf("evloop: epoll_create1: %w", err)
@@ -139,4 +148,24 @@ func (l *Loop) poke() {
 	var b [8]byte
 	binary.NativeEndian.PutUint64(b[:], 1)
 	_, _ = syscall.Write(l.efd, b[:]) // fails only when the counter is full: the loop is woken already
+}
+
+// processCPU reads the CPU that process pid last ran on (/proc/PID/stat's
+// 39th field, after the command's name in parentheses).
+func processCPU(pid int) (int, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 37 {
+		return 0, false
+	}
+	cpu, err := strconv.Atoi(f[36])
+	return cpu, err == nil
 }

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || !(amd64 || arm64)
 
 package evloop
 
@@ -13,8 +13,11 @@ type sys struct{ events []event }
 
 type event struct{ Pad int32 }
 
-// New makes a loop; elsewhere than Linux, there are none.
-func New() (*Loop, error) { return nil, errors.New("evloop: only on Linux") }
+// newLoop makes a loop; elsewhere than Linux, there are none.
+func newLoop() (*Loop, error) { return nil, errors.New("evloop: only on Linux") }
+
+// processCPU cannot say where a process runs here.
+func processCPU(int) (int, bool) { return 0, false }
 
 func (s *sys) close()                {}
 func (l *Loop) add(*Reg) error       { return errors.New("evloop: only on Linux") }
@@ -27,3 +30,6 @@ func CPUs() []int { return nil }
 
 // pinThread cannot pin here.
 func pinThread(int) func() { return nil }
+
+// getg is never asked here: no loop runs.
+func getg() uintptr { return 0 }

@@ -1,4 +1,4 @@
-//go:build linux
+//go:build linux && (amd64 || arm64)
 
 // The event loops' tests, here because they need connections that wait
 // through a loop (internal/evloop).
@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/dbgauge/dbgauge/internal/evloop"
 )
@@ -61,30 +63,32 @@ func TestWaitYieldsToOtherTasks(t *testing.T) {
 	var order []string
 	var aCurrent bool
 	const rounds = 50
-	ta.Start(func() {
+	ta.Start(func() bool {
 		buf := make([]byte, 1)
 		for range rounds {
 			if _, err := io.ReadFull(a, buf); err != nil {
 				t.Error(err)
-				return
+				return false
 			}
 			aCurrent = aCurrent || ta.Current()
 			order = append(order, "a")
 		}
+		return false
 	})
-	tb.Start(func() {
+	tb.Start(func() bool {
 		buf := make([]byte, 1)
 		for range rounds {
 			order = append(order, "b")
 			if _, err := b.Write([]byte("x")); err != nil {
 				t.Error(err)
-				return
+				return false
 			}
 			if _, err := io.ReadFull(b, buf); err != nil {
 				t.Error(err)
-				return
+				return false
 			}
 		}
+		return false
 	})
 	runLoop(t, l, 10*time.Second)
 	if len(order) != 2*rounds || order[0] != "b" {
@@ -111,11 +115,12 @@ func TestWaitEndsOnDeadlineAndClose(t *testing.T) {
 	c, _ := pairWith(t, evloop.With(context.Background(), tc))
 	var dErr, cErr error
 	var waited atomic.Bool
-	td.Start(func() {
+	td.Start(func() bool {
 		waited.Store(true)
 		_, dErr = d.Read(make([]byte, 1))
+		return false
 	})
-	tc.Start(func() { _, cErr = c.Read(make([]byte, 1)) })
+	tc.Start(func() bool { _, cErr = c.Read(make([]byte, 1)); return false })
 	go func() {
 		for !waited.Load() {
 			runtime.Gosched()
@@ -148,13 +153,14 @@ func TestSleep(t *testing.T) {
 	var order []string
 	var slept time.Duration
 	ts, tr := l.NewTask(), l.NewTask()
-	ts.Start(func() {
+	ts.Start(func() bool {
 		start := time.Now()
 		ts.Sleep(30 * time.Millisecond)
 		slept = time.Since(start)
 		order = append(order, "sleeper")
+		return false
 	})
-	tr.Start(func() { order = append(order, "runner") })
+	tr.Start(func() bool { order = append(order, "runner"); return false })
 	runLoop(t, l, 10*time.Second)
 	if len(order) != 2 || order[0] != "runner" {
 		t.Errorf("order %v: the sleeper held up the loop", order)
@@ -194,7 +200,7 @@ func TestPinRestoresAffinity(t *testing.T) {
 	l.Pin(cpus[1])
 	task := l.NewTask()
 	var during []int
-	task.Start(func() { during = evloop.CPUs() })
+	task.Start(func() bool { during = evloop.CPUs(); return false })
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	l.Run() // on this locked thread
@@ -233,5 +239,121 @@ func TestPokeAfterLoopClosed(t *testing.T) {
 		if n, _ := r.Read(make([]byte, 8)); n > 0 {
 			t.Fatalf("%d bytes written into pipe %s after its descriptor was the loop's", n, r.Name())
 		}
+	}
+}
+
+// Another goroutine that reads a task's connection while the task runs
+// (pgx's reader for a slow write) is not the task: were it taken for it, its
+// read would wait through the loop from the wrong goroutine.
+func TestCurrentIsTheCoroutineOnly(t *testing.T) {
+	l, err := evloop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := l.NewTask()
+	var inside, other atomic.Bool
+	task.Start(func() bool {
+		inside.Store(task.Current())
+		done := make(chan struct{})
+		go func() { other.Store(task.Current()); close(done) }()
+		<-done // the task is running all along
+		return false
+	})
+	runLoop(t, l, 10*time.Second)
+	if !inside.Load() {
+		t.Error("the task's coroutine is not Current")
+	}
+	if other.Load() {
+		t.Error("another goroutine is Current while the task runs")
+	}
+}
+
+// A task that follows a process moves, between two of its units, to the
+// loop pinned on that process's CPU, and goes on there: its reads then wait
+// through the new loop.
+func TestTaskFollowsItsProcess(t *testing.T) {
+	cpus := evloop.CPUs()
+	if len(cpus) < 2 {
+		t.Skip("one CPU")
+	}
+	g, err := evloop.NewGroup(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Loops[0].Pin(cpus[0])
+	g.Loops[1].Pin(cpus[1])
+	// The process to follow: a thread of this test's, kept on cpus[1].
+	tid := make(chan int)
+	release := make(chan struct{})
+	defer close(release)
+	go func() {
+		runtime.LockOSThread()
+		var set unix.CPUSet
+		set.Set(cpus[1])
+		if err := unix.SchedSetaffinity(0, &set); err != nil {
+			t.Error(err)
+		}
+		tid <- unix.Gettid()
+		<-release
+	}()
+	task := g.Loops[0].NewTask()
+	task.Follow(<-tid)
+	c, peer := pairWith(t, evloop.With(context.Background(), task))
+	var slow atomic.Bool
+	go func() { // answers each byte, late when asked to, so that reads wait
+		buf := make([]byte, 1)
+		for {
+			if _, err := peer.Read(buf); err != nil {
+				return
+			}
+			if slow.Load() {
+				time.Sleep(20 * time.Millisecond)
+			}
+			if _, err := peer.Write(buf); err != nil {
+				return
+			}
+		}
+	}()
+	var starts, units int
+	var movedTo []int
+	deadline := time.Now().Add(5 * time.Second)
+	task.Start(func() bool {
+		starts++
+		buf := []byte{'x'}
+		for time.Now().Before(deadline) {
+			if task.Moving() {
+				return true
+			}
+			if on := evloop.CPUs(); len(on) == 1 && on[0] == cpus[1] && movedTo == nil {
+				movedTo = on
+				slow.Store(true)
+			}
+			if _, err := c.Write(buf); err != nil {
+				t.Error(err)
+				return false
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Error(err)
+				return false
+			}
+			units++
+			if movedTo != nil {
+				return false // one slow unit on the new loop
+			}
+		}
+		return false
+	})
+	done := make(chan struct{})
+	go func() { g.Run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the group did not end")
+	}
+	if movedTo == nil || starts != 2 || g.Moves() != 1 {
+		t.Fatalf("started %d times, %d moves, on CPUs %v at the end: want 2 starts, 1 move, [%d]", starts, g.Moves(), movedTo, cpus[1])
+	}
+	if units < 2 {
+		t.Errorf("%d units: want some on each loop", units)
 	}
 }
