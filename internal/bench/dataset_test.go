@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/bench"
@@ -94,5 +95,24 @@ func TestDatasetRefused(t *testing.T) {
 	}
 	if _, err := bench.NewPlan(bench.Request{Workload: w, Values: v}); err != nil {
 		t.Errorf("--dataset-of ram on bbolt: %v", err)
+	}
+}
+
+// DBGAUGE_CLIENT_WAIT takes dbgauge's ways of waiting, and nothing else.
+func TestClientWait(t *testing.T) {
+	w := spec(t, "kv")
+	for _, way := range []string{"", "loop", "loop-stay", "loop-unpinned", "goroutine"} {
+		v := bench.NewValues(w)
+		v.Set("results", t.TempDir())
+		if _, err := bench.NewPlan(bench.Request{Workload: w, Values: v, ClientWait: way}); err != nil {
+			t.Errorf("DBGAUGE_CLIENT_WAIT=%q: %v", way, err)
+		}
+	}
+	v := bench.NewValues(w)
+	v.Set("results", t.TempDir())
+	_, err := bench.NewPlan(bench.Request{Workload: w, Values: v, ClientWait: "spin"})
+	var bad *knob.Error
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "loop-stay") {
+		t.Fatalf("DBGAUGE_CLIENT_WAIT=spin: want bad input naming the ways, got %v", err)
 	}
 }

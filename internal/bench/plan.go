@@ -42,8 +42,10 @@ type Request struct {
 	DropCache bool
 	// ClientWait is how clients wait for the engine's answers, for
 	// comparing dbgauge's own ways (DBGAUGE_CLIENT_WAIT): "" or "loop" (event
-	// loops where the workload allows, one pinned to each CPU),
-	// "loop-unpinned", or "goroutine" (a goroutine per client).
+	// loops where the workload allows, one pinned to each CPU, clients
+	// following their server process's CPU), "loop-stay" (pinned, clients
+	// staying on their first loop), "loop-unpinned", or "goroutine" (a
+	// goroutine per client).
 	ClientWait string
 }
 
@@ -119,12 +121,14 @@ func NewPlan(req Request) (*Plan, error) {
 	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache}
 	switch req.ClientWait {
 	case "", "loop":
+	case "loop-stay":
+		p.run.NoFollow = true
 	case "loop-unpinned":
 		p.run.NoPin = true
 	case "goroutine":
 		p.run.NoLoops = true
 	default:
-		return nil, knob.Bad("use loop, loop-unpinned or goroutine", "DBGAUGE_CLIENT_WAIT=%q is no way of waiting dbgauge knows", req.ClientWait)
+		return nil, knob.Bad("use loop, loop-stay, loop-unpinned or goroutine", "DBGAUGE_CLIENT_WAIT=%q is no way of waiting dbgauge knows", req.ClientWait)
 	}
 	db := v.Get("db")
 	var ok bool

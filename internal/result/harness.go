@@ -15,6 +15,10 @@ type Harness struct {
 	EventLoops int `json:"event_loops"`
 	// EventLoopsPinned says each loop's thread was kept on a CPU of its own.
 	EventLoopsPinned bool `json:"event_loops_pinned,omitempty"`
+	// EventLoopMoves is how many times a client moved to the loop on the
+	// CPU where its server process ran (a PostgreSQL backend of this
+	// machine), so as to hand its requests over on one CPU.
+	EventLoopMoves int `json:"event_loop_moves,omitempty"`
 	// Note says what dbgauge set in its own runtime for this run, and why.
 	Note          string  `json:"note,omitempty"`
 	Seconds       float64 `json:"seconds"`        // the measure phase's wall time

@@ -39,8 +39,9 @@ type Config struct {
 	Tick        time.Duration // interval of the series; 1s when 0
 	// NoLoops gives each client a goroutine even where the clients could
 	// run on event loops (makeLoops): to compare the two.
-	NoLoops bool
-	NoPin   bool // event loops, but not each kept on a CPU of its own
+	NoLoops  bool
+	NoPin    bool // event loops, but not each kept on a CPU of its own
+	NoFollow bool // pinned event loops, but clients stay on their first one
 	// Log, when set, is told of every unit that ended (err nil when it
 	// succeeded), from the client's goroutine: it must be safe for
 	// concurrent use and quick.
@@ -77,6 +78,9 @@ type Outcome struct {
 	// (internal/evloop); 0 when each client had a goroutine.
 	Loops  int
 	Pinned bool // each loop kept to a CPU of its own
+	// Moves is how many times a client moved to the loop on its server
+	// process's CPU (evloop.Task.Follow).
+	Moves int
 }
 
 // Phase names.
@@ -113,7 +117,7 @@ type runner struct {
 	rngs   []*rand.Rand      // each client's workload stream, kept for a reopening
 	ctxs   []context.Context // each client's context: on a loop, it carries its task
 	tasks  []*evloop.Task    // each client's task on a loop; nil without loops
-	loops  []*evloop.Loop
+	loops  *evloop.Group
 	pinned bool
 
 	stopOnce sync.Once
@@ -170,15 +174,20 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	}
 	if r.loops != nil {
 		for id, c := range clients {
-			r.tasks[id].Start(func() { r.client(r.ctxs[id], id, c) })
+			s := r.newSeat(id, c)
+			r.tasks[id].Start(func() bool {
+				if r.units(r.ctxs[id], s, r.tasks[id]) {
+					return true // to run on another loop, from here
+				}
+				r.closeSeat(r.ctxs[id], s)
+				return false
+			})
 		}
-		for _, l := range r.loops {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				l.Run()
-			}()
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.loops.Run()
+		}()
 	} else {
 		for id, c := range clients {
 			wg.Add(1)
@@ -253,7 +262,11 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			tick(time.Now())
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Loops: len(r.loops), Pinned: r.pinned}, nil
+			o := &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Pinned: r.pinned}
+			if r.loops != nil {
+				o.Loops, o.Moves = len(r.loops.Loops), r.loops.Moves()
+			}
+			return o, nil
 		}
 	}
 }
@@ -272,33 +285,33 @@ func metricsShape(s workload.Shape) metrics.Shape {
 // independent. As many loops as Ps, so that no P is left idle for a thread
 // to spin on (internal/evloop), and no more than clients.
 //
-// Each loop is kept on a CPU of its own when it has several clients: the
-// server processes they wake then tend to stay on its CPU. A loop with one
-// client is better left to follow its one server process: on two cores,
-// one client ran 11,000–11,300 select-only transactions a second pinned
-// and 13,900 not, and 1,230 TPC-B ones against 1,940 (docs/backends/
-// postgres.md, "Cost on the client").
+// Each loop is kept on a CPU of its own when it has several clients, and
+// a client whose server process is on this machine moves to the loop on
+// that process's CPU (evloop.Task.Follow). A loop with one client is
+// better left unpinned, for the kernel to keep it near its one server
+// process: on two cores, one client ran 11,000–11,300 select-only
+// transactions a second pinned and 13,900 not, and 1,230 TPC-B ones
+// against 1,940 (docs/backends/postgres.md, "Event loops").
 func (r *runner) makeLoops(shape workload.Shape) {
 	if !evloop.Supported || !shape.Independent || r.cfg.Rate > 0 || r.cfg.NoLoops {
 		return
 	}
 	n := min(r.cfg.Clients, runtime.GOMAXPROCS(0))
-	cpus := evloop.CPUs()
-	for i := range n {
-		l, err := evloop.New()
-		if err != nil {
-			r.closeLoops()
-			return
-		}
-		if len(cpus) >= n && r.cfg.Clients >= 2*n && !r.cfg.NoPin {
+	g, err := evloop.NewGroup(n)
+	if err != nil {
+		return
+	}
+	r.loops = g
+	g.Stay = r.cfg.NoFollow
+	if cpus := evloop.CPUs(); len(cpus) >= n && r.cfg.Clients >= 2*n && !r.cfg.NoPin {
+		for i, l := range g.Loops {
 			l.Pin(cpus[i])
-			r.pinned = true
 		}
-		r.loops = append(r.loops, l)
+		r.pinned = true
 	}
 	r.tasks = make([]*evloop.Task, r.cfg.Clients)
 	for id := range r.tasks {
-		r.tasks[id] = r.loops[id%n].NewTask()
+		r.tasks[id] = g.Loops[id%n].NewTask()
 	}
 }
 
@@ -319,8 +332,8 @@ func (r *runner) checkAttached(ctx context.Context) {
 }
 
 func (r *runner) closeLoops() {
-	for _, l := range r.loops {
-		l.Close()
+	if r.loops != nil {
+		r.loops.Close()
 	}
 	r.loops, r.tasks, r.pinned = nil, nil, false
 }
@@ -431,37 +444,64 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	return err
 }
 
-// client runs units on one client until the run stops, then closes it.
-func (r *runner) client(ctx context.Context, id int, c workload.Client) {
+// seat is one client's state between its units: on an event loop, a
+// client can leave its coroutine between two units and go on from the
+// same state on another loop (evloop.Task.Moving).
+type seat struct {
+	id   int
+	c    workload.Client
+	rec  *metrics.Recorder
+	rng  *rand.Rand
+	deck *workload.Deck
+	ops  *opTimer
+}
+
+func (r *runner) newSeat(id int, c workload.Client) *seat {
 	rec := r.set.Recorder(id)
 	// A stream of its own, so that the mix does not depend on the workload's draws.
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
-	deck := workload.NewDeck(r.shape.Units, rng)
-	ops := &opTimer{rec: rec}
-	defer func() {
-		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-		defer cancel()
-		if err := c.Close(cctx); err != nil {
-			rec.Lost(workload.LostUnits(err))
-		}
-	}()
+	return &seat{id: id, c: c, rec: rec, rng: rng, deck: workload.NewDeck(r.shape.Units, rng), ops: &opTimer{rec: rec}}
+}
+
+// client runs units on one client until the run stops, then closes it.
+func (r *runner) client(ctx context.Context, id int, c workload.Client) {
+	s := r.newSeat(id, c)
+	defer r.closeSeat(ctx, s)
+	r.units(ctx, s, nil)
+}
+
+func (r *runner) closeSeat(ctx context.Context, s *seat) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := s.c.Close(cctx); err != nil {
+		s.rec.Lost(workload.LostUnits(err))
+	}
+}
+
+// units runs s's units until the run stops, or, on a loop (task not nil),
+// until the task should move to another loop, which it reports.
+func (r *runner) units(ctx context.Context, s *seat, task *evloop.Task) (moving bool) {
+	id, rec, rng, ops := s.id, s.rec, s.rng, s.ops
 	for !r.stopping() {
+		if task != nil && task.Moving() {
+			return true
+		}
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
-			return // no unit left; the others finish theirs, retries included
+			return false // no unit left; the others finish theirs, retries included
 		}
 		start := time.Now()
 		if r.cfg.Rate > 0 {
 			seq := r.seq.Add(1) - 1
 			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
 			if !r.sleep(ctx, time.Until(intended)) {
-				return
+				return false
 			}
 			lag := time.Since(intended)
 			rec.Lag(lag, lag > r.interval)
 			start = intended // latency counts the wait a slow engine caused
 		}
-		kind := deck.Deal()
-		err := r.attempt(ctx, c, kind, ops, rec, rng)
+		kind := s.deck.Deal()
+		err := r.attempt(ctx, s.c, kind, ops, rec, rng)
 		if err == nil {
 			now := time.Now()
 			rec.Unit(kind, now.Sub(start))
@@ -485,17 +525,18 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			}
 			r.mu.Unlock()
 			r.stop(Fatal)
-			return
+			return false
 		case dberr.Unavailable:
 			e := err // err itself would move to the heap at every unit
 			r.unavailable.Store(&e)
 			if r.sleep(ctx, 100*time.Millisecond) {
-				c = r.reopen(ctx, id, c, rec)
+				s.c = r.reopen(ctx, id, s.c, rec)
 			}
 		case dberr.Canceled:
-			return
+			return false
 		}
 	}
+	return false
 }
 
 // reopen replaces a client whose connection is gone (the engine restarted,

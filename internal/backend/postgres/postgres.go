@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/evloop"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/rawsock"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -276,11 +278,32 @@ func (d *db) openConn(ctx context.Context, cfg *pgx.ConnConfig, onPath bool) (*c
 	}
 	d.open.Add(1)
 	nc := cn.pc.Conn()
+	if t := evloop.From(ctx); t != nil && isBackend(nc.RemoteAddr(), cn.pc.PID()) {
+		t.Follow(int(cn.pc.PID()))
+	}
 	cn.unwatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
 	if onPath {
 		cn.wire, cn.prepared, cn.buf = newWire(nc), map[*backend.Stmt]*prepared{}, make([]byte, 0, 256)
 	}
 	return cn, nil
+}
+
+// isBackend reports whether pid, a connection's backend by what the server
+// said, is a PostgreSQL process of this machine: the connection is over
+// loopback or a Unix socket, and the process's name says postgres (not a
+// process that happens to have the number of a backend in a container).
+func isBackend(remote net.Addr, pid uint32) bool {
+	switch a := remote.(type) {
+	case *net.UnixAddr:
+	case *net.TCPAddr:
+		if !a.IP.IsLoopback() {
+			return false
+		}
+	default:
+		return false
+	}
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	return err == nil && strings.TrimSpace(string(comm)) == "postgres"
 }
 
 // readBack lists the settings every result records.
