@@ -5,14 +5,14 @@ package evloop
 import (
 	"encoding/binary"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbgauge/dbgauge/internal/procstat"
 )
 
 // Supported says whether loops run on this platform.
@@ -150,22 +150,12 @@ func (l *Loop) poke() {
 	_, _ = syscall.Write(l.efd, b[:]) // fails only when the counter is full: the loop is woken already
 }
 
-// processCPU reads the CPU that process pid last ran on (/proc/PID/stat's
-// 39th field, after the command's name in parentheses).
+// processCPU reads the CPU that process pid last ran on.
 func processCPU(pid int) (int, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
+	f, err := procstat.Fields(pid)
+	if err != nil || len(f) <= procstat.Processor {
 		return 0, false
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 37 {
-		return 0, false
-	}
-	cpu, err := strconv.Atoi(f[36])
+	cpu, err := strconv.Atoi(f[procstat.Processor])
 	return cpu, err == nil
 }

@@ -3,12 +3,12 @@ package server
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/procstat"
 )
 
 // KillTree kills a server as a crash would: its main process pid and every
@@ -50,29 +50,21 @@ func procTable() procs {
 	t := procs{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, st := range stats {
-		b, err := os.ReadFile(st)
+		p, err := strconv.Atoi(filepath.Base(filepath.Dir(st)))
 		if err != nil {
 			continue
 		}
-		// pid (comm) state ppid … utime stime cutime cstime …: comm may
-		// hold spaces and parentheses.
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
+		f, err := procstat.Fields(p)
+		if err != nil || len(f) < procstat.UTime+4 {
 			continue
 		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 15 {
-			continue
-		}
-		p, err1 := strconv.Atoi(filepath.Base(filepath.Dir(st)))
-		pp, err2 := strconv.Atoi(f[1])
-		if err1 != nil || err2 != nil {
+		pp, err := strconv.Atoi(f[procstat.PPID])
+		if err != nil {
 			continue
 		}
 		pr := proc{ppid: pp}
 		for j, dst := range []*int64{&pr.utime, &pr.stime, &pr.cutime, &pr.cstime} {
-			*dst, _ = strconv.ParseInt(f[11+j], 10, 64)
+			*dst, _ = strconv.ParseInt(f[procstat.UTime+j], 10, 64)
 		}
 		t[p] = pr
 	}
@@ -140,11 +132,6 @@ func alive(pid int) bool {
 	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
 		return false
 	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+	f, err := procstat.Fields(pid)
+	return err == nil && (len(f) == 0 || f[procstat.State] != "Z")
 }
