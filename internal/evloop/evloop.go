@@ -422,10 +422,10 @@ func (l *Loop) finish(t *Task) {
 		r.idx, r.added = -1, false
 	}
 	t.regs = t.regs[:0]
-	if dst := t.moveTo.Load(); t.moved && dst != nil {
+	if t.moved { // it saw moveTo set, which only this clears
 		t.moved = false
+		dst := t.moveTo.Swap(nil)
 		t.loop.Store(dst)
-		t.moveTo.Store(nil)
 		l.g.moves.Add(1)
 		dst.inMu.Lock()
 		dst.inbox = append(dst.inbox, t)

@@ -13,8 +13,8 @@ type sys struct{ events []event }
 
 type event struct{ Pad int32 }
 
-// newLoop makes a loop; elsewhere than Linux, there are none.
-func newLoop() (*Loop, error) { return nil, errors.New("evloop: only on Linux") }
+// newLoop makes a loop; elsewhere than Linux on amd64 or arm64, there are none.
+func newLoop() (*Loop, error) { return nil, errors.New("evloop: only on Linux, amd64 or arm64") }
 
 // processCPU cannot say where a process runs here.
 func processCPU(int) (int, bool) { return 0, false }
