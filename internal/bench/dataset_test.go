@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/bench"
@@ -38,11 +37,6 @@ func checkDataset(t *testing.T, res *result.Result, want int64, tol float64) {
 func TestDatasetSQLite(t *testing.T) {
 	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{"cache": "1MB", "dataset": "2x", "units": "500", "clients": "2"})
 	checkDataset(t, res, 2<<20, 0.15)
-	// kv's clients are independent, but SQLite runs in process: a client
-	// on a loop would hold it up at every call, so each has a goroutine.
-	if h := res.Harness; h == nil || h.EventLoops != 0 {
-		t.Errorf("kv on SQLite: %+v, want no event loops", h)
-	}
 }
 
 // TestDatasetPostgres: the same on managed PostgreSQL (shared_buffers), with
@@ -95,24 +89,5 @@ func TestDatasetRefused(t *testing.T) {
 	}
 	if _, err := bench.NewPlan(bench.Request{Workload: w, Values: v}); err != nil {
 		t.Errorf("--dataset-of ram on bbolt: %v", err)
-	}
-}
-
-// DBGAUGE_CLIENT_WAIT takes dbgauge's ways of waiting, and nothing else.
-func TestClientWait(t *testing.T) {
-	w := spec(t, "kv")
-	for _, way := range []string{"", "loop", "loop-stay", "loop-unpinned", "goroutine"} {
-		v := bench.NewValues(w)
-		v.Set("results", t.TempDir())
-		if _, err := bench.NewPlan(bench.Request{Workload: w, Values: v, ClientWait: way}); err != nil {
-			t.Errorf("DBGAUGE_CLIENT_WAIT=%q: %v", way, err)
-		}
-	}
-	v := bench.NewValues(w)
-	v.Set("results", t.TempDir())
-	_, err := bench.NewPlan(bench.Request{Workload: w, Values: v, ClientWait: "spin"})
-	var bad *knob.Error
-	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "loop-stay") {
-		t.Fatalf("DBGAUGE_CLIENT_WAIT=spin: want bad input naming the ways, got %v", err)
 	}
 }

@@ -40,13 +40,6 @@ type Request struct {
 	// DropCache drops the OS page cache before the engine opens (a cell of
 	// a matrix: each starts without the pages the one before left).
 	DropCache bool
-	// ClientWait is how clients wait for the engine's answers, for
-	// comparing dbgauge's own ways (DBGAUGE_CLIENT_WAIT): "" or "loop" (event
-	// loops where the workload allows, one pinned to each CPU, clients
-	// following their server process's CPU), "loop-stay" (pinned, clients
-	// staying on their first loop), "loop-unpinned", or "goroutine" (a
-	// goroutine per client).
-	ClientWait string
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -119,17 +112,6 @@ func NewValues(spec workload.Spec) *knob.Values {
 func NewPlan(req Request) (*Plan, error) {
 	v := req.Values
 	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache}
-	switch req.ClientWait {
-	case "", "loop":
-	case "loop-stay":
-		p.run.NoFollow = true
-	case "loop-unpinned":
-		p.run.NoPin = true
-	case "goroutine":
-		p.run.NoLoops = true
-	default:
-		return nil, knob.Bad("use loop, loop-stay, loop-unpinned or goroutine", "DBGAUGE_CLIENT_WAIT=%q is no way of waiting dbgauge knows", req.ClientWait)
-	}
 	db := v.Get("db")
 	var ok bool
 	if p.bspec, ok = catalog.Backend(db); !ok {

@@ -312,7 +312,6 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	if err == nil && s.harness != nil && len(out.Phases) > 0 {
 		ok := out.Phases[len(out.Phases)-1].OK()
 		h := s.harness.finish(runEnd, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "")
-		h.EventLoops, h.EventLoopsPinned, h.EventLoopMoves = out.Loops, out.Pinned, out.Moves
 		sc := s.harness.server(runEnd, ok)
 		s.mu.Lock()
 		s.res.Harness, s.res.ServerCPU = h, sc

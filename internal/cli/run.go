@@ -81,7 +81,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			return err
 		}
 		req := bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...),
-			ResultID: os.Getenv(matrix.ResultIDEnv), DropCache: os.Getenv(matrix.CellEnv) != "", ClientWait: os.Getenv("DBGAUGE_CLIENT_WAIT")}
+			ResultID: os.Getenv(matrix.ResultIDEnv), DropCache: os.Getenv(matrix.CellEnv) != ""}
 		if ledger != nil {
 			req.Ledger = ledger
 		}

@@ -9,16 +9,6 @@ type Harness struct {
 	Clients    int  `json:"clients"`
 	GoMaxProcs int  `json:"gomaxprocs"` // threads running Go code at once
 	InProcess  bool `json:"in_process"` // the engine runs inside dbgauge
-	// EventLoops is how many event loops ran the clients, as coroutines
-	// each waiting for its socket through its loop (internal/evloop); 0 when
-	// each client had a goroutine of its own.
-	EventLoops int `json:"event_loops"`
-	// EventLoopsPinned says each loop's thread was kept on a CPU of its own.
-	EventLoopsPinned bool `json:"event_loops_pinned,omitempty"`
-	// EventLoopMoves is how many times a client moved to the loop on the
-	// CPU where its server process ran (a PostgreSQL backend of this
-	// machine), so as to hand its requests over on one CPU.
-	EventLoopMoves int `json:"event_loop_moves,omitempty"`
 	// Note says what dbgauge set in its own runtime for this run, and why.
 	Note          string  `json:"note,omitempty"`
 	Seconds       float64 `json:"seconds"`        // the measure phase's wall time

@@ -12,13 +12,11 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/dberr"
-	"github.com/dbgauge/dbgauge/internal/evloop"
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -37,11 +35,6 @@ type Config struct {
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
 	Tick        time.Duration // interval of the series; 1s when 0
-	// NoLoops gives each client a goroutine even where the clients could
-	// run on event loops (makeLoops): to compare the two.
-	NoLoops  bool
-	NoPin    bool // event loops, but not each kept on a CPU of its own
-	NoFollow bool // pinned event loops, but clients stay on their first one
 	// Log, when set, is told of every unit that ended (err nil when it
 	// succeeded), from the client's goroutine: it must be safe for
 	// concurrent use and quick.
@@ -74,13 +67,6 @@ type Outcome struct {
 	Phases []*metrics.Phase
 	Reason Reason
 	Err    error // the fatal error that stopped the run, if any
-	// Loops is how many event loops ran the clients as coroutines
-	// (internal/evloop); 0 when each client had a goroutine.
-	Loops  int
-	Pinned bool // each loop kept to a CPU of its own
-	// Moves is how many times a client moved to the loop on its server
-	// process's CPU (evloop.Task.Follow).
-	Moves int
 }
 
 // Phase names.
@@ -114,11 +100,8 @@ type runner struct {
 	unavailable atomic.Pointer[error]
 
 	opener Opener
-	rngs   []*rand.Rand      // each client's workload stream, kept for a reopening
-	ctxs   []context.Context // each client's context: on a loop, it carries its task
-	tasks  []*evloop.Task    // each client's task on a loop; nil without loops
-	loops  *evloop.Group
-	pinned bool
+	rngs   []*rand.Rand // each client's workload stream, kept for a reopening
+	ctx    context.Context
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
@@ -147,13 +130,10 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if cfg.Rate > 0 {
 		r.interval = time.Duration(float64(time.Second) / cfg.Rate)
 	}
-	r.makeLoops(shape)
 	clients, err := r.open(ctx, open)
 	if err != nil {
-		r.closeLoops()
 		return nil, err
 	}
-	r.checkAttached(ctx)
 
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -172,30 +152,12 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if obs != nil {
 		obs.PhaseBegins(phase)
 	}
-	if r.loops != nil {
-		for id, c := range clients {
-			s := r.newSeat(id, c)
-			r.tasks[id].Start(func() bool {
-				if r.units(r.ctxs[id], s, r.tasks[id]) {
-					return true // to run on another loop, from here
-				}
-				r.closeSeat(r.ctxs[id], s)
-				return false
-			})
-		}
+	for id, c := range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.loops.Run()
+			r.client(ctx, id, c)
 		}()
-	} else {
-		for id, c := range clients {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r.client(ctx, id, c)
-			}()
-		}
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -262,11 +224,7 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			tick(time.Now())
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			o := &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Pinned: r.pinned}
-			if r.loops != nil {
-				o.Loops, o.Moves = len(r.loops.Loops), r.loops.Moves()
-			}
-			return o, nil
+			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal}, nil
 		}
 	}
 }
@@ -279,77 +237,13 @@ func metricsShape(s workload.Shape) metrics.Shape {
 	return m
 }
 
-// makeLoops makes the event loops the clients will run on, when they may:
-// a closed loop (an open one sleeps between units, which a loop's clients
-// cannot do without holding up each other) of a workload whose clients are
-// independent. As many loops as Ps, so that no P is left idle for a thread
-// to spin on (internal/evloop), and no more than clients.
-//
-// Each loop is kept on a CPU of its own when it has several clients, and
-// a client whose server process is on this machine moves to the loop on
-// that process's CPU (evloop.Task.Follow). A loop with one client is
-// better left unpinned, for the kernel to keep it near its one server
-// process: on two cores, one client ran 11,000–11,300 select-only
-// transactions a second pinned and 13,900 not, and 1,230 TPC-B ones
-// against 1,940 (docs/backends/postgres.md, "Event loops").
-func (r *runner) makeLoops(shape workload.Shape) {
-	if !evloop.Supported || !shape.Independent || r.cfg.Rate > 0 || r.cfg.NoLoops {
-		return
-	}
-	n := min(r.cfg.Clients, runtime.GOMAXPROCS(0))
-	g, err := evloop.NewGroup(n)
-	if err != nil {
-		return
-	}
-	r.loops = g
-	g.Stay = r.cfg.NoFollow
-	if cpus := evloop.CPUs(); len(cpus) >= n && r.cfg.Clients >= 2*n && !r.cfg.NoPin {
-		for i, l := range g.Loops {
-			l.Pin(cpus[i])
-		}
-		r.pinned = true
-	}
-	r.tasks = make([]*evloop.Task, r.cfg.Clients)
-	for id := range r.tasks {
-		r.tasks[id] = g.Loops[id%n].NewTask()
-	}
-}
-
-// checkAttached keeps the loops only when every client's connections wait
-// through its task: a client whose engine is not reached through
-// internal/rawsock (an engine in process, another driver) would block its
-// loop at every call. Otherwise each client gets a goroutine.
-func (r *runner) checkAttached(ctx context.Context) {
-	for _, t := range r.tasks {
-		if !t.Attached() {
-			r.closeLoops()
-			for id := range r.ctxs {
-				r.ctxs[id] = ctx
-			}
-			return
-		}
-	}
-}
-
-func (r *runner) closeLoops() {
-	if r.loops != nil {
-		r.loops.Close()
-	}
-	r.loops, r.tasks, r.pinned = nil, nil, false
-}
-
 // open prepares every client, a few at a time, before the clock starts.
 func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
 	clients := make([]workload.Client, r.cfg.Clients)
 	errs := make([]error, r.cfg.Clients)
-	r.opener, r.rngs = open, make([]*rand.Rand, r.cfg.Clients)
-	r.ctxs = make([]context.Context, r.cfg.Clients)
+	r.opener, r.rngs, r.ctx = open, make([]*rand.Rand, r.cfg.Clients), ctx
 	for id := range r.rngs {
 		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(id))
-		r.ctxs[id] = ctx
-		if r.tasks != nil {
-			r.ctxs[id] = evloop.With(ctx, r.tasks[id])
-		}
 	}
 	sem := make(chan struct{}, maxOpening)
 	var wg sync.WaitGroup
@@ -358,7 +252,7 @@ func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, erro
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			clients[id], errs[id] = open(r.ctxs[id], id, r.rngs[id])
+			clients[id], errs[id] = open(ctx, id, r.rngs[id])
 		}()
 	}
 	wg.Wait()
@@ -415,11 +309,6 @@ func (r *runner) sleep(ctx context.Context, d time.Duration) bool {
 	if d <= 0 {
 		return !r.stopping()
 	}
-	if t := evloop.From(ctx); t != nil && t.Current() {
-		// On a loop: the loop's other clients run meanwhile.
-		t.Sleep(d)
-		return !r.stopping() && ctx.Err() == nil
-	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -444,9 +333,7 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	return err
 }
 
-// seat is one client's state between its units: on an event loop, a
-// client can leave its coroutine between two units and go on from the
-// same state on another loop (evloop.Task.Moving).
+// seat is one client's state between its units.
 type seat struct {
 	id   int
 	c    workload.Client
@@ -467,7 +354,7 @@ func (r *runner) newSeat(id int, c workload.Client) *seat {
 func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	s := r.newSeat(id, c)
 	defer r.closeSeat(ctx, s)
-	r.units(ctx, s, nil)
+	r.units(ctx, s)
 }
 
 func (r *runner) closeSeat(ctx context.Context, s *seat) {
@@ -478,23 +365,19 @@ func (r *runner) closeSeat(ctx context.Context, s *seat) {
 	}
 }
 
-// units runs s's units until the run stops, or, on a loop (task not nil),
-// until the task should move to another loop, which it reports.
-func (r *runner) units(ctx context.Context, s *seat, task *evloop.Task) (moving bool) {
+// units runs s's units until the run stops.
+func (r *runner) units(ctx context.Context, s *seat) {
 	id, rec, rng, ops := s.id, s.rec, s.rng, s.ops
 	for !r.stopping() {
-		if task != nil && task.Moving() {
-			return true
-		}
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
-			return false // no unit left; the others finish theirs, retries included
+			return // no unit left; the others finish theirs, retries included
 		}
 		start := time.Now()
 		if r.cfg.Rate > 0 {
 			seq := r.seq.Add(1) - 1
 			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
 			if !r.sleep(ctx, time.Until(intended)) {
-				return false
+				return
 			}
 			lag := time.Since(intended)
 			rec.Lag(lag, lag > r.interval)
@@ -525,7 +408,7 @@ func (r *runner) units(ctx context.Context, s *seat, task *evloop.Task) (moving 
 			}
 			r.mu.Unlock()
 			r.stop(Fatal)
-			return false
+			return
 		case dberr.Unavailable:
 			e := err // err itself would move to the heap at every unit
 			r.unavailable.Store(&e)
@@ -533,10 +416,9 @@ func (r *runner) units(ctx context.Context, s *seat, task *evloop.Task) (moving 
 				s.c = r.reopen(ctx, id, s.c, rec)
 			}
 		case dberr.Canceled:
-			return false
+			return
 		}
 	}
-	return false
 }
 
 // reopen replaces a client whose connection is gone (the engine restarted,
@@ -546,7 +428,7 @@ func (r *runner) units(ctx context.Context, s *seat, task *evloop.Task) (moving 
 func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
 	// The run's context, as at the first opening: a client may watch it
 	// for as long as it lives (the engines' connect timeouts bound this).
-	nc, err := r.opener(r.ctxs[id], id, r.rngs[id])
+	nc, err := r.opener(r.ctx, id, r.rngs[id])
 	if err != nil {
 		return c
 	}

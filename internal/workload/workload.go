@@ -77,12 +77,6 @@ type Workload interface {
 type Shape struct {
 	Units []Weighted // unit kinds dealt from a deck in these proportions
 	Ops   []string   // operations timed inside units
-	// Independent says the clients share no lock, channel or wait of Go's
-	// that one can hold while another needs it across a call to the
-	// engine: the run engine may then run them as coroutines on event
-	// loops (internal/evloop), where such a wait would hold up, or
-	// deadlock, the other clients of a loop.
-	Independent bool
 }
 
 // Kinds returns the names of the unit kinds.

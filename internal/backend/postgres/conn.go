@@ -31,17 +31,15 @@ type conn struct {
 	d       *db
 	sqls    map[*backend.Stmt]string // statements with $n placeholders
 	unwatch func() bool
-	// The prepared path (fast.go, wire.go), nil with --prepare each: the
-	// statements prepared on this connection, the parameters' buffers
-	// reused from one statement to the next, and QueryRow's destinations.
-	wire     *wire
+	// The prepared path (fast.go), nil with --prepare each: the statements
+	// prepared on this connection, and the parameters' buffers reused from
+	// one statement to the next.
 	prepared map[*backend.Stmt]*prepared
 	seq      int
 	buf      []byte
 	params   [][]byte
 	formats  []int16
 	ends     []int
-	row      rowScan
 }
 
 // bg is the context statements run with: never canceled (see conn).
@@ -83,7 +81,7 @@ func rebind(q string) string {
 }
 
 func (c *conn) simple(_ context.Context, q string) error {
-	return c.classify(c.pg().Exec(bg, q).Close())
+	return c.classify(c.pc.Exec(bg, q).Close())
 }
 
 // Transaction control on the prepared path is prepared too, as pgbench -M
@@ -97,20 +95,11 @@ var (
 
 // control runs BEGIN, COMMIT or ROLLBACK.
 func (c *conn) control(ctx context.Context, st *backend.Stmt) error {
-	if c.wire == nil {
+	if c.prepared == nil {
 		return c.simple(ctx, st.SQL)
 	}
 	_, err := c.Exec(ctx, st)
 	return err
-}
-
-// pg returns the connection's pgconn for an operation of its own: the wire
-// path checks that nothing of it is left unread before it goes on.
-func (c *conn) pg() *pgconn.PgConn {
-	if c.wire != nil {
-		c.wire.synced = false
-	}
-	return c.pc
 }
 
 // typeMap returns the type map that encodes and scans the types the
@@ -123,18 +112,6 @@ func (c *conn) typeMap() *pgtype.Map {
 		c.tm = pgtype.NewMap()
 	}
 	return c.tm
-}
-
-// sync makes sure that the wire path starts on a quiet socket.
-func (c *conn) sync() error {
-	if c.wire.synced {
-		return nil
-	}
-	if err := c.pc.SyncConn(bg); err != nil {
-		return c.classify(err)
-	}
-	c.wire.synced = true
-	return nil
 }
 
 // Begin starts a transaction.
@@ -152,15 +129,16 @@ func (c *conn) ExecScript(ctx context.Context, q string) error { return c.simple
 
 // Exec runs st and returns the rows it changed.
 func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, error) {
-	if c.wire != nil {
-		if _, err := c.run(st, args); err != nil {
-			return 0, c.fail(st, err)
-		}
-		n, err := c.wire.result(nil)
+	if c.prepared != nil {
+		_, rr, err := c.run(st, args)
 		if err != nil {
 			return 0, c.fail(st, err)
 		}
-		return n, nil
+		tag, err := rr.Close()
+		if err != nil {
+			return 0, c.fail(st, err)
+		}
+		return tag.RowsAffected(), nil
 	}
 	tag, err := c.px.Exec(bg, c.sql(st), args...)
 	if err != nil {
@@ -171,17 +149,21 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 
 // QueryRow runs st and scans its single row.
 func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ...any) error {
-	if c.wire != nil {
-		p, err := c.run(st, args)
+	if c.prepared != nil {
+		p, rr, err := c.run(st, args)
 		if err != nil {
 			return c.fail(st, err)
 		}
-		c.row = rowScan{c: c, p: p, dest: dest}
-		_, err = c.wire.result(c.row.first)
-		found := c.row.found
-		c.row = rowScan{}
-		if err != nil {
+		found := rr.NextRow()
+		var scanErr error
+		if found {
+			scanErr = c.scan(p, rr.Values(), dest)
+		}
+		if _, err := rr.Close(); err != nil { // the rows after the first are read and dropped
 			return c.fail(st, err)
+		}
+		if scanErr != nil {
+			return scanErr
 		}
 		if !found {
 			return backend.ErrNoRows
@@ -197,18 +179,20 @@ func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ..
 
 // Query runs st and calls row for each row.
 func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(scan func(dest ...any) error) error) error {
-	if c.wire != nil {
-		p, err := c.run(st, args)
+	if c.prepared != nil {
+		p, rr, err := c.run(st, args)
 		if err != nil {
 			return c.fail(st, err)
 		}
-		_, err = c.wire.result(func(values [][]byte) error {
-			return row(func(dest ...any) error { return c.scan(p, values, dest) })
-		})
-		if err != nil {
+		var rowErr error
+		scan := func(dest ...any) error { return c.scan(p, rr.Values(), dest) }
+		for rowErr == nil && rr.NextRow() {
+			rowErr = row(scan)
+		}
+		if _, err := rr.Close(); err != nil {
 			return c.fail(st, err)
 		}
-		return nil
+		return rowErr
 	}
 	rows, err := c.px.Query(bg, c.sql(st), args...)
 	if err != nil {
@@ -229,7 +213,6 @@ func (c *conn) CopyFrom(_ context.Context, table string, columns []string, next 
 		n, err := c.copyFrom(table, columns, next)
 		return n, c.classify(err)
 	}
-	c.pg()
 	n, err := c.px.CopyFrom(bg, pgx.Identifier{table}, columns, pgx.CopyFromFunc(func() ([]any, error) {
 		row, ok := next()
 		if !ok {
@@ -252,7 +235,7 @@ func (c *conn) classify(err error) error {
 	if err == nil {
 		return nil
 	}
-	if (c.pc.IsClosed() || c.wire != nil && c.wire.broken != nil) && sqlState(err) == "" {
+	if c.pc.IsClosed() && sqlState(err) == "" {
 		return unavailable(err)
 	}
 	return classify(err)
@@ -266,21 +249,4 @@ func (c *conn) Close() error {
 		return c.px.Close(bg)
 	}
 	return c.pc.Close(bg)
-}
-
-// rowScan is QueryRow's destinations: first scans the first row and skips
-// the rest. It lives in the connection, so that a QueryRow makes no closure.
-type rowScan struct {
-	c     *conn
-	p     *prepared
-	dest  []any
-	found bool
-}
-
-func (r *rowScan) first(values [][]byte) error {
-	if r.found {
-		return nil
-	}
-	r.found = true
-	return r.c.scan(r.p, values, r.dest)
 }

@@ -21,7 +21,7 @@ func (c *conn) copyFrom(table string, columns []string, next func() ([]any, bool
 	}
 	cols := strings.Join(quoted, ", ")
 	name := pgx.Identifier{table}.Sanitize()
-	pc := c.pg()
+	pc := c.pc
 	desc, err := pc.Prepare(bg, "", "SELECT "+cols+" FROM "+name, nil)
 	if err != nil {
 		return 0, err

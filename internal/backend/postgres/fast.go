@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"unsafe"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -13,12 +12,13 @@ import (
 )
 
 // The prepared path (--prepare once): each connection prepares a statement
-// at its first use (through pgconn), then sends Bind/Execute/Sync itself
-// (wire.go) with the parameters encoded here, as libpq and pgbench do, in
-// text format (binary for bytea), and scans the common column types itself.
-// Anything else is encoded and scanned by pgx's own type map, so the
-// results are pgx's. This takes pgx's statement cache, its encode and scan
-// plans and their allocations off the hot path (docs/backends/postgres.md).
+// at its first use, then runs it with pgconn's ExecPrepared, the parameters
+// encoded here into buffers the connection reuses, as libpq and pgbench do,
+// in text format (binary for bytea); the common column types are scanned
+// here from the ResultReader's values. Anything else is encoded and scanned
+// by pgx's own type map, so the results are pgx's. This takes pgx's
+// statement cache, its encode and scan plans and their allocations off the
+// hot path, through pgconn's public API only (docs/backends/postgres.md).
 
 // maxPrepared bounds the statements a connection keeps prepared: the largest
 // workload (oltp-emul) uses 38; statements made on the fly (a check's
@@ -53,7 +53,7 @@ func (c *conn) stmt(st *backend.Stmt) (*prepared, error) {
 	if p, ok := c.prepared[st]; ok {
 		return p, nil
 	}
-	pc := c.pg()
+	pc := c.pc
 	if len(c.prepared) >= maxPrepared {
 		for old, p := range c.prepared {
 			if err := pc.Deallocate(bg, p.desc.Name); err != nil {
@@ -77,18 +77,15 @@ func (c *conn) stmt(st *backend.Stmt) (*prepared, error) {
 	return p, nil
 }
 
-// run sends st with args (Bind/Execute/Sync) on the wire; the caller reads
-// the answer.
-func (c *conn) run(st *backend.Stmt, args []any) (*prepared, error) {
+// run starts st with args (Bind/Describe/Execute/Sync); the caller reads
+// the rows and must close the ResultReader.
+func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReader, error) {
 	p, err := c.stmt(st)
 	if err != nil {
-		return nil, err
-	}
-	if err := c.sync(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(args) != len(p.desc.ParamOIDs) {
-		return nil, fmt.Errorf("postgres: %q takes %d parameters, given %d", st.SQL, len(p.desc.ParamOIDs), len(args))
+		return nil, nil, fmt.Errorf("postgres: %q takes %d parameters, given %d", st.SQL, len(p.desc.ParamOIDs), len(args))
 	}
 	c.buf, c.params, c.formats = c.buf[:0], c.params[:0], c.formats[:0]
 	// The values point into c.buf, which may move while it grows: offsets
@@ -97,7 +94,7 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, error) {
 	for i, a := range args {
 		format, null, err := c.encode(p.desc.ParamOIDs[i], a)
 		if err != nil {
-			return nil, fmt.Errorf("postgres: parameter $%d of %q: %w", i+1, st.SQL, err)
+			return nil, nil, fmt.Errorf("postgres: parameter $%d of %q: %w", i+1, st.SQL, err)
 		}
 		c.formats = append(c.formats, format)
 		if null {
@@ -116,7 +113,7 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, error) {
 		start = end
 	}
 	c.ends = ends
-	return p, c.wire.bindExecute(p.desc.Name, c.params, c.formats, p.results)
+	return p, c.pc.ExecPrepared(bg, p.desc.Name, c.params, c.formats, p.results), nil
 }
 
 // encode appends a's encoding for a parameter of type oid to c.buf and
@@ -244,25 +241,25 @@ func scanFast(oid uint32, src []byte, dest any) bool {
 	switch d := dest.(type) {
 	case *int64:
 		if isInt(oid) {
-			n, err := strconv.ParseInt(unsafeString(src), 10, 64)
+			n, err := strconv.ParseInt(string(src), 10, 64)
 			*d = n
 			return err == nil
 		}
 	case *int:
 		if isInt(oid) {
-			n, err := strconv.ParseInt(unsafeString(src), 10, 64)
+			n, err := strconv.ParseInt(string(src), 10, 64)
 			*d = int(n)
 			return err == nil
 		}
 	case *int32:
 		if oid == oidInt2 || oid == oidInt4 {
-			n, err := strconv.ParseInt(unsafeString(src), 10, 32)
+			n, err := strconv.ParseInt(string(src), 10, 32)
 			*d = int32(n)
 			return err == nil
 		}
 	case *float64:
 		if oid == oidFloat8 || oid == oidFloat4 {
-			f, err := strconv.ParseFloat(unsafeString(src), 64) // NaN, Infinity and -Infinity too
+			f, err := strconv.ParseFloat(string(src), 64) // NaN, Infinity and -Infinity too
 			*d = f
 			return err == nil
 		}
@@ -287,9 +284,6 @@ func scanFast(oid uint32, src []byte, dest any) bool {
 
 func isInt(oid uint32) bool { return oid == oidInt2 || oid == oidInt4 || oid == oidInt8 }
 
-// unsafeString views b as a string for parsing, without a copy.
-func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
-
 // forget drops st's preparation after an error that may mean the server no
 // longer has it as prepared (a schema change: 0A000 "cached plan must not
 // change result type"; 26000 no such statement), so that it is prepared
@@ -299,8 +293,8 @@ func (c *conn) forget(st *backend.Stmt, err error) {
 	case "0A000", "26000":
 		if p, ok := c.prepared[st]; ok {
 			delete(c.prepared, st)
-			if !c.pc.IsClosed() && c.wire.broken == nil {
-				_ = c.pg().Deallocate(bg, p.desc.Name)
+			if !c.pc.IsClosed() {
+				_ = c.pc.Deallocate(bg, p.desc.Name)
 			}
 		}
 	}

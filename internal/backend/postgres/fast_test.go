@@ -43,7 +43,7 @@ func managedConns(t *testing.T) (fast, plain *conn) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = plain.Close() })
-	if fast.wire == nil || fast.px != nil || plain.px == nil {
+	if fast.prepared == nil || fast.px != nil || plain.px == nil {
 		t.Fatal("the connections are not on the paths asked for")
 	}
 	return fast, plain
@@ -127,17 +127,17 @@ func TestPreparedPathAgreesWithPgx(t *testing.T) {
 		var s any = "not nil"
 		b := []byte("not nil")
 		if err := c.QueryRow(ctx, nullable, []any{2}, &p, &s, &b); err != nil {
-			t.Fatalf("wire=%v: %v", c.wire != nil, err)
+			t.Fatalf("prepared path %v: %v", c.prepared != nil, err)
 		}
 		if p != nil || s != nil || b != nil {
-			t.Errorf("wire=%v: NULLs read as %v, %v, %v", c.wire != nil, p, s, b)
+			t.Errorf("prepared path %v: NULLs read as %v, %v, %v", c.prepared != nil, p, s, b)
 		}
 	}
 	// An empty bytea is empty, not NULL, on both paths.
 	for _, c := range []*conn{fast, plain} {
 		var b []byte
 		if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT b FROM types WHERE id = ?"}, []any{3}, &b); err != nil || b == nil || len(b) != 0 {
-			t.Errorf("wire=%v: empty bytea read as %#v (%v)", c.wire != nil, b, err)
+			t.Errorf("prepared path %v: empty bytea read as %#v (%v)", c.prepared != nil, b, err)
 		}
 	}
 	// Query: rows in order, and the callback's error stops it.

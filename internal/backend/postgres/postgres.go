@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"os"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -18,9 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/evloop"
 	"github.com/dbgauge/dbgauge/internal/knob"
-	"github.com/dbgauge/dbgauge/internal/rawsock"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -153,7 +149,6 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, knob.Bad("write it as postgres://user:password@host:5432/db", "--db %q is not a PostgreSQL connection string: %v", redact.DSN(dsn), redact.DSN(err.Error()))
 	}
 	d.cfg.ConnectTimeout = 10 * time.Second
-	d.cfg.DialFunc = rawDial(d.cfg.DialFunc)
 	for k, v := range settings {
 		d.cfg.RuntimeParams[k] = v // per session, on a server of the user's
 	}
@@ -211,19 +206,6 @@ const stmtCache = 64
 
 func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.ConnectConfig(ctx, d.cfg) }
 
-// rawDial makes dial's connections read and write through raw system calls
-// (internal/rawsock): on two cores shared with the server, net.Conn's
-// syscall hand-offs cost the server a fifth of its CPU at pgbench's pace.
-func rawDial(dial pgconn.DialFunc) pgconn.DialFunc {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		c, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		return rawsock.WrapContext(ctx, c), nil
-	}
-}
-
 // configFor is how to reach another server dbgauge manages (a replica, a
 // restored cluster) the way d reaches its own: same timeout, same
 // statement mode.
@@ -233,7 +215,6 @@ func (d *db) configFor(srv *server.Postgres) (*pgx.ConnConfig, error) {
 		return nil, err
 	}
 	cfg.ConnectTimeout, cfg.DefaultQueryExecMode = d.cfg.ConnectTimeout, d.cfg.DefaultQueryExecMode
-	cfg.DialFunc = rawDial(cfg.DialFunc)
 	cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = d.cfg.StatementCacheCapacity, d.cfg.DescriptionCacheCapacity
 	return cfg, nil
 }
@@ -250,7 +231,7 @@ func (d *db) Dialect() backend.Dialect { return dialect }
 
 // Conn opens a client connection: to the primary, or with --read-from
 // replicas to the replicas in turn. With --prepare once it is a bare pgconn
-// connection on the prepared path (fast.go, wire.go); with each, pgx's.
+// connection on the prepared path (fast.go); with each, pgx's.
 func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	cfg := d.cfg
 	if n := len(d.readers); n > 0 {
@@ -278,32 +259,11 @@ func (d *db) openConn(ctx context.Context, cfg *pgx.ConnConfig, onPath bool) (*c
 	}
 	d.open.Add(1)
 	nc := cn.pc.Conn()
-	if t := evloop.From(ctx); t != nil && isBackend(nc.RemoteAddr(), cn.pc.PID()) {
-		t.Follow(int(cn.pc.PID()))
-	}
 	cn.unwatch = context.AfterFunc(ctx, func() { _ = nc.SetDeadline(time.Now()) })
 	if onPath {
-		cn.wire, cn.prepared, cn.buf = newWire(nc), map[*backend.Stmt]*prepared{}, make([]byte, 0, 256)
+		cn.prepared, cn.buf = map[*backend.Stmt]*prepared{}, make([]byte, 0, 256)
 	}
 	return cn, nil
-}
-
-// isBackend reports whether pid, a connection's backend by what the server
-// said, is a PostgreSQL process of this machine: the connection is over
-// loopback or a Unix socket, and the process's name says postgres (not a
-// process that happens to have the number of a backend in a container).
-func isBackend(remote net.Addr, pid uint32) bool {
-	switch a := remote.(type) {
-	case *net.UnixAddr:
-	case *net.TCPAddr:
-		if !a.IP.IsLoopback() {
-			return false
-		}
-	default:
-		return false
-	}
-	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return err == nil && strings.TrimSpace(string(comm)) == "postgres"
 }
 
 // readBack lists the settings every result records.

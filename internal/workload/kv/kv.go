@@ -175,8 +175,7 @@ func (w *kv) Shape() workload.Shape {
 	for i, o := range w.kinds {
 		units[i] = workload.Weighted{Name: o.String(), Weight: w.mix[o]}
 	}
-	// Independent: the keyspace's lock is never held across a call to the engine.
-	return workload.Shape{Units: units, Ops: timedOps, Independent: true}
+	return workload.Shape{Units: units, Ops: timedOps}
 }
 
 func (w *kv) Config() any { return w.cfg }

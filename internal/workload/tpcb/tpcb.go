@@ -93,8 +93,7 @@ func (w *tpcb) Shape() workload.Shape {
 	if w.cfg.SelectOnly {
 		name = "select-only"
 	}
-	// Independent: each client has its own connection and state.
-	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames, Independent: true}
+	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames}
 }
 
 func (w *tpcb) Config() any { return w.cfg }
