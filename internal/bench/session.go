@@ -142,6 +142,7 @@ type span struct {
 	phase          string
 	start, end     time.Time
 	ok, fail, retr int64
+	nothing        int64
 	hist           *hdrhistogram.Histogram
 	failedBy       map[string]int64
 	retriedBy      map[string]int64
@@ -641,6 +642,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
+	sec.Nothing = iv.Nothing()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.backupSecond(p, iv)
@@ -657,6 +659,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		}
 		a := s.acc
 		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
+		a.nothing += sec.Nothing
 		metrics.Merge(a.hist, all)
 		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
 		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
@@ -694,7 +697,7 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 func (s *session) flushSpan(p *metrics.Phase) {
 	if a := s.acc; a != nil {
 		pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
-		pt.Phase, pt.FailedBy, pt.RetriedBy = a.phase, a.failedBy, a.retriedBy
+		pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing = a.phase, a.failedBy, a.retriedBy, a.nothing
 		s.res.Series = append(s.res.Series, pt)
 		s.acc = nil
 	}
@@ -735,6 +738,7 @@ func (s *session) summarize() {
 	sum := result.Summary{Metric: s.wspec.Metric(), ChecksOK: true}
 	if m := s.res.Phase(run.Measure); m != nil {
 		sum.Rate, sum.OK, sum.Failed, sum.Retries, sum.Seconds = m.Rate, m.OK, m.Failed, m.Retries, m.Seconds
+		sum.Nothing = m.Nothing
 		if s.wspec.PerMinute {
 			sum.PerMinute = 60 * m.Rate
 		}

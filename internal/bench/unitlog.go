@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,14 +11,15 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // UnitLogFile is the name of --log-units' file inside the result folder.
 const UnitLogFile = "units.csv.gz"
 
 // unitLog writes every unit to a gzipped CSV: when it started (seconds since
-// the run began), the client, the unit kind, its latency, its outcome and the
-// engine's code. It is flushed every second with the result, so a crash
+// the run began), the client, the unit kind, its latency, its outcome (ok,
+// nothing, failed) and the engine's code. It is flushed every second with the result, so a crash
 // leaves all but the last second readable (zcat reads a stream cut short).
 type unitLog struct {
 	mu    sync.Mutex
@@ -40,7 +42,8 @@ func newUnitLog(dir string, kinds []string, t0 time.Time) (*unitLog, error) {
 	return l, err
 }
 
-// Unit records one unit; err is nil when it succeeded.
+// Unit records one unit; err is nil when it succeeded, ErrNothing when it
+// found nothing to do.
 func (l *unitLog) Unit(client, kind int, start time.Time, d time.Duration, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -51,9 +54,12 @@ func (l *unitLog) Unit(client, kind int, start time.Time, d time.Duration, err e
 	b = append(b, l.kinds[kind]...)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, d.Microseconds(), 10)
-	if err == nil {
+	switch {
+	case err == nil:
 		b = append(b, ",ok,,\n"...)
-	} else {
+	case errors.Is(err, workload.ErrNothing):
+		b = append(b, ",nothing,,\n"...)
+	default:
 		class, kind, code := dberr.Describe(err)
 		b = append(b, ",failed,"...)
 		b = append(b, class.String()+"/"+string(kind)...)

@@ -19,8 +19,10 @@ type Class uint8
 // The classes, from the most benign to the most severe.
 const (
 	OK Class = iota
-	// Expected is a failure by design (a FIFO row already taken, a simulated
-	// rollback): counted apart, never as an error.
+	// Expected is an outcome by design, not a failure: a unit that found
+	// nothing to do (workload.Nothing: no FIFO row left to take, a lock
+	// another client holds). The run engine counts it apart, never as an
+	// error and never in the throughput.
 	Expected
 	// Retryable errors (busy engine, lock conflict, deadlock, serialization
 	// failure) leave nothing behind: the same unit may run again.
@@ -64,6 +66,7 @@ const (
 	Corrupt       Kind = "corrupt"       // the engine reports corruption
 	Interrupted   Kind = "interrupted"   // the statement was interrupted
 	Other         Kind = "other"         // anything else
+	Nothing       Kind = "nothing"       // Expected: the unit found no work
 )
 
 // Error is a classified database error.

@@ -62,6 +62,7 @@ type counts struct {
 	ops      []*hdrhistogram.Histogram
 	lag      *hdrhistogram.Histogram
 	failed   []int64
+	nothing  []int64 // units that found nothing to do, per kind
 	retries  int64
 	late     int64
 	lost     int64
@@ -79,6 +80,7 @@ func newCounts(s Shape) counts {
 		units:    make([]*hdrhistogram.Histogram, len(s.Units)),
 		ops:      make([]*hdrhistogram.Histogram, len(s.Ops)),
 		failed:   make([]int64, len(s.Units)),
+		nothing:  make([]int64, len(s.Units)),
 		failures: map[failKey]*result.Failure{},
 		retried:  map[failKey]*result.Failure{},
 	}
@@ -126,6 +128,9 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 	merge(&dst.lag, c.lag)
 	for i, n := range c.failed {
 		dst.failed[i] += n
+	}
+	for i, n := range c.nothing {
+		dst.nothing[i] += n
 	}
 	dst.retries += c.retries
 	dst.late += c.late
@@ -190,6 +195,7 @@ func (c *counts) reset() {
 		c.lag.Reset()
 	}
 	clear(c.failed)
+	clear(c.nothing)
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
 	clear(c.retried)
@@ -359,6 +365,14 @@ func (r *Recorder) Failed(k int, err error) {
 	addCause(r.sh.failures, class, kind, code, err)
 }
 
+// Nothing counts a unit of kind k that found nothing to do
+// (workload.ErrNothing): neither ok nor failed, and not in the throughput.
+func (r *Recorder) Nothing(k int) {
+	r.sh.mu.Lock()
+	r.sh.nothing[k]++
+	r.sh.mu.Unlock()
+}
+
 // Interval is what was measured between two ticks.
 type Interval struct {
 	Start, End time.Time
@@ -381,6 +395,15 @@ func (iv *Interval) Failed() int64 {
 	var n int64
 	for _, f := range iv.failed {
 		n += f
+	}
+	return n
+}
+
+// Nothing returns the number of units that found nothing to do.
+func (iv *Interval) Nothing() int64 {
+	var n int64
+	for _, v := range iv.nothing {
+		n += v
 	}
 	return n
 }
@@ -458,7 +481,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	secs := p.End.Sub(p.Start).Seconds()
 	out := result.Phase{
 		Name: p.Name, Discarded: p.Discarded, Start: p.Start.UTC(), End: p.End.UTC(), Seconds: secs,
-		OK: iv.OK(), Failed: iv.Failed(), Retries: p.retries, Lost: p.lost, Late: p.late,
+		OK: iv.OK(), Failed: iv.Failed(), Nothing: iv.Nothing(), Retries: p.retries, Lost: p.lost, Late: p.late,
 		All: Summarize("all", mergeAll(p.units), hist),
 	}
 	if secs > 0 {
@@ -466,7 +489,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	}
 	for i, h := range p.units {
 		u := Summarize(p.shape.Units[i], h, hist)
-		u.Failed = p.failed[i]
+		u.Failed, u.Nothing = p.failed[i], p.nothing[i]
 		out.Units = append(out.Units, u)
 	}
 	for i, h := range p.ops {

@@ -9,8 +9,18 @@ package result
 
 import "time"
 
-// Schema names the version of the record. Readers refuse other versions.
-const Schema = "dbgauge.result/1"
+// Schema names the version of the record. Readers refuse versions other
+// than Schema and the older ones in Readable.
+//
+// Version 2 counts units that found nothing to do apart (Phase.Nothing,
+// Latency.Nothing, Second.Nothing, Summary.Nothing); in version 1 they were
+// counted as ok (oltp-emul's actions that found no document, no stock, or the
+// aggregation held by another client), so a version-1 rate may be too high.
+const Schema = "dbgauge.result/2"
+
+// Readable lists the older versions this dbgauge still reads. Their records
+// lack the fields added since, which read as zero.
+var Readable = []string{"dbgauge.result/1"}
 
 // Status of a run.
 type Status string
@@ -375,7 +385,8 @@ type Summary struct {
 	Rate      float64 `json:"rate"`
 	OK        int64   `json:"ok"`
 	Failed    int64   `json:"failed"`
-	ErrorsPct float64 `json:"errors_pct"`
+	Nothing   int64   `json:"nothing"`    // units that found nothing to do: neither ok nor failed, not in Rate
+	ErrorsPct float64 `json:"errors_pct"` // Failed ÷ (OK + Failed)
 	Retries   int64   `json:"retries"`
 	Seconds   float64 `json:"seconds"`
 	P50Us     int64   `json:"p50_us"`
@@ -416,8 +427,9 @@ type Phase struct {
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
 	Seconds   float64   `json:"seconds"`
-	OK        int64     `json:"ok"`     // successful units, net of Lost
-	Failed    int64     `json:"failed"` // units that failed after retries
+	OK        int64     `json:"ok"`      // successful units, net of Lost
+	Failed    int64     `json:"failed"`  // units that failed after retries
+	Nothing   int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
 	Retries   int64     `json:"retries"`
 	Lost      int64     `json:"lost,omitempty"` // units done, then rolled back with their group
 	Late      int64     `json:"late,omitempty"` // open loop: started over one interval late
@@ -434,18 +446,20 @@ type Phase struct {
 // the whole histogram (HdrHistogram V2 compressed, base64) so that phases and
 // runs can be merged later without averaging percentiles.
 type Latency struct {
-	Name   string  `json:"name"`
-	Count  int64   `json:"count"`            // timed: units or operations that succeeded
-	Failed int64   `json:"failed,omitempty"` // units of this kind that failed after retries
-	MinUs  int64   `json:"min_us"`
-	MeanUs float64 `json:"mean_us"`
-	P50Us  int64   `json:"p50_us"`
-	P90Us  int64   `json:"p90_us"`
-	P95Us  int64   `json:"p95_us"`
-	P99Us  int64   `json:"p99_us"`
-	P999Us int64   `json:"p999_us"`
-	MaxUs  int64   `json:"max_us"`
-	Hist   string  `json:"hist,omitempty"`
+	Name   string `json:"name"`
+	Count  int64  `json:"count"`            // timed: units or operations that succeeded
+	Failed int64  `json:"failed,omitempty"` // units of this kind that failed after retries
+	// Nothing counts units of this kind that found nothing to do.
+	Nothing int64   `json:"nothing,omitempty"`
+	MinUs   int64   `json:"min_us"`
+	MeanUs  float64 `json:"mean_us"`
+	P50Us   int64   `json:"p50_us"`
+	P90Us   int64   `json:"p90_us"`
+	P95Us   int64   `json:"p95_us"`
+	P99Us   int64   `json:"p99_us"`
+	P999Us  int64   `json:"p999_us"`
+	MaxUs   int64   `json:"max_us"`
+	Hist    string  `json:"hist,omitempty"`
 }
 
 // Failure counts failed units of one class, kind and engine code.
@@ -464,6 +478,7 @@ type Second struct {
 	Phase   string  `json:"phase"`
 	OK      int64   `json:"ok"`
 	Failed  int64   `json:"failed"`
+	Nothing int64   `json:"nothing,omitempty"` // units that found nothing to do
 	Retries int64   `json:"retries,omitempty"`
 	// FailedBy and RetriedBy count this interval's failures and retried
 	// errors by class (busy, deadlock… as dberr names them).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -76,8 +77,13 @@ func Load(path string) (*Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if r.Schema != Schema {
-		return nil, fmt.Errorf("%s: %w %q (this dbgauge reads %q)", path, ErrSchema, r.Schema, Schema)
+	if !Known(r.Schema) {
+		return nil, fmt.Errorf("%s: %w %q (this dbgauge reads %q)", path, ErrSchema, r.Schema, append([]string{Schema}, Readable...))
 	}
 	return &r, nil
+}
+
+// Known reports whether this dbgauge reads records of schema version v.
+func Known(v string) bool {
+	return v == Schema || slices.Contains(Readable, v)
 }

@@ -36,3 +36,24 @@ func TestSaveLoad(t *testing.T) {
 		t.Fatalf("Load of another schema: %v", err)
 	}
 }
+
+// TestLoadVersion1: a record written before units that found nothing to do
+// were counted apart still loads, with none of them.
+func TestLoadVersion1(t *testing.T) {
+	p := filepath.Join(t.TempDir(), FileName)
+	old := `{"schema":"dbgauge.result/1","id":"old","status":"completed","summary":{"rate":10,"ok":100},` +
+		`"phases":[{"name":"measure","ok":100,"failed":1,"rate":10}],"series":[{"t":1,"dt":1,"ok":10}]}`
+	if err := os.WriteFile(p, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Load(p)
+	if err != nil {
+		t.Fatalf("a version-1 record does not load: %v", err)
+	}
+	if m := r.Phase("measure"); m == nil || m.OK != 100 || m.Nothing != 0 || r.Summary.Nothing != 0 {
+		t.Fatalf("loaded %+v", r.Phases)
+	}
+	if Schema == "dbgauge.result/1" || !Known("dbgauge.result/1") || Known("dbgauge.result/9") {
+		t.Errorf("schema %q, readable %v", Schema, Readable)
+	}
+}

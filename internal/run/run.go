@@ -36,8 +36,9 @@ type Config struct {
 	Unavailable time.Duration
 	Tick        time.Duration // interval of the series; 1s when 0
 	// Log, when set, is told of every unit that ended (err nil when it
-	// succeeded), from the client's goroutine: it must be safe for
-	// concurrent use and quick.
+	// succeeded, matching workload.ErrNothing when it found nothing to do),
+	// from the client's goroutine: it must be safe for concurrent use and
+	// quick.
 	Log func(client, kind int, start time.Time, d time.Duration, err error)
 }
 
@@ -385,14 +386,20 @@ func (r *runner) units(ctx context.Context, s *seat) {
 		}
 		kind := s.deck.Deal()
 		err := r.attempt(ctx, s.c, kind, ops, rec, rng)
-		if err == nil {
+		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
+			// A unit that found nothing to do was answered by the engine
+			// (it is up), but did no work: counted apart, never as ok.
 			now := time.Now()
-			rec.Unit(kind, now.Sub(start))
+			if nothing {
+				rec.Nothing(kind)
+			} else {
+				rec.Unit(kind, now.Sub(start))
+			}
 			if t := now.UnixNano(); t-r.lastOK.Load() >= int64(okEvery) {
 				r.lastOK.Store(t)
 			}
 			if r.cfg.Log != nil {
-				r.cfg.Log(id, kind, start, now.Sub(start), nil)
+				r.cfg.Log(id, kind, start, now.Sub(start), err)
 			}
 			continue
 		}
@@ -441,7 +448,8 @@ func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *met
 }
 
 // attempt runs one unit, retrying retryable failures with a growing, jittered
-// back-off. The latency of the unit includes its retries.
+// back-off. The latency of the unit includes its retries. A unit that finds
+// nothing to do on a retry ends there, as nothing to do.
 func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *opTimer, rec *metrics.Recorder, rng *rand.Rand) error {
 	for try := 0; ; try++ {
 		err := c.Do(ctx, kind, ops)

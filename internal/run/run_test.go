@@ -177,3 +177,44 @@ func TestOpenErrorClosesTheOthers(t *testing.T) {
 		t.Fatalf("err %v, %d clients closed; want an error and 4 closed", err, closed.Load())
 	}
 }
+
+// TestNothingToDo: units that found nothing to do are counted apart, per
+// kind, and never as ok: not in the rate, not as failed, not even when the
+// nothing comes on a retry.
+func TestNothingToDo(t *testing.T) {
+	two := workload.Shape{Units: []workload.Weighted{{Name: "pick", Weight: 1}, {Name: "make", Weight: 1}}}
+	busy := dberr.New(dberr.Retryable, dberr.Busy, "BUSY", errors.New("busy"))
+	var tries atomic.Int64
+	var logged atomic.Int64
+	out, err := Run(context.Background(), Config{Clients: 1, Units: 400, Retries: 2,
+		Log: func(_, _ int, _ time.Time, _ time.Duration, err error) {
+			if errors.Is(err, workload.ErrNothing) {
+				logged.Add(1)
+			}
+		}}, two,
+		opener(func(kind int, _ workload.Ops) error {
+			if kind == 1 {
+				return nil
+			}
+			if tries.Add(1)%2 == 1 {
+				return busy // the first try fails, the retry finds nothing
+			}
+			return workload.Nothing("no document to pick")
+		}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := measure(t, out).Record(false)
+	if rec.OK != 200 || rec.Nothing != 200 || rec.Failed != 0 {
+		t.Fatalf("ok %d, nothing %d, failed %d; want 200, 200, 0", rec.OK, rec.Nothing, rec.Failed)
+	}
+	if rec.Units[0].Nothing != 200 || rec.Units[0].Count != 0 || rec.Units[1].Nothing != 0 || rec.Units[1].Count != 200 {
+		t.Fatalf("per kind: %+v", rec.Units)
+	}
+	if want := float64(200) / rec.Seconds; rec.Rate != want {
+		t.Errorf("rate %v, want %v: only ok units count", rec.Rate, want)
+	}
+	if logged.Load() != 200 {
+		t.Errorf("the unit log heard of %d units with nothing to do, want 200", logged.Load())
+	}
+}

@@ -220,6 +220,20 @@ func LostUnits(err error) int64 {
 	return 0
 }
 
+// ErrNothing says a unit found no work: no document to pick, no stock to
+// reserve, a lock another client holds. A Client's Do returns it (through
+// Nothing, or wrapped) after rolling back what the unit started; the run
+// engine counts the unit as nothing to do, neither ok nor failed, and never
+// in the throughput. Match it with errors.Is.
+var ErrNothing = errors.New("nothing to do")
+
+// Nothing returns an error matching ErrNothing that says why the unit found
+// no work. Its class is dberr.Expected: it is never retried, and code that
+// only asks dberr.ClassOf does not take it for a fatal error.
+func Nothing(format string, args ...any) error {
+	return dberr.New(dberr.Expected, dberr.Nothing, "", fmt.Errorf("%w: %s", ErrNothing, fmt.Sprintf(format, args...)))
+}
+
 // Inconsistent returns a fatal error for a database that contradicts what the
 // workload knows it wrote (a row missing, a count off).
 func Inconsistent(format string, args ...any) error {

@@ -16,7 +16,7 @@ func (c *client) aggregate(ctx context.Context, ops workload.Ops) error {
 	var runs int64
 	err := ops.Time(opPick, func() error { return c.c.QueryRow(ctx, c.w.st.lockAgg, nil, &runs) })
 	if errors.Is(err, backend.ErrNoRows) {
-		return nil // another client is aggregating
+		return workload.Nothing("oltp-emul: another client is aggregating")
 	}
 	if err != nil {
 		return err

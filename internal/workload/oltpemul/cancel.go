@@ -8,8 +8,8 @@ import (
 
 // cancelOrder: the oldest new customer order is cancelled. CLO −q.
 func (c *client) cancelOrder(ctx context.Context, ops workload.Ops) error {
-	doc, _, _, ok, err := c.pick(ctx, ops, "CO", "N")
-	if err != nil || !ok {
+	doc, _, _, err := c.pick(ctx, ops, "CO", "N")
+	if err != nil {
 		return err
 	}
 	if err := c.setState(ctx, ops, doc, "N", "X"); err != nil {

@@ -17,21 +17,16 @@ type client struct {
 	rng *rand.Rand
 }
 
-// errNothing says an action found nothing to do and rolled back what it
-// started (a reserve without stock): a business action that ran and was
-// answered "no", counted as done, like a user told that nothing is in stock.
-var errNothing = errors.New("nothing to do")
-
-// Do runs one business action as one transaction.
+// Do runs one business action as one transaction. An action that finds
+// nothing to do (no document to pick, no stock to reserve, nothing owed, the
+// aggregation held by another client) rolls back and returns
+// workload.ErrNothing: it was answered "no", like a user told that nothing is
+// in stock, and the run engine counts it as nothing to do, not as done.
 func (c *client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 	if err := ops.Time(opBegin, func() error { return c.c.Begin(ctx) }); err != nil {
 		return err
 	}
 	_, err := c.action(ctx, kind, ops)
-	if errors.Is(err, errNothing) {
-		_ = c.c.Rollback(ctx)
-		return nil
-	}
 	if err != nil {
 		_ = c.c.Rollback(ctx)
 		return err
@@ -134,8 +129,9 @@ func (c *client) lines(ctx context.Context, doc int64) ([]line, error) {
 }
 
 // pick takes the oldest document of kind in state that no one else holds;
-// ok is false when there is none.
-func (c *client) pick(ctx context.Context, ops workload.Ops, kind, state string) (id, contractor, total int64, ok bool, err error) {
+// when there is none, it returns workload.ErrNothing (the pick was timed).
+func (c *client) pick(ctx context.Context, ops workload.Ops, kind, state string) (id, contractor, total int64, err error) {
+	ok := false
 	err = ops.Time(opPick, func() error {
 		e := c.c.QueryRow(ctx, c.w.st.pickDoc, []any{kind, state}, &id, &contractor, &total)
 		if errors.Is(e, backend.ErrNoRows) {
@@ -144,10 +140,14 @@ func (c *client) pick(ctx context.Context, ops workload.Ops, kind, state string)
 		ok = e == nil
 		return e
 	})
-	return id, contractor, total, ok, err
+	if err == nil && !ok {
+		err = workload.Nothing("oltp-emul: no document %s in state %s to pick", kind, state)
+	}
+	return id, contractor, total, err
 }
 
-// pickMany takes up to n such documents.
+// pickMany takes up to n such documents; when there is none, it returns
+// workload.ErrNothing.
 func (c *client) pickMany(ctx context.Context, ops workload.Ops, kind, state string, n int) ([]int64, error) {
 	var ids []int64
 	err := ops.Time(opPick, func() error {
@@ -160,6 +160,9 @@ func (c *client) pickMany(ctx context.Context, ops workload.Ops, kind, state str
 			return nil
 		})
 	})
+	if err == nil && len(ids) == 0 {
+		err = workload.Nothing("oltp-emul: no document %s in state %s to gather", kind, state)
+	}
 	return ids, err
 }
 
@@ -174,9 +177,13 @@ func (c *client) setState(ctx context.Context, ops workload.Ops, doc int64, from
 	})
 }
 
-// price reads a ware's price.
+// price reads a ware's price; a ware missing from the catalogue cannot be
+// ordered: nothing to do.
 func (c *client) price(ctx context.Context, ware int64) (int64, error) {
 	var p int64
 	err := c.c.QueryRow(ctx, c.w.st.wareQty, []any{ware}, &p)
+	if errors.Is(err, backend.ErrNoRows) {
+		return 0, workload.Nothing("oltp-emul: ware %d is not in the catalogue", ware)
+	}
 	return p, err
 }

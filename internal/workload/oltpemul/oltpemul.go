@@ -254,7 +254,7 @@ func (w *emul) fill(ctx context.Context, c backend.Conn, docs int64) (int64, err
 				continue // once, below
 			}
 			added, err := cl.action(ctx, k, noOps{})
-			if errors.Is(err, errNothing) {
+			if errors.Is(err, workload.ErrNothing) {
 				continue // said "no" before writing anything
 			}
 			if err != nil {

@@ -11,8 +11,8 @@ import (
 // consumers (SKIP LOCKED where the engine locks rows). All or nothing: when a
 // ware lacks stock, nothing is reserved. AVL −q, RES +q.
 func (c *client) reserve(ctx context.Context, ops workload.Ops) error {
-	doc, _, _, ok, err := c.pick(ctx, ops, "CO", "O")
-	if err != nil || !ok {
+	doc, _, _, err := c.pick(ctx, ops, "CO", "O")
+	if err != nil {
 		return err
 	}
 	lines, err := c.lines(ctx, doc)
@@ -32,7 +32,7 @@ func (c *client) reserve(ctx context.Context, ops workload.Ops) error {
 			return err
 		}
 		if free < q {
-			return errNothing
+			return workload.Nothing("oltp-emul: ware %d has %d free units, order %d needs %d", ware, free, doc, q)
 		}
 	}
 	for _, l := range lines {
@@ -46,7 +46,9 @@ func (c *client) reserve(ctx context.Context, ops workload.Ops) error {
 			return err
 		}
 		if got < l.qty {
-			return errNothing // rolled back: the units taken so far go back
+			// Another consumer took them since the count: rolled back, the
+			// units taken so far go back.
+			return workload.Nothing("oltp-emul: ware %d: %d of %d units left for order %d", l.ware, got, l.qty, doc)
 		}
 	}
 	if err := ops.Time(opWrite, func() error {
@@ -69,8 +71,8 @@ func (c *client) reserve(ctx context.Context, ops workload.Ops) error {
 // sale: the oldest reserved customer order is shipped; its units leave the
 // FIFO. RES −q, OUT +q; the customer owes the order's total.
 func (c *client) sale(ctx context.Context, ops workload.Ops) error {
-	doc, customer, total, ok, err := c.pick(ctx, ops, "CO", "R")
-	if err != nil || !ok {
+	doc, customer, total, err := c.pick(ctx, ops, "CO", "R")
+	if err != nil {
 		return err
 	}
 	if err := c.setState(ctx, ops, doc, "R", "S"); err != nil {
