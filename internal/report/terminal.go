@@ -47,6 +47,9 @@ func Progress(r *result.Result, s result.Second) string {
 		rate = float64(s.OK) / s.Dt
 	}
 	line := fmt.Sprintf("%6.1fs %-7s %s %s  ok %d", s.T, s.Phase, r.Config.UnitRate, Rate(rate), s.OK)
+	if s.Nothing > 0 {
+		line += fmt.Sprintf("  nothing to do %d", s.Nothing)
+	}
 	if s.Failed > 0 {
 		line += fmt.Sprintf("  failed %d", s.Failed)
 	}
@@ -118,7 +121,11 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if m == nil {
 		fmt.Fprintln(b, "  nothing was measured")
 	} else {
-		fmt.Fprintf(b, "  %s  %s   (%d ok, %d failed, %d retries in %.1f s", s.Metric, Rate(s.Rate), s.OK, s.Failed, s.Retries, s.Seconds)
+		fmt.Fprintf(b, "  %s  %s   (%d ok, ", s.Metric, Rate(s.Rate), s.OK)
+		if s.Nothing > 0 {
+			fmt.Fprintf(b, "%d nothing to do (not counted), ", s.Nothing)
+		}
+		fmt.Fprintf(b, "%d failed, %d retries in %.1f s", s.Failed, s.Retries, s.Seconds)
 		if m.Lost > 0 {
 			fmt.Fprintf(b, "; %d rolled back with their group", m.Lost)
 		}
@@ -383,7 +390,8 @@ func operations(b *strings.Builder, m *result.Phase) {
 }
 
 // unitKinds prints each kind of unit, when there are several: how many
-// succeeded and failed, and their latency.
+// succeeded, found nothing to do (a column only when some did) and failed,
+// and their latency.
 func unitKinds(b *strings.Builder, m *result.Phase) {
 	if len(m.Units) < 2 {
 		return
@@ -392,10 +400,14 @@ func unitKinds(b *strings.Builder, m *result.Phase) {
 	for _, u := range m.Units {
 		width = max(width, len(u.Name))
 	}
+	nothing := func(string) string { return "" }
+	if m.Nothing > 0 {
+		nothing = func(v string) string { return fmt.Sprintf(" %8s", v) }
+	}
 	fmt.Fprintln(b)
-	fmt.Fprintf(b, "  %-*s %10s %8s %9s %9s %9s %9s\n", width, "unit", "ok", "failed", "p50", "p95", "p99", "max")
+	fmt.Fprintf(b, "  %-*s %10s%s %8s %9s %9s %9s %9s\n", width, "unit", "ok", nothing("nothing"), "failed", "p50", "p95", "p99", "max")
 	for _, u := range m.Units {
-		fmt.Fprintf(b, "  %-*s %10d %8d %9s %9s %9s %9s\n", width, u.Name, u.Count, u.Failed, Us(u.P50Us), Us(u.P95Us), Us(u.P99Us), Us(u.MaxUs))
+		fmt.Fprintf(b, "  %-*s %10d%s %8d %9s %9s %9s %9s\n", width, u.Name, u.Count, nothing(strconv.FormatInt(u.Nothing, 10)), u.Failed, Us(u.P50Us), Us(u.P95Us), Us(u.P99Us), Us(u.MaxUs))
 	}
 }
 

@@ -89,3 +89,28 @@ func TestUs(t *testing.T) {
 		}
 	}
 }
+
+// TestNothingToDo: units that found nothing to do are shown apart, in the
+// progress line, the headline and the table of unit kinds, and the rate
+// counts only the ok ones.
+func TestNothingToDo(t *testing.T) {
+	got := Progress(sample(), result.Second{T: 3, Dt: 1, Phase: "measure", OK: 0, Nothing: 950})
+	if want := "   3.0s measure calls/s 0.00  ok 0  nothing to do 950"; got != want {
+		t.Errorf("Progress =\n%q, want\n%q", got, want)
+	}
+	r := sample()
+	r.Config.Workload, r.Config.Unit, r.Config.UnitRate = "oltp-emul", "action", "actions/s"
+	r.Summary = result.Summary{Metric: "actions/s", Rate: 2, OK: 60, Nothing: 28440, Seconds: 30, ChecksOK: true, P50Us: 800, P95Us: 900, P99Us: 990, MaxUs: 1000}
+	m := &r.Phases[0]
+	m.OK, m.Nothing, m.Failed, m.Retries, m.Rate, m.Failures, m.Retried = 60, 28440, 0, 0, 2, nil, nil
+	m.All = result.Latency{Name: "all", Count: 60, P50Us: 800, P95Us: 900, P99Us: 990, MaxUs: 1000}
+	m.Units = []result.Latency{
+		{Name: "customer_order", Count: 60, P50Us: 800, P95Us: 900, P99Us: 990, MaxUs: 1000},
+		{Name: "reserve", Nothing: 28440},
+	}
+	var b bytes.Buffer
+	if err := Summary(&b, r, "results/20261121-220000-oltp-emul-sqlite"); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "summary-nothing.golden", b.Bytes())
+}
