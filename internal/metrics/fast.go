@@ -6,36 +6,35 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
-	"reflect"
 	"sync"
-	"unsafe"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // The summaries of every histogram are computed each second, for the live
-// result. hdrhistogram-go's Min, Max, Mean and Merge walk the histogram's
-// ~21,000 buckets through an iterator that costs ~10 ns a bucket, and its
-// Encode writes each count through encoding/binary and a new zlib writer
-// (~0.8 MB each): 3.4 ms and 7.7 MB of garbage a second for tpcb's nine
-// histograms, which on two cores shared with the server is the server's
-// (~1.5 µs of CPU per TPC-B transaction, and the collections the garbage
-// brings). Here the summaries and the encoding read the histogram's own
-// counts in linear passes, with a zlib writer reused: 0.6 ms a second and
-// no garbage, the same values as the library's, and an encoding that
-// decodes to the same histogram (fast_test.go checks both).
+// result, through hdrhistogram-go's public API only. Percentiles and the
+// maximum come from one ValueAtPercentilesSlice, which skips empty blocks of
+// counts; the library's Max and Mean walk every one of ~21,000 buckets
+// through an iterator, and its Encode makes a zlib writer at best
+// compression per histogram (~0.8 MB of garbage each). For a histogram that
+// is encoded, Export's copy of the counts gives the mean and the encoding in
+// linear passes, with a zlib writer reused: the same values as the
+// library's, and an encoding that decodes to the same histogram (fast_test.go
+// checks both). The copy is 170 KB a histogram a second: garbage, but a
+// collection's cost is the live heap's, which this does not grow.
 
 // The geometry of NewHistogram's histograms (1 µs to 10 minutes at three
-// significant digits), as hdrhistogram-go lays it out: bucket 0 holds the
-// values 0 … 2047 one by one; bucket b ≥ 1 holds 1024·2^b … 2048·2^b − 1 in
-// steps of 2^b. Counts are indexed flat: 1024 per bucket after the first 2048.
+// significant digits), as HdrHistogram lays out its counts (and so its V2
+// encoding): bucket 0 holds the values 0 … 2047 one by one; bucket b ≥ 1
+// holds 1024·2^b … 2048·2^b − 1 in steps of 2^b. Counts are indexed flat:
+// 1024 per bucket after the first 2048.
 const (
 	subHalfMag   = 10
 	subHalfCount = 1 << subHalfMag
 )
 
-// view is a histogram's counts, with the first and last index that hold a
-// value (-1 when none does).
+// view is a copy of a histogram's counts, with the first and last index
+// that hold a value (-1 when none does).
 type view struct {
 	counts      []int64
 	total       int64
@@ -43,41 +42,23 @@ type view struct {
 }
 
 // ownGeometry reports whether h is laid out as NewHistogram's are (decoded
-// ones from a result are too); the fast paths apply only then.
+// ones from a result are too); the linear passes apply only then.
 func ownGeometry(h *hdrhistogram.Histogram) bool {
 	return h.LowestTrackableValue() == lowestUs && h.HighestTrackableValue() == highestUs && h.SignificantFigures() == sigFigs
 }
 
-// countsField and ratioField are where a Histogram keeps its counts array
-// and its conversion ratio, found once by reflection. A release of the
-// library that renamed or retyped them makes ok false (fast_test.go fails
-// then), and every histogram takes the library's own paths. Reading the
-// counts in place rather than through Export saves a 170 KB copy a
-// histogram a second, twenty a second for tpcb: garbage that brings a
-// collection every second or two.
-var countsField, ratioField = field[[]int64]("counts"), field[float64]("conversionRatio")
-
-type fieldAt struct {
-	off uintptr
-	ok  bool
-}
-
-func field[T any](name string) fieldAt {
-	sf, ok := reflect.TypeFor[hdrhistogram.Histogram]().FieldByName(name)
-	return fieldAt{off: sf.Offset, ok: ok && sf.Type == reflect.TypeFor[T]()}
-}
-
-// viewOf returns h's own counts, to be read only, and false when h has
+// viewOf returns a copy of h's counts (Export), and false when h has
 // another geometry or a conversion ratio other than 1 (one decoded from
-// elsewhere; encode writes 1), or the library another layout.
+// elsewhere; encode writes 1).
 func viewOf(h *hdrhistogram.Histogram) (view, bool) {
-	if !countsField.ok || !ratioField.ok || !ownGeometry(h) {
+	if !ownGeometry(h) {
 		return view{}, false
 	}
-	if r := *(*float64)(unsafe.Add(unsafe.Pointer(h), ratioField.off)); r != 0 && r != 1 {
+	snap := h.Export()
+	if r := snap.IntegerToDoubleConversionRatio; r != 0 && r != 1 {
 		return view{}, false
 	}
-	v := view{counts: *(*[]int64)(unsafe.Add(unsafe.Pointer(h), countsField.off)), total: h.TotalCount(), first: -1, last: -1}
+	v := view{counts: snap.Counts, total: h.TotalCount(), first: -1, last: -1}
 	for i, c := range v.counts {
 		if c != 0 {
 			v.first = i
@@ -105,30 +86,18 @@ func span(i int) (low, size int64) {
 	return int64(sub) << bucket, 1 << bucket
 }
 
-// Max is h.Max(), in one pass over the counts.
+// summaryPercentiles are the percentiles of a summary, and 100 for the
+// maximum: the value at the 100th percentile is the highest equivalent of
+// the last value recorded, which is what h.Max() returns.
+var summaryPercentiles = []float64{50, 90, 95, 99, 99.9, 100}
+
+// Max is h.Max(), through the library's blocked scan of the counts rather
+// than its per-bucket iterator.
 func Max(h *hdrhistogram.Histogram) int64 {
-	if v, ok := viewOf(h); ok {
-		return v.max()
+	if h.TotalCount() == 0 {
+		return h.Max()
 	}
-	return h.Max()
-}
-
-// min is h.Min(): the lowest value equivalent to the first one recorded.
-func (v view) min() int64 {
-	if v.first < 0 {
-		return 0
-	}
-	low, _ := span(v.first)
-	return low
-}
-
-// max is h.Max(): the highest value equivalent to the last one recorded.
-func (v view) max() int64 {
-	if v.last < 0 {
-		return 0
-	}
-	low, size := span(v.last)
-	return low + size - 1
+	return h.ValueAtPercentilesSlice(summaryPercentiles[len(summaryPercentiles)-1:])[0]
 }
 
 // mean is h.Mean(), term by term in the library's order, so to the bit.
@@ -230,18 +199,9 @@ func zigzag(b []byte, n int64) int {
 	return 9
 }
 
-// Merge adds src's counts into dst, as dst.Merge(src) does, reading src's
-// counts in one pass instead of through its iterator.
+// Merge adds src's counts into dst (the library's Merge), unless src is empty.
 func Merge(dst, src *hdrhistogram.Histogram) {
-	v, ok := viewOf(src)
-	if !ok || !ownGeometry(dst) {
+	if src.TotalCount() > 0 {
 		dst.Merge(src)
-		return
-	}
-	for i := v.first; i >= 0 && i <= v.last; i++ {
-		if c := v.counts[i]; c != 0 {
-			low, _ := span(i)
-			_ = dst.RecordValues(low, c) // in range: dst has src's geometry
-		}
 	}
 }
