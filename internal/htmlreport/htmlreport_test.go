@@ -512,3 +512,28 @@ func TestMatrixDataPage(t *testing.T) {
 	}
 	browse(t, "matrix-data", page)
 }
+
+// TestRunPageNothing: units that found nothing to do have their card, their
+// line beside the throughput, and their column in the phases and unit kinds.
+func TestRunPageNothing(t *testing.T) {
+	start := time.Date(2026, 11, 21, 22, 0, 0, 0, time.UTC)
+	res := &result.Result{
+		Schema: result.Schema, ID: "oltp-emul-empty", Status: result.Completed,
+		Config:  result.Config{Workload: "oltp-emul", Unit: "action", UnitRate: "actions/s", Backend: "sqlite", DB: "sqlite", Clients: 2},
+		Engine:  result.Engine{Name: "sqlite", Version: "3.54.1"},
+		Summary: result.Summary{Metric: "actions/s", Rate: 0, OK: 0, Nothing: 5400, Seconds: 3, ChecksOK: true},
+		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(3 * time.Second), Seconds: 3, Nothing: 5400,
+			All: result.Latency{Name: "all"}, Units: []result.Latency{{Name: "reserve", Nothing: 3000}, {Name: "sale", Nothing: 2400}}}},
+	}
+	for i := 1; i <= 3; i++ {
+		res.Series = append(res.Series, result.Second{T: float64(i), Dt: 1, Phase: "measure", Nothing: 1800})
+	}
+	page := render(t, htmlreport.Page{Run: res})
+	selfContained(t, "run-nothing", page)
+	for _, want := range []string{"nothing to do", "found no work: not in the throughput", `"name":"nothing to do"`, ">5400<", ">3000<", ">2400<"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the run page lacks %q", want)
+		}
+	}
+	browse(t, "run-nothing", page)
+}

@@ -122,6 +122,10 @@ func runHeader(r *result.Result) header {
 		card{Label: "max", Value: report.Us(s.MaxUs)},
 		card{Label: "ok", Value: strconv.FormatInt(s.OK, 10), Unit: c.Unit + "s"},
 	)
+	if s.Nothing > 0 {
+		h.Cards = append(h.Cards, card{Label: "nothing to do", Value: strconv.FormatInt(s.Nothing, 10), Unit: c.Unit + "s",
+			Note: "found no work: not in the throughput"})
+	}
 	failed := card{Label: "failed", Value: strconv.FormatInt(s.Failed, 10), Note: pct(s.ErrorsPct) + " errors"}
 	if s.Failed > 0 {
 		failed.Class = "bad"
@@ -173,12 +177,15 @@ func (d *doc) runCharts(r *result.Result) error {
 	c := r.Config
 	var items []item
 	if len(r.Series) > 0 {
-		ok, p50, p99 := arr{}, arr{}, arr{}
+		ok, nothing, p50, p99 := arr{}, arr{}, arr{}, arr{}
 		maxT := 0.0
+		someNothing := false
 		for _, s := range r.Series {
 			t := round(s.T, 6)
 			maxT = math.Max(maxT, s.T)
 			ok = append(ok, arr{t, perSecond(s.OK, s.Dt)})
+			nothing = append(nothing, arr{t, perSecond(s.Nothing, s.Dt)})
+			someNothing = someNothing || s.Nothing > 0
 			p50 = append(p50, arr{t, ms(float64(s.P50Us))})
 			p99 = append(p99, arr{t, ms(float64(s.P99Us))})
 		}
@@ -218,12 +225,17 @@ func (d *doc) runCharts(r *result.Result) error {
 			obj{"type": "line", "name": "p50", "data": p50, "yAxisIndex": 1, "showSymbol": symbols, "color": color(5), "lineStyle": obj{"width": 1.5}},
 			obj{"type": "line", "name": "p99", "data": p99, "yAxisIndex": 1, "showSymbol": symbols, "color": color(6), "lineStyle": obj{"width": 1.5, "type": "dashed"}},
 		}
+		note := "Units done per second (left axis) and the p50 and p99 of each second (right axis, log scale). The shaded seconds are the warm-up, left out of the headline."
+		if someNothing {
+			o["series"] = append(o["series"].(arr), obj{"type": "line", "name": "nothing to do", "data": nothing, "yAxisIndex": 0, "showSymbol": symbols,
+				"color": "#8c959f", "lineStyle": obj{"width": 1.5, "type": "dotted"}})
+			note += " Dotted: units per second that found nothing to do, not counted in the throughput."
+		}
 		ch, err := d.addChart("throughput and latency per second", 340, o)
 		if err != nil {
 			return err
 		}
-		items = append(items, item{Title: "Throughput and latency per second", Chart: ch,
-			Note: "Units done per second (left axis) and the p50 and p99 of each second (right axis, log scale). The shaded seconds are the warm-up, left out of the headline."})
+		items = append(items, item{Title: "Throughput and latency per second", Chart: ch, Note: note})
 	} else {
 		items = append(items, item{Title: "Throughput per second", Text: []string{"This result has no per-second series."}})
 	}
@@ -429,27 +441,31 @@ func latencySection(r *result.Result) *section {
 		return nil
 	}
 	s := &section{Title: "Phases, unit kinds and operations", Layout: "one"}
-	ph := &table{Head: []string{"phase", "seconds", "ok", "failed", "retries", "lost", "late", "rate", "p50", "p95", "p99", "p99.9", "max"},
-		Num: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true}}
+	ph := &table{Head: []string{"phase", "seconds", "ok", "nothing to do", "failed", "retries", "lost", "late", "rate", "p50", "p95", "p99", "p99.9", "max"},
+		Num: []bool{false, true, true, true, true, true, true, true, true, true, true, true, true, true}}
 	for _, p := range r.Phases {
 		name := p.Name
 		if p.Discarded {
 			name += " (discarded)"
 		}
 		ph.Rows = append(ph.Rows, []cell{{Text: name}, {Text: fmt.Sprintf("%.1f", p.Seconds)}, {Text: strconv.FormatInt(p.OK, 10)},
-			{Text: strconv.FormatInt(p.Failed, 10)}, {Text: strconv.FormatInt(p.Retries, 10)}, {Text: strconv.FormatInt(p.Lost, 10)},
+			{Text: strconv.FormatInt(p.Nothing, 10)}, {Text: strconv.FormatInt(p.Failed, 10)}, {Text: strconv.FormatInt(p.Retries, 10)}, {Text: strconv.FormatInt(p.Lost, 10)},
 			{Text: strconv.FormatInt(p.Late, 10)}, {Text: rate(p.Rate)}, {Text: report.Us(p.All.P50Us)}, {Text: report.Us(p.All.P95Us)},
 			{Text: report.Us(p.All.P99Us)}, {Text: report.Us(p.All.P999Us)}, {Text: report.Us(p.All.MaxUs)}})
 	}
 	s.Items = append(s.Items, item{Title: "Phases", Table: ph})
 	if m := r.Phase("measure"); m != nil {
-		lt := &table{Head: []string{"unit kind / operation", "", "count", "mean", "p50", "p90", "p99", "p99.9", "max"},
-			Num: []bool{false, false, true, true, true, true, true, true, true}}
+		lt := &table{Head: []string{"unit kind / operation", "", "count", "nothing to do", "mean", "p50", "p90", "p99", "p99.9", "max"},
+			Num: []bool{false, false, true, true, true, true, true, true, true, true}}
 		add := func(what string, l result.Latency) {
-			if l.Count == 0 {
+			if l.Count == 0 && l.Nothing == 0 {
 				return
 			}
-			lt.Rows = append(lt.Rows, []cell{{Text: l.Name}, {Text: what, Class: "muted"}, {Text: strconv.FormatInt(l.Count, 10)}, {Text: usF(l.MeanUs)},
+			nothing := ""
+			if what == "unit" {
+				nothing = strconv.FormatInt(l.Nothing, 10)
+			}
+			lt.Rows = append(lt.Rows, []cell{{Text: l.Name}, {Text: what, Class: "muted"}, {Text: strconv.FormatInt(l.Count, 10)}, {Text: nothing}, {Text: usF(l.MeanUs)},
 				{Text: report.Us(l.P50Us)}, {Text: report.Us(l.P90Us)}, {Text: report.Us(l.P99Us)}, {Text: report.Us(l.P999Us)}, {Text: report.Us(l.MaxUs)}})
 		}
 		for _, u := range m.Units {
