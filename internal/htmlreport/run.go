@@ -183,6 +183,11 @@ func (d *doc) runCharts(r *result.Result) error {
 		for _, s := range r.Series {
 			t := round(s.T, 6)
 			maxT = math.Max(maxT, s.T)
+			if s.Partial || s.Dt < 0.25 {
+				// A few milliseconds (older results did not mark them):
+				// their count ÷ dt would be drawn as a spike of a second.
+				continue
+			}
 			ok = append(ok, arr{t, perSecond(s.OK, s.Dt)})
 			nothing = append(nothing, arr{t, perSecond(s.Nothing, s.Dt)})
 			someNothing = someNothing || s.Nothing > 0

@@ -46,7 +46,11 @@ func Progress(r *result.Result, s result.Second) string {
 	if s.Dt > 0 {
 		rate = float64(s.OK) / s.Dt
 	}
-	line := fmt.Sprintf("%6.1fs %-7s %s %s  ok %d", s.T, s.Phase, r.Config.UnitRate, Rate(rate), s.OK)
+	shown := Rate(rate)
+	if s.Partial {
+		shown = fmt.Sprintf("— (the last %.3f s: too short for a rate)", s.Dt)
+	}
+	line := fmt.Sprintf("%6.1fs %-7s %s %s  ok %d", s.T, s.Phase, r.Config.UnitRate, shown, s.OK)
 	if s.Nothing > 0 {
 		line += fmt.Sprintf("  nothing to do %d", s.Nothing)
 	}

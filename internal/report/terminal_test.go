@@ -114,3 +114,13 @@ func TestNothingToDo(t *testing.T) {
 	}
 	golden(t, "summary-nothing.golden", b.Bytes())
 }
+
+// TestProgressPartial: an interval of a few milliseconds shows its counts,
+// not their count ÷ dt as a rate.
+func TestProgressPartial(t *testing.T) {
+	got := Progress(sample(), result.Second{T: 30.004, Dt: 0.004, Partial: true, Phase: "measure", OK: 5, P50Us: 700, P99Us: 900, MaxUs: 900})
+	want := "  30.0s measure calls/s — (the last 0.004 s: too short for a rate)  ok 5  p50 700µs  p99 900µs  max 900µs"
+	if got != want {
+		t.Fatalf("Progress =\n%q, want\n%q", got, want)
+	}
+}

@@ -473,13 +473,18 @@ type Failure struct {
 
 // Second is one point of the per-second series.
 type Second struct {
-	T       float64 `json:"t"`  // seconds since the run's first phase began, at the end of this interval
-	Dt      float64 `json:"dt"` // length of this interval in seconds: 1 but at phase boundaries
-	Phase   string  `json:"phase"`
-	OK      int64   `json:"ok"`
-	Failed  int64   `json:"failed"`
-	Nothing int64   `json:"nothing,omitempty"` // units that found nothing to do
-	Retries int64   `json:"retries,omitempty"`
+	T  float64 `json:"t"`  // seconds since the run's first phase began, at the end of this interval
+	Dt float64 `json:"dt"` // length of this interval in seconds: 1 but at phase boundaries
+	// Partial marks an interval of a few milliseconds (a run stopped just
+	// after a tick): its counts are real, its count ÷ dt is no rate, and
+	// views leave it out of rates. The run engine merges those at a phase's
+	// deadline into their neighbour.
+	Partial bool   `json:"partial,omitempty"`
+	Phase   string `json:"phase"`
+	OK      int64  `json:"ok"`
+	Failed  int64  `json:"failed"`
+	Nothing int64  `json:"nothing,omitempty"` // units that found nothing to do
+	Retries int64  `json:"retries,omitempty"`
 	// FailedBy and RetriedBy count this interval's failures and retried
 	// errors by class (busy, deadlock… as dberr names them).
 	FailedBy  map[string]int64 `json:"failed_by,omitempty"`

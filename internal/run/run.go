@@ -106,7 +106,8 @@ type runner struct {
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
-	stopped  atomic.Bool // stopCh is closed: read at every unit, cheaper than the channel
+	stopped  atomic.Bool  // stopCh is closed: read at every unit, cheaper than the channel
+	stopAt   atomic.Int64 // unix nanoseconds of the stop, 0 before it
 	reason   Reason
 	fatal    error
 	mu       sync.Mutex
@@ -166,10 +167,11 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	ticker := time.NewTicker(cfg.Tick)
 	defer ticker.Stop()
 	var deadline <-chan time.Time
+	var deadlineAt time.Time
 	if phaseEnd > 0 {
 		t := time.NewTimer(phaseEnd)
 		defer t.Stop()
-		deadline = t.C
+		deadline, deadlineAt = t.C, start.Add(phaseEnd)
 	}
 	// Intervals end when they are read, not when the timer fired: units
 	// recorded in between belong to the interval.
@@ -185,7 +187,9 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		select {
 		case <-ticker.C:
 			now := time.Now()
-			tick(now)
+			if r.closes(now, deadlineAt) {
+				tick(now)
+			}
 			r.checkUnavailable(now)
 			if cfg.StopFile != "" {
 				if _, err := os.Stat(cfg.StopFile); err == nil {
@@ -194,8 +198,8 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			}
 		case <-deadline:
 			now := time.Now()
-			tick(now)
 			if phase.Name == Warmup {
+				tick(now)
 				phase = metrics.NewPhase(Measure, metricsShape(shape), now)
 				phases = append(phases, phase)
 				if obs != nil {
@@ -203,18 +207,21 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 				}
 				r.measuring.Store(true)
 				ticker.Reset(cfg.Tick)
-				deadline = nil
+				deadline, deadlineAt = nil, time.Time{}
 				if cfg.Duration > 0 {
 					// From the phase's start: reading the engine's counters
 					// (PhaseBegins) can take seconds under a heavy load.
 					t := time.NewTimer(cfg.Duration - time.Since(now))
 					defer t.Stop()
-					deadline = t.C
+					deadline, deadlineAt = t.C, now.Add(cfg.Duration)
 				}
 				continue
 			}
+			// The measure phase's last interval closes when the clients
+			// have finished their units (done), not here: those few
+			// milliseconds alone would be a partial second.
 			r.stop(Completed)
-			deadline = nil
+			deadline, deadlineAt = nil, time.Time{}
 		case <-stop:
 			r.stop(Interrupted)
 			stop = nil
@@ -292,9 +299,29 @@ func (r *runner) checkUnavailable(now time.Time) {
 	r.stop(Fatal)
 }
 
+// closes reports whether the tick at now closes an interval. It does not
+// within a quarter tick before the phase's deadline (deadlineAt, zero when
+// none), which closes that interval a little later, nor within a quarter tick
+// after the run was asked to stop, when the clients are finishing their
+// last unit and done closes the interval: a phase never ends with, nor
+// begins after, an interval of a few milliseconds whose rate is no rate.
+// Such an interval can still end a run stopped just after a tick (Ctrl-C, a
+// stop file, --units); its dt says how short it is.
+func (r *runner) closes(now, deadlineAt time.Time) bool {
+	edge := r.cfg.Tick / 4
+	if !deadlineAt.IsZero() && deadlineAt.Sub(now) < edge {
+		return false
+	}
+	if at := r.stopAt.Load(); at != 0 && now.Sub(time.Unix(0, at)) < edge {
+		return false
+	}
+	return true
+}
+
 // stop ends the run for reason; the first reason wins.
 func (r *runner) stop(reason Reason) {
 	r.stopOnce.Do(func() {
+		r.stopAt.Store(time.Now().UnixNano())
 		r.mu.Lock()
 		r.reason = reason
 		r.mu.Unlock()

@@ -3,7 +3,9 @@ package run
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -216,5 +218,40 @@ func TestNothingToDo(t *testing.T) {
 	}
 	if logged.Load() != 200 {
 		t.Errorf("the unit log heard of %d units with nothing to do, want 200", logged.Load())
+	}
+}
+
+// edges records every interval's phase and length.
+type edges struct{ got []string }
+
+func (e *edges) PhaseBegins(*metrics.Phase) {}
+func (e *edges) Interval(p *metrics.Phase, iv *metrics.Interval) {
+	e.got = append(e.got, fmt.Sprintf("%s %v", p.Name, iv.End.Sub(iv.Start).Round(time.Millisecond)))
+	if d := iv.End.Sub(iv.Start); d < 25*time.Millisecond {
+		e.got[len(e.got)-1] += " (short)"
+	}
+}
+
+// TestNoPartialEdges: the warm-up's deadline and the measure phase's fall on
+// ticks, and the clients finish their last unit after the end; neither edge
+// leaves an interval of a few milliseconds, whose rate would be drawn as a
+// full second's.
+func TestNoPartialEdges(t *testing.T) {
+	for i := range 3 {
+		obs := &edges{}
+		out, err := Run(context.Background(), Config{Clients: 2, Warmup: 300 * time.Millisecond, Duration: 500 * time.Millisecond, Tick: 100 * time.Millisecond}, shape,
+			opener(func(int, workload.Ops) error { time.Sleep(3 * time.Millisecond); return nil }), nil, obs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Phases) != 2 {
+			t.Fatalf("%d phases", len(out.Phases))
+		}
+		for _, g := range obs.got {
+			if strings.HasSuffix(g, "(short)") {
+				t.Errorf("run %d: an interval of a few milliseconds at a phase's edge: %v", i, obs.got)
+				break
+			}
+		}
 	}
 }

@@ -88,7 +88,9 @@ func TestEmptyCatalogue(t *testing.T) {
 
 	const units = 600
 	out, err := run.Run(ctx, run.Config{Clients: 2, Units: units, Retries: 3, Seed: 1}, w.Shape(),
-		func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error) { return w.Client(ctx, db, id, rng) }, nil, nil)
+		func(ctx context.Context, id int, rng *rand.Rand) (workload.Client, error) {
+			return w.Client(ctx, db, id, rng)
+		}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
