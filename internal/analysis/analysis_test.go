@@ -6,6 +6,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/stats"
 )
 
 // writeMatrix writes a matrix folder whose cells hold the given rates, by
@@ -98,5 +99,14 @@ func TestCompareLoneRunsNotSignificant(t *testing.T) {
 	c, _ = Compare([]*Input{mk(1000), mk(1300)}, 1)
 	if c.Rows[0].Verdict[1] != "faster" {
 		t.Errorf("30 %% apart, single runs: %+v", c.Rows[0])
+	}
+}
+
+// TestVerdictCannotJudge: too little data is worded as such, with its
+// reason, never as "not significant".
+func TestVerdictCannotJudge(t *testing.T) {
+	d := stats.Welch([]float64{100}, []float64{90, 91})
+	if got, want := Verdict(d, Metric{Key: "rate", HigherBetter: true}), "cannot judge: too few repeats: 1 and 2 (2 each needed)"; got != want {
+		t.Errorf("Verdict = %q, want %q", got, want)
 	}
 }

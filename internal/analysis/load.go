@@ -106,14 +106,26 @@ func Diff(a, b *Group, key string, seed uint64) stats.Diff {
 	return d
 }
 
+// CannotJudge says why d, a difference of Method "none", is no judgement.
+func CannotJudge(d stats.Diff) string {
+	if d.Reason == "" {
+		return "cannot judge: too little data"
+	}
+	return "cannot judge: " + d.Reason
+}
+
 // SingleRunMargin is the smallest difference called between single runs.
 const SingleRunMargin = 0.05
 
-// Verdict words a difference: "faster", "slower" or "not significant".
+// Verdict words a difference: "faster", "slower", "not significant", or
+// why it cannot be judged ("cannot judge: too few seconds: 2 and 2 (3 each
+// needed)").
 func Verdict(d stats.Diff, m Metric) string {
 	switch {
 	case d.Method == "identity":
 		return "base"
+	case d.Method == "none":
+		return CannotJudge(d)
 	case !d.Significant:
 		return "not significant"
 	case (d.Ratio > 1) == m.HigherBetter:
@@ -188,7 +200,7 @@ func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group) 
 			g := byKey[matrix.Key(idx.Axes, with(c, a.Knob, v))]
 			row.Stats = append(row.Stats, g.Stats["rate"])
 			if len(g.Runs) == 0 || len(base.Runs) == 0 {
-				row.Diffs = append(row.Diffs, stats.Diff{Method: "none", P: 1})
+				row.Diffs = append(row.Diffs, stats.Diff{Method: "none", P: 1, Reason: "a cell without a completed run"})
 				continue
 			}
 			row.Diffs = append(row.Diffs, Diff(base, g, "rate", idx.Seed))

@@ -143,6 +143,8 @@ func verdictWord(m analysis.Metric, d stats.Diff, given string) string {
 		switch {
 		case d.Method == "identity":
 			return "base"
+		case d.Method == "none":
+			return analysis.CannotJudge(d)
 		case !d.Significant:
 			w = "not significant"
 		case (d.Ratio > 1) == m.HigherBetter:

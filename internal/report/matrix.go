@@ -32,10 +32,11 @@ func Interval(s stats.Summary, us bool) string {
 	return out
 }
 
-// RatioLine formats a difference: "×1.23 (1.10–1.37) faster".
+// RatioLine formats a difference: "×1.23 (1.10–1.37) faster", or why it
+// cannot be judged: "cannot judge: too few seconds: 2 and 2 (3 each needed)".
 func RatioLine(d stats.Diff, verdict string) string {
 	if d.Method == "none" {
-		return "—"
+		return analysis.CannotJudge(d)
 	}
 	if d.Method == "identity" {
 		return "base"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -122,5 +123,13 @@ func TestProgressPartial(t *testing.T) {
 	want := "  30.0s measure calls/s — (the last 0.004 s: too short for a rate)  ok 5  p50 700µs  p99 900µs  max 900µs"
 	if got != want {
 		t.Fatalf("Progress =\n%q, want\n%q", got, want)
+	}
+}
+
+// TestRatioLineCannotJudge: a difference with too little data says why, not "—".
+func TestRatioLineCannotJudge(t *testing.T) {
+	d := stats.Bootstrap([]float64{10, 11}, []float64{10, 11}, 1)
+	if got, want := RatioLine(d, "not significant"), "cannot judge: too few seconds: 2 and 2 (3 each needed)"; got != want {
+		t.Errorf("RatioLine = %q, want %q", got, want)
 	}
 }

@@ -5,6 +5,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -34,6 +35,9 @@ type Diff struct {
 	P           float64 `json:"p"`           // two-sided p-value of "no difference"
 	Significant bool    `json:"significant"` // the interval excludes 1
 	Method      string  `json:"method"`      // "welch", "bootstrap", "identity" or "none" (too little data: Significant is false)
+	// Reason says, for Method "none", why there is no judgement: "too few
+	// seconds: 2 and 40 (3 each needed)".
+	Reason string `json:"reason,omitempty"`
 }
 
 // bootstrapIters is the number of bootstrap resamples.
@@ -94,8 +98,8 @@ func Identity() Diff {
 
 // none is the answer when there is too little data to test: the ratio of the
 // means when it is defined (0 otherwise, so that the Diff stays encodable as
-// JSON), a degenerate interval, P = 1 and not significant.
-func none(a, b []float64) Diff {
+// JSON), a degenerate interval, P = 1, not significant, and why.
+func none(a, b []float64, reason string) Diff {
 	var r float64
 	if len(a) > 0 && len(b) > 0 {
 		ma, _ := meanVar(a)
@@ -104,7 +108,13 @@ func none(a, b []float64) Diff {
 			r = q
 		}
 	}
-	return Diff{Ratio: r, Lo: r, Hi: r, P: 1, Method: "none"}
+	return Diff{Ratio: r, Lo: r, Hi: r, P: 1, Method: "none", Reason: reason}
+}
+
+// tooFew words a sample too small to test: "too few repeats: 1 and 3 (2
+// each needed)".
+func tooFew(what string, a, b []float64, need int) string {
+	return fmt.Sprintf("too few %s: %d and %d (%d each needed)", what, len(a), len(b), need)
 }
 
 // Welch compares the means of two samples of repeats (each N ≥ 2).
@@ -117,12 +127,12 @@ func none(a, b []float64) Diff {
 func Welch(a, b []float64) Diff {
 	na, nb := len(a), len(b)
 	if na < 2 || nb < 2 {
-		return none(a, b)
+		return none(a, b, tooFew("repeats", a, b, 2))
 	}
 	ma, sa2 := meanVar(a)
 	mb, sb2 := meanVar(b)
 	if ma <= 0 || mb <= 0 {
-		return none(a, b)
+		return none(a, b, "a mean of 0: no ratio")
 	}
 	r := mb / ma
 	va := sa2 / (float64(na) * ma * ma)
@@ -209,12 +219,12 @@ func percentile(sorted []float64, p float64) float64 {
 // the interval is unbounded.
 func Bootstrap(a, b []float64, seed uint64) Diff {
 	if len(a) < 3 || len(b) < 3 {
-		return none(a, b)
+		return none(a, b, tooFew("seconds", a, b, 3))
 	}
 	ma, _ := meanVar(a)
 	mb, _ := meanVar(b)
 	if ma <= 0 {
-		return none(a, b)
+		return none(a, b, "the base's mean is 0: no ratio")
 	}
 	r := mb / ma
 
@@ -247,7 +257,7 @@ func Bootstrap(a, b []float64, seed uint64) Diff {
 	sort.Float64s(ratios)
 	lo, hi := percentile(ratios, 0.025), percentile(ratios, 0.975)
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
-		return none(a, b)
+		return none(a, b, "the base's seconds are mostly 0: the interval of the ratio is unbounded")
 	}
 	p := math.Min(1, 2*float64(min(le, ge))/float64(bootstrapIters))
 	return Diff{

@@ -97,8 +97,8 @@ func TestWelch(t *testing.T) {
 			if d.Method == "welch" && d.Significant != (d.P < 0.05) {
 				t.Errorf("Significant %v disagrees with P %v", d.Significant, d.P)
 			}
-			if d.Method == "none" && (d.P != 1 || d.Lo != d.Ratio || d.Hi != d.Ratio) {
-				t.Errorf("none: got %+v, want P 1 and Lo = Hi = Ratio", d)
+			if d.Method == "none" && (d.P != 1 || d.Lo != d.Ratio || d.Hi != d.Ratio || d.Reason == "") {
+				t.Errorf("none: got %+v, want P 1, Lo = Hi = Ratio and a reason", d)
 			}
 			if _, err := json.Marshal(d); err != nil {
 				t.Errorf("json: %v", err)
@@ -189,8 +189,8 @@ func TestBootstrap(t *testing.T) {
 				if d.Significant && d.P >= 0.05 || !d.Significant && d.P < 0.05 {
 					t.Errorf("Significant %v disagrees with P %v", d.Significant, d.P)
 				}
-			} else if d.P != 1 || d.Lo != d.Ratio || d.Hi != d.Ratio {
-				t.Errorf("none: got %+v, want P 1 and Lo = Hi = Ratio", d)
+			} else if d.P != 1 || d.Lo != d.Ratio || d.Hi != d.Ratio || d.Reason == "" {
+				t.Errorf("none: got %+v, want P 1, Lo = Hi = Ratio and a reason", d)
 			}
 		})
 	}
@@ -245,5 +245,19 @@ func TestBootstrapFalsePositiveRate(t *testing.T) {
 	t.Logf("%d of %d same-mean pairs significant", sig, pairs)
 	if sig > pairs*27/100 {
 		t.Errorf("%d of %d same-mean pairs significant, want at most 27 %%", sig, pairs)
+	}
+}
+
+// TestTooLittleDataSaysWhy: a comparison that cannot judge says what it
+// lacks, in repeats or seconds.
+func TestTooLittleDataSaysWhy(t *testing.T) {
+	if d := Welch([]float64{100}, []float64{90, 91, 92}); d.Reason != "too few repeats: 1 and 3 (2 each needed)" {
+		t.Errorf("Welch: %q", d.Reason)
+	}
+	if d := Bootstrap([]float64{1, 2}, []float64{1, 2, 3, 4}, 1); d.Reason != "too few seconds: 2 and 4 (3 each needed)" {
+		t.Errorf("Bootstrap: %q", d.Reason)
+	}
+	if d := Welch([]float64{100, 101}, []float64{90, 91}); d.Reason != "" {
+		t.Errorf("a judged difference has a reason: %q", d.Reason)
 	}
 }
