@@ -16,8 +16,6 @@
 # -n) and a checkpoint taken; autovacuum is off, so that it never lands in
 # one tool's test and not the other's.
 # DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge, built if missing).
-# DBGAUGE_CLIENT_WAIT=goroutine (or loop-stay, loop-unpinned) runs dbgauge's clients
-# the other ways, to compare with its event loops.
 # PIN=1 gives the server CPU 0 and the client under test CPU 1 (taskset-like,
 # through sched_setaffinity): the client's CPU is then not taken from the
 # server, which shows whether the harness itself is the bottleneck.

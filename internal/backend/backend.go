@@ -146,6 +146,9 @@ type Options struct {
 	// ServerMemory (--server-memory) runs a managed server in a memory
 	// cgroup of its own with this limit, its page cache included; 0: none.
 	ServerMemory int64
+	// ServerCPUs (--cpus server=…) keeps a managed server's processes on
+	// these CPUs, from its start; nil leaves them to the kernel.
+	ServerCPUs []int
 }
 
 // Data returns the folder the engine's files go in: DataDir, else Dir.
@@ -219,6 +222,7 @@ type ServerInfo struct {
 	MemoryLimit     int64  // --server-memory: its cgroup's limit, read back from the kernel; 0: none
 	Cgroup          string // the memory cgroup it ran in (removed after it stopped)
 	OOMKills        int64  // processes of it the kernel killed at the limit
+	CPUs            string // --cpus server=…: the CPUs it may run on, read back from the kernel; "": not placed
 }
 
 // Recoverer is an optional ability of a managed server: kill it as a crash

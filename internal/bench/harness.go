@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/hostinfo"
+	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -28,6 +30,10 @@ type harnessProbe struct {
 	srv       backend.Server
 	serverPID int
 	serverCPU time.Duration
+	// Every CPU's ticks at the start (/proc/stat), and the CPUs dbgauge
+	// and a managed server may run on (nil: the machine's).
+	ticks      map[int]hostinfo.CPUTicks
+	own, onSrv placement.Set
 }
 
 // startHarness begins measuring at the start of the measure phase. db is
@@ -36,11 +42,16 @@ func startHarness(at time.Time, db backend.DB) *harnessProbe {
 	h := &harnessProbe{start: at}
 	h.mem, _ = db.(backend.MemoryUser)
 	if srv, ok := db.(backend.Server); ok {
-		pid := srv.ServerInfo().PID
-		if cpu, _, err := server.TreeCPU(pid); err == nil {
-			h.srv, h.serverPID, h.serverCPU = srv, pid, cpu
+		info := srv.ServerInfo()
+		if cpu, _, err := server.TreeCPU(info.PID); err == nil {
+			h.srv, h.serverPID, h.serverCPU = srv, info.PID, cpu
+		}
+		if info.CPUs != "" {
+			h.onSrv, _ = placement.ParseList(info.CPUs)
 		}
 	}
+	h.own, _ = placement.Self()
+	h.ticks, _ = hostinfo.CPUTimes()
 	h.user, h.sys = cpuTimes()
 	h.sample()
 	return h
@@ -57,7 +68,13 @@ func (h *harnessProbe) server(end time.Time, ok int64) *result.ServerCPU {
 	if err != nil {
 		return nil
 	}
-	r := &result.ServerCPU{Seconds: (cpu - h.serverCPU).Seconds(), Processes: n}
+	r := &result.ServerCPU{Seconds: (cpu - h.serverCPU).Seconds(), Processes: n, CPUCount: len(h.onSrv)}
+	if ticks, err := hostinfo.CPUTimes(); err == nil && h.ticks != nil {
+		if r.CPUCount == 0 {
+			r.CPUCount = len(ticks)
+		}
+		r.CPUsBusy = hostinfo.BusyCores(h.ticks, ticks, h.onSrv)
+	}
 	if secs := end.Sub(h.start).Seconds(); secs > 0 {
 		r.Cores = r.Seconds / secs
 	}
@@ -79,8 +96,9 @@ func (h *harnessProbe) sample() {
 	}
 }
 
-// finish returns the record of the phase that ended at end with ok units.
-func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProcess bool) *result.Harness {
+// finish returns the record of the phase that ended at end with ok units;
+// placed says --cpus harness=… put dbgauge on its CPUs.
+func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProcess, placed bool) *result.Harness {
 	h.sample()
 	user, sys := cpuTimes()
 	r := &result.Harness{
@@ -101,6 +119,13 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProc
 	}
 	if clients > 0 {
 		r.RSSPerClientBytes = max(h.anon-h.engine, 0) / int64(clients)
+	}
+	r.CPUs, r.CPUCount, r.Placed = h.own.String(), len(h.own), placed
+	if ticks, err := hostinfo.CPUTimes(); err == nil && h.ticks != nil {
+		r.MachineCPUs = len(ticks)
+		r.MachineBusy = hostinfo.BusyCores(h.ticks, ticks, nil)
+		r.CPUsBusy = hostinfo.BusyCores(h.ticks, ticks, h.own)
+		r.Share = r.Cores / float64(r.MachineCPUs)
 	}
 	return r
 }

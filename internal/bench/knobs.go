@@ -51,6 +51,7 @@ var Knobs = []knob.Spec{
 	{Name: "cache", Values: "SIZE", Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
 	{Name: "page-size", Values: "BYTES", Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
 	{Name: "server-memory", Values: "SIZE", Usage: "managed servers: run the server in a memory cgroup of its own with this limit, the OS page cache its reads bring in included (root; cgroup v1 or v2), e.g. 512MB; read back and recorded"},
+	{Name: "cpus", Values: "server=LIST,harness=LIST", Single: true, Usage: "place a managed server and dbgauge's own process on CPU lists (as taskset does), e.g. server=0,harness=1 or server=0-2,harness=3; either part alone; read back and recorded. Without it the kernel places both"},
 	{Name: "dataset", Values: "Nx", Usage: "size the data as N times the engine's cache (--cache, read back), e.g. 0.25x, 1x, 4x; with --dataset-of ram, of the machine's memory; the size reached is recorded (kv; replaces --records)"},
 	{Name: "dataset-of", Default: "cache", Values: "cache|ram", Usage: "what --dataset multiplies: the engine's cache, or the machine's memory"},
 	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.

@@ -18,6 +18,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/disk"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/ledger"
+	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
@@ -45,28 +46,29 @@ type Request struct {
 // Plan is a validated request: everything is known to make sense before any
 // file is written.
 type Plan struct {
-	wspec      workload.Spec
-	bspec      backend.Spec
-	w          workload.Workload
-	api        backend.API
-	run        run.Config
-	bopts      backend.Options
-	require    []verdict.Requirement
-	results    string
-	config     result.Config
-	args       []string
-	ceiling    bool            // probe the data folder's flush ceiling
-	interval   time.Duration   // the series' resolution
-	logUnits   bool            // write every unit to units.csv.gz
-	id         string          // the result folder's name, or "" for one made up
-	backup     *backupPlan     // --backup
-	failover   *failoverPlan   // --failover
-	recoveryOn bool            // time a managed server's crash recovery after the run
-	ledger     *ledger.Book    // the commits acknowledged, when a restore is checked
-	led        workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
-	dataDir    string          // --data-dir, absolute: the engine's files go in a folder made there
-	dropCache  bool            // drop the OS page cache before opening the engine
-	dataset    *datasetPlan    // --dataset Nx
+	wspec       workload.Spec
+	bspec       backend.Spec
+	w           workload.Workload
+	api         backend.API
+	run         run.Config
+	bopts       backend.Options
+	require     []verdict.Requirement
+	results     string
+	config      result.Config
+	args        []string
+	ceiling     bool            // probe the data folder's flush ceiling
+	interval    time.Duration   // the series' resolution
+	logUnits    bool            // write every unit to units.csv.gz
+	id          string          // the result folder's name, or "" for one made up
+	backup      *backupPlan     // --backup
+	failover    *failoverPlan   // --failover
+	recoveryOn  bool            // time a managed server's crash recovery after the run
+	harnessCPUs placement.Set   // --cpus harness=…: applied by cli
+	ledger      *ledger.Book    // the commits acknowledged, when a restore is checked
+	led         workload.Ledger // every ledger the workload tells (crash's pipe, ledger)
+	dataDir     string          // --data-dir, absolute: the engine's files go in a folder made there
+	dropCache   bool            // drop the OS page cache before opening the engine
+	dataset     *datasetPlan    // --dataset Nx
 }
 
 // backupPlan is --backup: when to take it, and how to check it.
@@ -450,6 +452,17 @@ func (p *Plan) storage(v *knob.Values) error {
 		}
 		o.ServerMemory = n
 	}
+	if v.IsSet("cpus") {
+		sp, err := placement.Parse(v.Get("cpus"))
+		if err != nil {
+			return knob.Bad("write it as server=0,harness=1 (CPU lists such as 0-2,5), with CPUs this machine has", "--cpus %s: %v", v.Get("cpus"), err)
+		}
+		if sp.Server != nil && !strings.HasSuffix(o.DB, ":managed") {
+			return knob.Bad("drop server=, or use postgres:managed, mariadb:managed or firebird:managed",
+				"--cpus %s: dbgauge places only a server it starts (--db %s)", v.Get("cpus"), redact.DSN(o.DB))
+		}
+		o.ServerCPUs, p.harnessCPUs = sp.Server, sp.Harness
+	}
 	return nil
 }
 
@@ -575,6 +588,11 @@ func (p *Plan) GCPercent() int {
 	}
 	return 0
 }
+
+// HarnessCPUs returns the CPUs dbgauge's own process is to run on
+// (--cpus harness=…), or nil to leave it to the kernel. cli applies it: it
+// touches the process.
+func (p *Plan) HarnessCPUs() placement.Set { return p.harnessCPUs }
 
 // ResultsRoot returns the folder that will receive the result folder.
 func (p *Plan) ResultsRoot() string { return p.results }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -105,9 +106,17 @@ func TestPostgresWorkloads(t *testing.T) {
 	if h := res.Harness; h == nil || h.CPUPerUnitUs <= 0 {
 		t.Errorf("tpcb's 4 clients on PostgreSQL: the harness's CPU: %+v", h)
 	}
-	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "duration": "2s", "select-only": "true", "clients": "4"})
+	// --cpus server=N: the server and every process it starts on CPU N,
+	// read back; the harness judged beside it.
+	srvCPU := strconv.Itoa(runtime.NumCPU() - 1)
+	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "duration": "2s", "select-only": "true", "clients": "4", "cpus": "server=" + srvCPU})
 	if res.Summary.Failed > 0 || res.Harness == nil {
 		t.Errorf("tpcb select-only: %d failed, harness %+v", res.Summary.Failed, res.Harness)
+	} else if res.Harness.Limit == "" || res.Harness.Verdict == "" || res.Harness.MachineCPUs < 1 {
+		t.Errorf("tpcb select-only: no harness verdict: %+v", res.Harness)
+	}
+	if res.Server == nil || res.Server.CPUs != srvCPU || res.ServerCPU == nil || res.ServerCPU.CPUCount != 1 {
+		t.Errorf("--cpus server=%s: server %+v, its CPU %+v", srvCPU, res.Server, res.ServerCPU)
 	}
 	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
 	// kv through sqlkv: YCSB A's updates, and E's range scans (ScanFrom).

@@ -312,8 +312,9 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	runEnd := time.Now()
 	if err == nil && s.harness != nil && len(out.Phases) > 0 {
 		ok := out.Phases[len(out.Phases)-1].OK()
-		h := s.harness.finish(runEnd, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "")
+		h := s.harness.finish(runEnd, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "", s.harnessCPUs != nil)
 		sc := s.harness.server(runEnd, ok)
+		verdict.Harness(h, sc, s.res.Config.Unit)
 		s.mu.Lock()
 		s.res.Harness, s.res.ServerCPU = h, sc
 		s.mu.Unlock()

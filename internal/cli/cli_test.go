@@ -51,6 +51,11 @@ func TestBadInput(t *testing.T) {
 		"unknown command":          {"nonsense"},
 		"negative rate":            {"run", "insert", "--rate", "-5"},
 		"ops per call below three": {"run", "nms", "--ops-per-call", "2"},
+		"cpus without a part":      {"run", "insert", "--cpus", "0"},
+		"cpus of no such cpu":      {"run", "insert", "--cpus", "harness=1000"},
+		"cpus of an unknown part":  {"run", "insert", "--cpus", "client=0"},
+		"cpus server on sqlite":    {"run", "insert", "--cpus", "server=0"},
+		"cpus server on a dsn":     {"run", "insert", "--cpus", "server=0", "--db", "postgres://u:tiger@127.0.0.1:1/db"},
 	}
 	for name, args := range cases {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {

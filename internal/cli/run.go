@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/crash"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -140,6 +142,15 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 	defer release()
 	if pct := plan.GCPercent(); pct > 0 && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(pct)
+	}
+	if cpus := plan.HarnessCPUs(); cpus != nil {
+		// --cpus harness=…: every thread of dbgauge's on those CPUs, and as
+		// many Ps as CPUs (the result reads both back).
+		got, err := placement.PinSelf(cpus)
+		if err != nil {
+			return exitError{ExitFailed, err.Error()}
+		}
+		runtime.GOMAXPROCS(len(got))
 	}
 	res, err := plan.Execute(ctx, stop, p)
 	p.clear()

@@ -4,9 +4,11 @@ package hostinfo
 
 import (
 	"bufio"
+	"errors"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,4 +92,60 @@ func Version() string {
 		rev += "+dirty"
 	}
 	return "devel-" + rev
+}
+
+// CPUTicks is one CPU's time since boot, in clock ticks, from /proc/stat.
+type CPUTicks struct {
+	Busy  uint64 // user, nice, system, irq, softirq and steal
+	Total uint64 // the above, idle and iowait
+}
+
+// CPUTimes reads every online CPU's ticks from /proc/stat, by CPU number.
+func CPUTimes() (map[int]CPUTicks, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]CPUTicks{}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") || f[0] == "cpu" {
+			continue
+		}
+		n, err := strconv.Atoi(f[0][3:])
+		if err != nil {
+			continue
+		}
+		var t CPUTicks
+		// user nice system idle iowait irq softirq steal (guest time is in user).
+		for i, v := range f[1:min(len(f), 9)] {
+			x, _ := strconv.ParseUint(v, 10, 64)
+			t.Total += x
+			if i != 3 && i != 4 {
+				t.Busy += x
+			}
+		}
+		out[n] = t
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no CPU lines in /proc/stat")
+	}
+	return out, nil
+}
+
+// BusyCores returns how many of the CPUs in cpus (every CPU when cpus is
+// nil) were kept busy between two readings: 1 is one CPU busy all the time.
+func BusyCores(before, after map[int]CPUTicks, cpus []int) float64 {
+	var busy float64
+	for n, a := range after {
+		if cpus != nil && !slices.Contains(cpus, n) {
+			continue
+		}
+		b, ok := before[n]
+		if !ok || a.Total <= b.Total {
+			continue
+		}
+		busy += float64(a.Busy-b.Busy) / float64(a.Total-b.Total)
+	}
+	return busy
 }

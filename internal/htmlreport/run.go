@@ -77,6 +77,10 @@ func runHeader(r *result.Result) header {
 		}
 		h.Badges = append(h.Badges, badge{"durability: " + r.Durability.Verdict, cls})
 	}
+	if hr := r.Harness; hr != nil && hr.Limit != "" {
+		cls := map[string]string{"yes": "bad", "maybe": "warn", "no": "good"}[hr.Limit]
+		h.Badges = append(h.Badges, badge{"harness the limit: " + hr.Limit, cls})
+	}
 
 	engine := strings.TrimSpace(e.Name + " " + e.Version)
 	if e.Driver != "" {
@@ -524,6 +528,26 @@ func outcomeSection(r *result.Result) *section {
 		s.Items = append(s.Items, item{Title: "Disk ceiling and durability", Table: t,
 			Note: "The commit rate judged against the flushes per second the data folder's device made in the probe."})
 	}
+	if h := r.Harness; h != nil && h.Verdict != "" {
+		placed := "no: where the kernel put it"
+		if h.Placed {
+			placed = "yes: --cpus harness=" + h.CPUs
+		}
+		t := kv(
+			"could it be the limit?", h.Limit,
+			"verdict", h.Verdict,
+			"dbgauge's CPUs", fmt.Sprintf("%s (%d), placed %s", h.CPUs, h.CPUCount, placed),
+			"dbgauge's CPU", fmt.Sprintf("%.2f cores, %.1f µs per %s, %.0f %% of the machine", h.Cores, h.CPUPerUnitUs, orDash(r.Config.Unit), 100*h.Share),
+			"its CPUs busy", fmt.Sprintf("%.2f of %d (by any process)", h.CPUsBusy, h.CPUCount),
+			"the machine busy", fmt.Sprintf("%.2f of %d CPUs", h.MachineBusy, h.MachineCPUs),
+		)
+		if sc := r.ServerCPU; sc != nil {
+			t.Rows = append(t.Rows, []cell{{Text: "the server's CPU"}, {Text: fmt.Sprintf("%.2f cores; its %d CPUs %.2f busy", sc.Cores, sc.CPUCount, sc.CPUsBusy)}})
+		}
+		t.Rows[0][1].Class = map[string]string{"yes": "bad", "maybe": "warn", "no": "good"}[h.Limit]
+		s.Items = append(s.Items, item{Title: "Was dbgauge the limit?", Table: t,
+			Note: "dbgauge's own CPU (rusage) over the measure phase, beside the busy time of the CPUs it ran on (/proc/stat)."})
+	}
 	return s
 }
 
@@ -684,6 +708,7 @@ func engineSection(r *result.Result) *section {
 			"crash recovery", recoveryText(sv),
 			"shut-down", fmt.Sprintf("%.2f s", sv.ShutdownSeconds),
 			"note", sv.Note,
+			"CPUs (--cpus server=…, read back)", sv.CPUs,
 		)
 		if sc := r.ServerCPU; sc != nil {
 			t.Rows = append(t.Rows, []cell{{Text: "CPU in the measure phase"},

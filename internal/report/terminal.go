@@ -89,7 +89,11 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  dataset\t%s\n", line)
 	}
 	if sv := r.Server; sv != nil {
-		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, Lifecycle(sv), sv.Log)
+		on := ""
+		if sv.CPUs != "" {
+			on = ", on CPUs " + sv.CPUs
+		}
+		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s%s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, on, Lifecycle(sv), sv.Log)
 	}
 	if st := r.Storage; st != nil {
 		line := fmt.Sprintf("data %s at the end (%+.0f KiB in the measure phase: %s an hour at this pace)",
@@ -100,7 +104,12 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  storage\t%s\n", line)
 	}
 	if h := r.Harness; h != nil {
-		fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
+		if h.Verdict != "" {
+			fmt.Fprintf(tw, "  harness\t%s\n", h.Verdict)
+			fmt.Fprintf(tw, "  \t%s\n", HarnessLine(h, r.Config.Unit))
+		} else {
+			fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
+		}
 	}
 	if sc := r.ServerCPU; sc != nil && r.Server != nil {
 		fmt.Fprintf(tw, "  server cpu\t%s used %.2f cores (%.1f µs of CPU per %s), %d processes at the end\n",
@@ -488,6 +497,9 @@ func HarnessLine(h *result.Harness, unit string) string {
 	}
 	line := fmt.Sprintf("%s used %.2f cores (%.1f µs of CPU per %s) and %s (%s per client besides, %d clients), GOMAXPROCS %d, GOGC %d",
 		who, h.Cores, h.CPUPerUnitUs, unit, mem, Bytes(float64(h.RSSPerClientBytes)), h.Clients, h.GoMaxProcs, h.GOGC)
+	if h.Placed {
+		line += ", on CPUs " + h.CPUs + " (--cpus)"
+	}
 	if h.Note != "" {
 		line += " (" + h.Note + ")"
 	}

@@ -31,6 +31,28 @@ type Harness struct {
 	RSSPerClientBytes int64 `json:"rss_per_client_bytes"` // (AnonPeakBytes − EngineBytes) ÷ clients
 	Goroutines        int   `json:"goroutines"`           // at the peak's sample
 	GOGC              int   `json:"gogc"`                 // the garbage collector's target, % of the live heap
+
+	// CPUs is the CPUs dbgauge's threads may run on, read back from the
+	// kernel (sched_getaffinity); CPUCount how many. Placed says --cpus
+	// harness=… put it there; else they are all the machine lets it use.
+	CPUs     string `json:"cpus,omitempty"`
+	CPUCount int    `json:"cpu_count,omitempty"`
+	Placed   bool   `json:"placed,omitempty"`
+	// CPUsBusy is how many of those CPUs were kept busy over the measure
+	// phase, by any process (from /proc/stat): 1 is one CPU busy all the time.
+	CPUsBusy float64 `json:"cpus_busy,omitempty"`
+	// MachineCPUs is how many CPUs the machine has online, MachineBusy how
+	// many of them were kept busy over the measure phase, by any process.
+	MachineCPUs int     `json:"machine_cpus,omitempty"`
+	MachineBusy float64 `json:"machine_busy,omitempty"`
+	// Share is Cores ÷ MachineCPUs: dbgauge's share of the machine.
+	Share float64 `json:"machine_share,omitempty"`
+	// Limit says whether the harness could have been the limit of the run:
+	// "yes" (it kept the CPUs it may use busy), "maybe" (it took more than a
+	// quarter of a machine whose CPUs were all busy, the server's among
+	// them), "no"; Verdict says why in one line, and what to do about it.
+	Limit   string `json:"limit,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // ServerCPU is what a managed server's processes used during the measure
@@ -42,4 +64,9 @@ type ServerCPU struct {
 	Cores        float64 `json:"cores"`           // Seconds ÷ the phase's wall time
 	CPUPerUnitUs float64 `json:"cpu_per_unit_us"` // Seconds ÷ successful units, in µs
 	Processes    int     `json:"processes"`       // the server's processes at the end
+	// CPUCount is how many CPUs the server may run on (--cpus server=…, or
+	// the machine's), CPUsBusy how many of them were kept busy over the
+	// measure phase, by any process (from /proc/stat).
+	CPUCount int     `json:"cpu_count,omitempty"`
+	CPUsBusy float64 `json:"cpus_busy,omitempty"`
 }

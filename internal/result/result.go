@@ -278,6 +278,9 @@ type Server struct {
 	MemoryLimit int64  `json:"server_memory,omitempty"`
 	Cgroup      string `json:"cgroup,omitempty"`
 	OOMKills    int64  `json:"oom_kills,omitempty"` // its processes the kernel killed at the limit
+	// CPUs is --cpus server=…: the CPUs its processes may run on, read
+	// back from the kernel (sched_getaffinity of its main process).
+	CPUs string `json:"cpus,omitempty"`
 }
 
 // ServerLog is a managed server's log read after the run: its anomalies by

@@ -52,6 +52,7 @@ type FirebirdConfig struct {
 	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
 	ForcedWrites bool              // gfix -write sync (true) or async
 	Memory       int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
+	CPUs         []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
 // firebirdRoots lists where distributions put Firebird 3's root folder
@@ -181,7 +182,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if f.Process, err = start(acct, filepath.Join(cfg.Dir, "firebird.out"), f.env, bin, args...); err != nil {
+		if f.Process, err = start(acct, filepath.Join(cfg.Dir, "firebird.out"), f.env, cfg.CPUs, bin, args...); err != nil {
 			_ = cg.Remove()
 			return nil, err
 		}

@@ -42,6 +42,7 @@ type MariaDB struct {
 	bin      string            // mariadbd
 	settings map[string]string // its options, for a restored server
 	memory   int64             // --server-memory
+	cpus     []int             // --cpus server=…
 }
 
 // MariaDBConfig says where and how to start a server.
@@ -50,6 +51,7 @@ type MariaDBConfig struct {
 	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // server options, given as --name=value
 	Memory   int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
+	CPUs     []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
 // FindMariaDB returns the server binary and mariadb-install-db, or says what
@@ -84,7 +86,7 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory}
+	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory, cpus: cfg.CPUs}
 	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
 	if err != nil {
 		return nil, err
@@ -170,7 +172,7 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 			args = append(args, "--"+k+"="+m.settings[k])
 		}
 		start := time.Now()
-		if m.Process, err = Start(m.Account, logPath, m.bin, args...); err != nil {
+		if m.Process, err = StartOn(m.Account, m.cpus, logPath, m.bin, args...); err != nil {
 			_ = cg.Remove()
 			return err
 		}

@@ -35,6 +35,8 @@ type PostgresConfig struct {
 	// Memory (--server-memory), when not 0, runs the server in a memory
 	// cgroup of its own with this limit, its page cache included.
 	Memory int64
+	// CPUs (--cpus server=…) keeps the server's processes on these CPUs.
+	CPUs []int
 }
 
 // Postgres is a running managed PostgreSQL.
@@ -53,6 +55,7 @@ type Postgres struct {
 	Archive   string        // the WAL archive's folder, when archiving
 	Name      string        // a replica's application_name ("r1"); "" for a primary
 	memory    int64         // --server-memory: the limit of its cgroup, made at the first launch
+	cpus      []int         // --cpus server=…: the CPUs its processes run on
 }
 
 // pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
@@ -116,7 +119,7 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret(), memory: cfg.Memory}
+	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret(), memory: cfg.Memory, cpus: cfg.CPUs}
 	// The server and its tools run from other working folders: absolute paths
 	// only (--results oe is relative).
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
@@ -187,7 +190,7 @@ func (p *Postgres) launch(ctx context.Context, logPath string, settings map[stri
 			args = append(args, "-c", k+"="+settings[k])
 		}
 		start := time.Now()
-		if p.Process, err = Start(p.Account, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
+		if p.Process, err = StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
 			_ = cg.Remove()
 			return err
 		}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/placement"
 )
 
 // Account is the system user a server runs as.
@@ -157,17 +158,25 @@ type Process struct {
 	done    chan struct{}
 	exitErr error
 	mu      sync.Mutex
-	stopped bool    // Stop or Kill was asked: an exit is not a death
-	cg      *Cgroup // --server-memory: the memory cgroup it runs in, kept across restarts
+	stopped bool          // Stop or Kill was asked: an exit is not a death
+	cg      *Cgroup       // --server-memory: the memory cgroup it runs in, kept across restarts
+	cpus    placement.Set // --cpus server=…: the CPUs it and its processes run on, kept across restarts
+	onCPUs  string        // the CPUs it may run on, read back as it started; "": not placed
 }
 
 // Start starts a server process as a, its output appended to logPath.
 func Start(a Account, logPath, name string, args ...string) (*Process, error) {
-	return start(a, logPath, nil, name, args...)
+	return start(a, logPath, nil, nil, name, args...)
 }
 
-// start is Start with an environment (nil: dbgauge's own).
-func start(a Account, logPath string, env []string, name string, args ...string) (*Process, error) {
+// StartOn is Start with the process, and every process it starts, kept on
+// the CPUs cpus (--cpus server=…; nil: wherever the kernel puts them).
+func StartOn(a Account, cpus placement.Set, logPath, name string, args ...string) (*Process, error) {
+	return start(a, logPath, nil, cpus, name, args...)
+}
+
+// start is StartOn with an environment (nil: dbgauge's own).
+func start(a Account, logPath string, env []string, cpus placement.Set, name string, args ...string) (*Process, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -175,12 +184,17 @@ func start(a Account, logPath string, env []string, name string, args ...string)
 	cmd := exec.Command(name, args...)
 	cmd.SysProcAttr = a.attr()
 	cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env = log, log, "/", env
-	if err := cmd.Start(); err != nil {
+	if err := placement.Start(cmd, cpus); err != nil {
 		log.Close()
 		return nil, err
 	}
 	p := &Process{Name: filepath.Base(name), LogPath: logPath, acct: a, env: env, path: name, args: args,
-		cmd: cmd, log: log, done: make(chan struct{})}
+		cmd: cmd, log: log, done: make(chan struct{}), cpus: cpus}
+	if cpus != nil {
+		if got, err := placement.Allowed(cmd.Process.Pid); err == nil {
+			p.onCPUs = got.String()
+		}
+	}
 	go func() {
 		err := cmd.Wait()
 		p.mu.Lock()
@@ -228,6 +242,10 @@ func (p *Process) Confine(cg *Cgroup) error {
 	return cg.Add(p.Pid())
 }
 
+// CPUs returns the CPUs the process may run on, read back from the kernel
+// as it started, when it was placed (StartOn); "" when it was not.
+func (p *Process) CPUs() string { return p.onCPUs }
+
 // Cgroup returns the memory cgroup the process runs in, or nil.
 func (p *Process) Cgroup() *Cgroup { return p.cg }
 
@@ -245,7 +263,7 @@ func (p *Process) ReleaseCgroup() error { return p.cg.Remove() }
 
 // again starts the same command again, in the same cgroup.
 func (p *Process) again() (*Process, error) {
-	np, err := start(p.acct, p.LogPath, p.env, p.path, p.args...)
+	np, err := start(p.acct, p.LogPath, p.env, p.cpus, p.path, p.args...)
 	if err != nil {
 		return nil, err
 	}

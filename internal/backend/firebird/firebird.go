@@ -185,7 +185,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	dsn, secret := "", ""
 	if o.DB == managed {
 		var err error
-		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory})
+		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the settings given with --set", "%v", err)
@@ -507,6 +507,7 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: note,
 	}
 	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
+	info.CPUs = s.CPUs()
 	return info
 }
 

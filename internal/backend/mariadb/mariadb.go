@@ -129,7 +129,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
-		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings, Memory: o.ServerMemory}); err != nil {
+		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the variables given with --set", "%v", err)
 			}
@@ -329,6 +329,7 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
 	}
 	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
+	info.CPUs = s.CPUs()
 	return info
 }
 

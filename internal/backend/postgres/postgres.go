@@ -123,7 +123,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory}); err != nil {
+		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -333,6 +333,7 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), RecoveryNote: d.recovery, Note: s.Note,
 	}
 	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
+	info.CPUs = s.CPUs()
 	return info
 }
 

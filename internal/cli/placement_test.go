@@ -1,0 +1,56 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/placement"
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// --cpus harness=N keeps dbgauge's process on CPU N, with as many Ps, and
+// says so in the result; the summary says whether the harness was the
+// limit. dbgauge runs as a process of its own here: the placement is the
+// whole process's.
+func TestCPUsHarness(t *testing.T) {
+	allowed, err := placement.Allowed(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := placement.Set{allowed[len(allowed)-1]}
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "kv", "--mix", "read=100", "--records", "2000", "--clients", "8",
+		"--duration", "1s", "--warmup", "0", "--ceiling", "off", "--cpus", "harness="+cpu.String(), "--results", dir)
+	cmd.Env = append(os.Environ(), asMainEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+	if len(paths) != 1 {
+		t.Fatalf("%d results", len(paths))
+	}
+	b, err := os.ReadFile(paths[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r result.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	h := r.Harness
+	if h == nil || !h.Placed || h.CPUs != cpu.String() || h.CPUCount != 1 || h.GoMaxProcs != 1 {
+		t.Fatalf("harness record %+v, want it placed on CPU %s with GOMAXPROCS 1", h, cpu)
+	}
+	// Eight clients of SQLite reads, engine inside, on one CPU: it is busy.
+	if h.Limit != "yes" || !strings.Contains(string(out), "so that process is the limit") {
+		t.Errorf("limit %q, verdict %q; summary:\n%s", h.Limit, h.Verdict, out)
+	}
+	if !strings.Contains(string(out), "on CPUs "+cpu.String()+" (--cpus)") {
+		t.Errorf("the summary does not say where dbgauge ran:\n%s", out)
+	}
+}
