@@ -5,7 +5,6 @@ package main
 import (
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/cli"
@@ -22,13 +21,6 @@ func main() {
 }
 
 func run() int {
-	// DBGAUGE_CPUPROFILE=FILE writes a CPU profile of the whole process, for
-	// work on dbgauge's own overhead (see bench/README.md).
-	if path := os.Getenv("DBGAUGE_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
-			defer pprof.StopCPUProfile()
-		}
-	}
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	st, err := os.Stderr.Stat()

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -58,6 +59,7 @@ func Main(env Env) int {
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	err := root.Execute()
+	pprof.StopCPUProfile() // --cpuprofile: nothing when it was not started
 	code, msg := exitStatus(err)
 	if msg != "" {
 		fmt.Fprintln(env.Stderr, "dbgauge: "+oneLine(msg))
@@ -113,6 +115,21 @@ acknowledged was lost, and writes a result that survives anything.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
+	profile := root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of dbgauge's own process to FILE (go tool pprof FILE), for work on the harness's cost")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if *profile == "" {
+			return nil
+		}
+		f, err := os.Create(*profile)
+		if err != nil {
+			return usageError{fmt.Errorf("--cpuprofile: %w", err)}
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		return nil
+	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel))
 	return root
