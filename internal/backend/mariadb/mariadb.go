@@ -197,7 +197,21 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return backend.NewStdConn(c, backend.StdConfig{Prepare: d.prepare, BeginSQL: "START TRANSACTION", Classify: classify}), nil
+	var id int64
+	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
+		_ = c.Close()
+		return nil, classify(err)
+	}
+	sc := backend.NewStdConn(c, backend.StdConfig{Prepare: d.prepare, BeginSQL: "START TRANSACTION", Classify: classify, Direct: true})
+	// The end of ctx (the run's) kills the connection from another one, as
+	// the mariadb client does on Ctrl-C: its statements need not each hand
+	// their context to the driver's watcher (StdConn.Watch).
+	sc.Watch(ctx, func() {
+		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = d.sql.ExecContext(kctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
+	})
+	return sc, nil
 }
 
 // readBack lists the variables every result records.
