@@ -116,7 +116,7 @@ try:
         return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
 
     print("%-11s %7s %5s %12s %12s %7s %14s %14s" % ("mode", "clients", "round", "dbgauge tps", "pgbench tps", "÷", "dbgauge µs/tx", "pgbench µs/tx"))
-    ratios, rates = {}, {}
+    ratios, rates, cpus = {}, {}, {}
     for r in range(1, ROUNDS + 1):
         for mode in MODES:
             for c in CLIENTS:
@@ -125,12 +125,16 @@ try:
                 else:
                     (p, pc), (d, dc) = pgbench(mode, c), dbgauge(mode, c)
                 ratios.setdefault((mode, c), []).append(d / p)
+                cpus.setdefault((mode, c), ([], []))[0].append(dc)
+                cpus[(mode, c)][1].append(pc)
                 rates.setdefault((mode, c), ([], []))[0].append(d)
                 rates[(mode, c)][1].append(p)
                 print("%-11s %7d %5d %12.0f %12.0f %7.3f %14.1f %14.1f" % (mode, c, r, d, p, d / p, dc, pc), flush=True)
     for (mode, c), rs in ratios.items():
         rs.sort()
-        print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f)" % (mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1]))
+        dcs, pcs = sorted(cpus[(mode, c)][0]), sorted(cpus[(mode, c)][1])
+        print("median dbgauge ÷ pgbench  %-11s %d clients: %.3f  (%d rounds, %.3f–%.3f); client CPU µs/tx median dbgauge %.1f (%.1f–%.1f), pgbench %.1f (%.1f–%.1f)" % (
+            mode, c, rs[len(rs) // 2], len(rs), rs[0], rs[-1], dcs[len(dcs) // 2], dcs[0], dcs[-1], pcs[len(pcs) // 2], pcs[0], pcs[-1]))
     if len(CLIENTS) > 1:  # how each tool's rate holds up as clients grow
         med = lambda xs: sorted(xs)[len(xs) // 2]
         for mode in MODES:
