@@ -34,7 +34,9 @@ func (k *kvdb) KVConn(ctx context.Context) (backend.KVConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{c: c, d: k.Dialect(), tables: map[string]*stmts{}}, nil
+	cn := &conn{c: c, d: k.Dialect(), tables: map[string]*stmts{}}
+	cn.dest[0] = &cn.val
+	return cn, nil
 }
 
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -50,6 +52,30 @@ type conn struct {
 	tables map[string]*stmts
 	bulk   map[string]*backend.Stmt // PutNew's multi-row INSERTs, by table and rows
 	inTx   bool
+	// Get's argument, destination and value, reused: a read allocates
+	// only the key's boxing.
+	args [1]any
+	dest [1]any // &val
+	val  value
+}
+
+// value is Get's destination: the value copied into a buffer the
+// connection reuses (KVConn.Get's value is valid until the next call).
+type value []byte
+
+// Scan copies src into the buffer.
+func (v *value) Scan(src any) error {
+	switch x := src.(type) {
+	case []byte:
+		*v = append((*v)[:0], x...)
+	case string:
+		*v = append((*v)[:0], x...)
+	case nil:
+		*v = (*v)[:0]
+	default:
+		return fmt.Errorf("sqlkv: a value of type %T, not bytes", src)
+	}
+	return nil
 }
 
 func sqlName(table string) (string, error) {
@@ -129,12 +155,16 @@ func (c *conn) Get(ctx context.Context, table string, key []byte) ([]byte, bool,
 	if err != nil {
 		return nil, false, err
 	}
-	var v []byte
-	err = c.c.QueryRow(ctx, s.get, []any{key}, &v)
+	c.args[0] = key
+	err = c.c.QueryRow(ctx, s.get, c.args[:], c.dest[:]...)
+	c.args[0] = nil
 	if errors.Is(err, backend.ErrNoRows) {
 		return nil, false, nil
 	}
-	return v, err == nil, err
+	if err != nil {
+		return nil, false, err
+	}
+	return c.val, true, nil
 }
 
 func (c *conn) Put(ctx context.Context, table string, key, value []byte) error {
