@@ -12,7 +12,7 @@ import (
 )
 
 // The prepared path (--prepare once): each connection prepares a statement
-// at its first use, then runs it with pgconn's ExecPrepared, the parameters
+// at its first use, then runs it with pgconn's ExecStatement, the parameters
 // encoded here into buffers the connection reuses, as libpq and pgbench do,
 // in text format (binary for bytea); the common column types are scanned
 // here from the ResultReader's values. Anything else is encoded and scanned
@@ -77,7 +77,7 @@ func (c *conn) stmt(st *backend.Stmt) (*prepared, error) {
 	return p, nil
 }
 
-// run starts st with args (Bind/Describe/Execute/Sync); the caller reads
+// run starts st with args (Bind/Execute/Sync); the caller reads
 // the rows and must close the ResultReader.
 func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReader, error) {
 	p, err := c.stmt(st)
@@ -113,7 +113,10 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReade
 		start = end
 	}
 	c.ends = ends
-	return p, c.pc.ExecPrepared(bg, p.desc.Name, c.params, c.formats, p.results), nil
+	// ExecStatement, not ExecPrepared: the statement's description is
+	// known from its preparation, so no Describe is sent and no
+	// RowDescription comes back to be decoded (an allocation per column).
+	return p, c.pc.ExecStatement(bg, p.desc, c.params, c.formats, p.results), nil
 }
 
 // encode appends a's encoding for a parameter of type oid to c.buf and
