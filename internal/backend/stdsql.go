@@ -301,6 +301,7 @@ func (s *StdConn) run(dc any) error {
 	if err := s.bind(dc, k.args); err != nil {
 		return err
 	}
+	defer clear(s.nv) // the caller's arguments are not kept
 	if k.kind == callExec {
 		res, err := d.e.ExecContext(k.ctx, s.nv)
 		if err != nil {
@@ -376,10 +377,11 @@ func (s *StdConn) bind(dc any, args []any) error {
 	s.nv = s.nv[:0]
 	chk, _ := dc.(driver.NamedValueChecker)
 	for i, a := range args {
-		nv := driver.NamedValue{Ordinal: i + 1, Value: a}
+		s.nv = append(s.nv, driver.NamedValue{Ordinal: i + 1, Value: a})
+		nv := &s.nv[i] // checked in place: a local's address would escape
 		err := driver.ErrSkip
 		if chk != nil {
-			err = chk.CheckNamedValue(&nv)
+			err = chk.CheckNamedValue(nv)
 		}
 		if err == driver.ErrSkip {
 			nv.Value, err = driver.DefaultParameterConverter.ConvertValue(a)
@@ -387,7 +389,6 @@ func (s *StdConn) bind(dc any, args []any) error {
 		if err != nil {
 			return fmt.Errorf("sql: converting argument $%d type: %w", i+1, err)
 		}
-		s.nv = append(s.nv, nv)
 	}
 	return nil
 }
