@@ -206,7 +206,7 @@ func probeCell(ctx context.Context, cfg Config, m Method, p Pattern, block int, 
 	}
 	limit := int64(max(appendLimit, 1000*block))
 	open := func(context.Context, int, *rand.Rand) (workload.Client, error) {
-		return &writer{f: f, m: m, p: p, buf: buf, limit: limit}, nil
+		return newWriter(f, m, p, buf, limit), nil
 	}
 	out, err := run.Run(ctx, run.Config{Clients: 1, Duration: cfg.Duration, Units: cfg.Ops, Seed: 1}, shape, open, stop, nil)
 	if err != nil {
@@ -228,15 +228,32 @@ func probeCell(ctx context.Context, cfg Config, m Method, p Pattern, block int, 
 // writer is the probe's one client: the synthetic log writer.
 type writer struct {
 	f     *os.File
-	m     Method
 	p     Pattern
 	buf   []byte
-	off   int64
+	at    int64 // where the current write goes
+	off   int64 // append: where the next write goes
 	limit int64
+	// The operations, made once: a closure made in Do was garbage at every unit.
+	write, flush func() error
+}
+
+func newWriter(f *os.File, m Method, p Pattern, buf []byte, limit int64) *writer {
+	w := &writer{f: f, p: p, buf: buf, limit: limit}
+	w.write = func() error {
+		_, err := w.f.WriteAt(w.buf, w.at)
+		return err
+	}
+	switch m {
+	case Fsync:
+		w.flush = w.f.Sync
+	case Fdatasync:
+		w.flush = func() error { return fdatasync(w.f) }
+	}
+	return w
 }
 
 func (w *writer) Do(_ context.Context, _ int, ops workload.Ops) error {
-	off := int64(0)
+	w.at = 0
 	if w.p == Append {
 		if w.off+int64(len(w.buf)) > w.limit {
 			if err := w.f.Truncate(0); err != nil {
@@ -244,23 +261,16 @@ func (w *writer) Do(_ context.Context, _ int, ops workload.Ops) error {
 			}
 			w.off = 0
 		}
-		off = w.off
+		w.at = w.off
 		w.off += int64(len(w.buf))
 	}
-	err := ops.Time(opWrite, func() error {
-		_, err := w.f.WriteAt(w.buf, off)
-		return err
-	})
-	if err != nil {
+	if err := ops.Time(opWrite, w.write); err != nil {
 		return ioError(err)
 	}
-	switch w.m {
-	case Fsync:
-		err = ops.Time(opFlush, w.f.Sync)
-	case Fdatasync:
-		err = ops.Time(opFlush, func() error { return fdatasync(w.f) })
+	if w.flush == nil {
+		return nil
 	}
-	return ioError(err)
+	return ioError(ops.Time(opFlush, w.flush))
 }
 
 func (w *writer) Close(context.Context) error { return nil }
