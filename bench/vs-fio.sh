@@ -7,6 +7,7 @@
 # within each round, each taking every place in turn, so that a machine's drift
 # hits all of them; the medians of the ratios are the figures to quote.
 # pg_test_fsync runs its whole suite (PG_SECS, default SECS, per test) once a round.
+# DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 #   DIR=/var/lib/db SECS=1 ROUNDS=10 bench/vs-fio.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,13 +17,14 @@ PG_SECS=${PG_SECS:-$SECS}
 ROUNDS=${ROUNDS:-10}
 PG_TEST_FSYNC=${PG_TEST_FSYNC:-$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)}
 command -v fio >/dev/null || { echo "bench: fio is missing: apt-get install fio" >&2; exit 2; }
-[ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
 work=$(mktemp -d "$DIR/.dbgauge-vs-fio.XXXXXX")
 trap 'rm -rf "$work"' EXIT
+# A ./dbgauge left from an older checkout would be measured instead of this one.
+[ -n "${DBGAUGE:-}" ] || { DBGAUGE=$work/dbgauge; go build -o "$DBGAUGE" ./cmd/dbgauge; }
 
 dbgauge() { # method [--direct] → ops/s
 	rm -rf "$work/r"
-	./dbgauge disk --path "$work" --block 8k --pattern rewrite --method "$1" ${2:-} --duration "${SECS}s" --results "$work/r" >/dev/null
+	"$DBGAUGE" disk --path "$work" --block 8k --pattern rewrite --method "$1" ${2:-} --duration "${SECS}s" --results "$work/r" >/dev/null
 	python3 -c "import json,glob; print(json.load(open(glob.glob('$work/r/*/result.json')[0]))['disk']['cells'][0]['rate'])"
 }
 
@@ -72,5 +74,8 @@ for name in ("fdatasync", "O_DSYNC (O_DIRECT)"):
         vals = [float(r[col]) for r in sel if not math.isnan(float(r[col]))]
         if vals:
             print("median dbgauge ÷ %-13s %-20s %.3f  (%d rounds, %.3f–%.3f)" % (tool, name, statistics.median(vals), len(vals), min(vals), max(vals)))
+    rates = ["%s %.0f" % (tool, statistics.median(v)) for tool, col in (("dbgauge", 2), ("fio", 3), ("pg_test_fsync", 4))
+             if (v := [float(r[col]) for r in sel if not math.isnan(float(r[col]))])]
+    print("median flushes/s %-24s %s" % (name, ", ".join(rates)))
 PY
 echo "$SECS s per test ($PG_SECS s for pg_test_fsync), 8 KiB, in $DIR ($(fio --version), $("$PG_TEST_FSYNC" --version 2>/dev/null || echo 'no pg_test_fsync'))."
