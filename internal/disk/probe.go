@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -234,29 +233,12 @@ type writer struct {
 	at    int64 // where the current write goes
 	off   int64 // append: where the next write goes
 	limit int64
-	units int  // units done, for yieldEvery
-	yield bool // the method blocks in the kernel: see yieldEvery
 	// The operations, made once: a closure made in Do was garbage at every unit.
 	write, flush func() error
 }
 
-// yieldEvery is how many units the writer runs between two yields to the Go
-// scheduler. A goroutine that only ever blocks in system calls is never
-// rescheduled, and after 10 ms the runtime's monitor thread (sysmon) takes
-// its P from the system call as from a goroutine hogging its CPU; each time
-// it does, the monitor goes back to waking every 20 µs (about 80 µs with the
-// kernel's timer slack) for milliseconds: 15,100 wake-ups in a 2 s probe of
-// 28,000 flushes, beside the CPUs the flushes complete on. A writer that
-// yields every 16 units is never taken for a hog: 266 wake-ups, for 1,760
-// yields. Alternating with the same loop without yields in one process, it
-// flushed 0–8 % more a second (seven runs, all ahead, +3 % on average);
-// across processes the disk's noise hides it (docs/disk.md, "What the probe
-// costs"). runtime.Gosched is public API: should a later runtime not need
-// it, it costs about a microsecond every 16 units.
-const yieldEvery = 16
-
 func newWriter(f *os.File, m Method, p Pattern, buf []byte, limit int64) *writer {
-	w := &writer{f: f, p: p, buf: buf, limit: limit, yield: m.Flushes()}
+	w := &writer{f: f, p: p, buf: buf, limit: limit}
 	w.write = func() error {
 		_, err := w.f.WriteAt(w.buf, w.at)
 		return err
@@ -271,11 +253,6 @@ func newWriter(f *os.File, m Method, p Pattern, buf []byte, limit int64) *writer
 }
 
 func (w *writer) Do(_ context.Context, _ int, ops workload.Ops) error {
-	if w.yield {
-		if w.units++; w.units%yieldEvery == 0 {
-			runtime.Gosched()
-		}
-	}
 	w.at = 0
 	if w.p == Append {
 		if w.off+int64(len(w.buf)) > w.limit {
