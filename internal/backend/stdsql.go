@@ -111,7 +111,9 @@ func (s *StdConn) check(ctx context.Context) error {
 // is the cancellation's (a killed connection reports itself as lost).
 func (s *StdConn) classify(err error) error {
 	if err != nil && s.canceled.Load() {
-		return s.cfg.Classify(fmt.Errorf("%w: the connection was interrupted (%v)", context.Canceled, err))
+		// The driver's error is told, not wrapped: the class is the
+		// cancellation's, not the lost connection's it reports.
+		return s.cfg.Classify(fmt.Errorf("%w: the connection was interrupted (%v)", context.Canceled, err)) //nolint:errorlint // see above
 	}
 	return s.cfg.Classify(err)
 }
@@ -325,7 +327,7 @@ func (s *StdConn) run(dc any) error {
 	vals := s.vals[:n]
 	if err := rows.Next(vals); err != nil {
 		rows.Close()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return sql.ErrNoRows
 		}
 		return err
@@ -383,7 +385,7 @@ func (s *StdConn) bind(dc any, args []any) error {
 		if chk != nil {
 			err = chk.CheckNamedValue(nv)
 		}
-		if err == driver.ErrSkip {
+		if errors.Is(err, driver.ErrSkip) {
 			nv.Value, err = driver.DefaultParameterConverter.ConvertValue(a)
 		}
 		if err != nil {
