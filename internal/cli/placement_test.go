@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,12 +33,8 @@ func TestCPUsHarness(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("%d results", len(paths))
 	}
-	b, err := os.ReadFile(paths[0])
+	r, err := result.Load(paths[0])
 	if err != nil {
-		t.Fatal(err)
-	}
-	var r result.Result
-	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
 	h := r.Harness
