@@ -542,7 +542,7 @@ func outcomeSection(r *result.Result) *section {
 			"the machine busy", fmt.Sprintf("%.2f of %d CPUs", h.MachineBusy, h.MachineCPUs),
 		)
 		if sc := r.ServerCPU; sc != nil {
-			t.Rows = append(t.Rows, []cell{{Text: "the server's CPU"}, {Text: fmt.Sprintf("%.2f cores; its %d CPUs %.2f busy", sc.Cores, sc.CPUCount, sc.CPUsBusy)}})
+			t.Rows = append(t.Rows, []cell{{Text: "the server's CPU"}, {Text: fmt.Sprintf("%.2f cores; its CPUs %.2f busy of %d", sc.Cores, sc.CPUsBusy, sc.CPUCount)}})
 		}
 		t.Rows[0][1].Class = map[string]string{"yes": "bad", "maybe": "warn", "no": "good"}[h.Limit]
 		s.Items = append(s.Items, item{Title: "Was dbgauge the limit?", Table: t,
