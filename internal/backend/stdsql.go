@@ -98,6 +98,9 @@ func (s *StdConn) ctx(ctx context.Context) context.Context {
 // check refuses a statement once the connection's or the call's context
 // has ended (Watch).
 func (s *StdConn) check(ctx context.Context) error {
+	if s.unwatch == nil {
+		return nil // the driver watches each statement's context itself
+	}
 	if s.canceled.Load() {
 		return s.cfg.Classify(context.Canceled)
 	}
@@ -122,10 +125,8 @@ func (s *StdConn) classify(err error) error {
 func (s *StdConn) Raw() *sql.Conn { return s.c }
 
 func (s *StdConn) exec(ctx context.Context, q string) error {
-	if s.unwatch != nil {
-		if err := s.check(ctx); err != nil {
-			return err
-		}
+	if err := s.check(ctx); err != nil {
+		return err
 	}
 	_, err := s.c.ExecContext(s.ctx(ctx), q)
 	return s.classify(err)
@@ -163,10 +164,8 @@ func (s *StdConn) stmt(ctx context.Context, st *Stmt) (*sql.Stmt, bool, error) {
 
 // Exec runs st and returns the rows it changed.
 func (s *StdConn) Exec(ctx context.Context, st *Stmt, args ...any) (int64, error) {
-	if s.unwatch != nil {
-		if err := s.check(ctx); err != nil {
-			return 0, err
-		}
+	if err := s.check(ctx); err != nil {
+		return 0, err
 	}
 	if s.direct != nil {
 		s.call = call{kind: callExec, ctx: s.ctx(ctx), st: st, args: args}
@@ -192,10 +191,8 @@ func (s *StdConn) Exec(ctx context.Context, st *Stmt, args ...any) (int64, error
 
 // QueryRow runs st and scans its single row into dest.
 func (s *StdConn) QueryRow(ctx context.Context, st *Stmt, args []any, dest ...any) error {
-	if s.unwatch != nil {
-		if err := s.check(ctx); err != nil {
-			return err
-		}
+	if err := s.check(ctx); err != nil {
+		return err
 	}
 	if s.direct != nil && assignable(dest) {
 		s.call = call{kind: callRow, ctx: s.ctx(ctx), st: st, args: args, dest: dest}
@@ -222,10 +219,8 @@ func (s *StdConn) QueryRow(ctx context.Context, st *Stmt, args []any, dest ...an
 
 // Query runs st and calls row for each row.
 func (s *StdConn) Query(ctx context.Context, st *Stmt, args []any, row func(scan func(dest ...any) error) error) error {
-	if s.unwatch != nil {
-		if err := s.check(ctx); err != nil {
-			return err
-		}
+	if err := s.check(ctx); err != nil {
+		return err
 	}
 	p, closeIt, err := s.stmt(ctx, st)
 	if err != nil {
