@@ -102,7 +102,6 @@ type runner struct {
 
 	opener Opener
 	rngs   []*rand.Rand // each client's workload stream, kept for a reopening
-	ctx    context.Context
 
 	stopOnce sync.Once
 	stopCh   chan struct{}
@@ -249,7 +248,7 @@ func metricsShape(s workload.Shape) metrics.Shape {
 func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
 	clients := make([]workload.Client, r.cfg.Clients)
 	errs := make([]error, r.cfg.Clients)
-	r.opener, r.rngs, r.ctx = open, make([]*rand.Rand, r.cfg.Clients), ctx
+	r.opener, r.rngs = open, make([]*rand.Rand, r.cfg.Clients)
 	for id := range r.rngs {
 		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(id))
 	}
@@ -361,41 +360,19 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	return err
 }
 
-// seat is one client's state between its units.
-type seat struct {
-	id   int
-	c    workload.Client
-	rec  *metrics.Recorder
-	rng  *rand.Rand
-	deck *workload.Deck
-	ops  *opTimer
-}
-
-func (r *runner) newSeat(id int, c workload.Client) *seat {
-	rec := r.set.Recorder(id)
-	// A stream of its own, so that the mix does not depend on the workload's draws.
-	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
-	return &seat{id: id, c: c, rec: rec, rng: rng, deck: workload.NewDeck(r.shape.Units, rng), ops: &opTimer{rec: rec}}
-}
-
 // client runs units on one client until the run stops, then closes it.
 func (r *runner) client(ctx context.Context, id int, c workload.Client) {
-	s := r.newSeat(id, c)
-	defer r.closeSeat(ctx, s)
-	r.units(ctx, s)
-}
-
-func (r *runner) closeSeat(ctx context.Context, s *seat) {
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
-	if err := s.c.Close(cctx); err != nil {
-		s.rec.Lost(workload.LostUnits(err))
-	}
-}
-
-// units runs s's units until the run stops.
-func (r *runner) units(ctx context.Context, s *seat) {
-	id, rec, rng, ops := s.id, s.rec, s.rng, s.ops
+	rec := r.set.Recorder(id)
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		if err := c.Close(cctx); err != nil {
+			rec.Lost(workload.LostUnits(err))
+		}
+	}()
+	// A stream of its own, so that the mix does not depend on the workload's draws.
+	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
+	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	for !r.stopping() {
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
 			return // no unit left; the others finish theirs, retries included
@@ -411,8 +388,8 @@ func (r *runner) units(ctx context.Context, s *seat) {
 			rec.Lag(lag, lag > r.interval)
 			start = intended // latency counts the wait a slow engine caused
 		}
-		kind := s.deck.Deal()
-		err := r.attempt(ctx, s.c, kind, ops, rec, rng)
+		kind := deck.Deal()
+		err := r.attempt(ctx, c, kind, ops, rec, rng)
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
 			// A unit that found nothing to do was answered by the engine
 			// (it is up), but did no work: counted apart, never as ok.
@@ -447,7 +424,7 @@ func (r *runner) units(ctx context.Context, s *seat) {
 			e := err // err itself would move to the heap at every unit
 			r.unavailable.Store(&e)
 			if r.sleep(ctx, 100*time.Millisecond) {
-				s.c = r.reopen(ctx, id, s.c, rec)
+				c = r.reopen(ctx, id, c, rec)
 			}
 		case dberr.Canceled:
 			return
@@ -462,7 +439,7 @@ func (r *runner) units(ctx context.Context, s *seat) {
 func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
 	// The run's context, as at the first opening: a client may watch it
 	// for as long as it lives (the engines' connect timeouts bound this).
-	nc, err := r.opener(r.ctx, id, r.rngs[id])
+	nc, err := r.opener(ctx, id, r.rngs[id])
 	if err != nil {
 		return c
 	}
