@@ -104,12 +104,12 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  storage\t%s\n", line)
 	}
 	if h := r.Harness; h != nil {
-		if h.Verdict != "" {
-			fmt.Fprintf(tw, "  harness\t%s\n", h.Verdict)
-			fmt.Fprintf(tw, "  \t%s\n", HarnessLine(h, r.Config.Unit))
-		} else {
-			fmt.Fprintf(tw, "  harness\t%s\n", HarnessLine(h, r.Config.Unit))
+		label := "harness"
+		if h.Verdict != "" { // first, the verdict; the figures under it
+			fmt.Fprintf(tw, "  %s\t%s\n", label, h.Verdict)
+			label = ""
 		}
+		fmt.Fprintf(tw, "  %s\t%s\n", label, HarnessLine(h, r.Config.Unit))
 	}
 	if sc := r.ServerCPU; sc != nil && r.Server != nil {
 		fmt.Fprintf(tw, "  server cpu\t%s used %.2f cores (%.1f µs of CPU per %s), %d processes at the end\n",
