@@ -687,9 +687,9 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 		T: end.Sub(s.runStart(p)).Seconds(), Dt: end.Sub(start).Seconds(),
 		Phase: p.Name, OK: ok, Failed: failed, Retries: retries,
 		P50Us: h.ValueAtQuantile(50), P99Us: h.ValueAtQuantile(99), MaxUs: metrics.Max(h),
-		// Shorter than a quarter of the run engine's tick: what is left
-		// when a run stops just after a tick (run.closes merges the others).
-		Partial: end.Sub(start) < time.Second/4,
+		// What is left when a run stops just after a tick (the run engine
+		// merges the other short intervals into their neighbours).
+		Partial: end.Sub(start) < run.Edge(run.DefaultTick),
 	}
 	if h.TotalCount() == 0 {
 		sec.MaxUs = 0

@@ -34,7 +34,7 @@ type Config struct {
 	// Unavailable is how long every unit may fail as unavailable before
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
-	Tick        time.Duration // interval of the series; 1s when 0
+	Tick        time.Duration // interval of the series; DefaultTick when 0
 	// Log, when set, is told of every unit that ended (err nil when it
 	// succeeded, matching workload.ErrNothing when it found nothing to do),
 	// from the client's goroutine: it must be safe for concurrent use and
@@ -119,7 +119,7 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		return nil, errors.New("run: at least one client")
 	}
 	if cfg.Tick <= 0 {
-		cfg.Tick = time.Second
+		cfg.Tick = DefaultTick
 	}
 	if cfg.Unavailable <= 0 {
 		cfg.Unavailable = 5 * time.Second
@@ -298,6 +298,14 @@ func (r *runner) checkUnavailable(now time.Time) {
 	r.stop(Fatal)
 }
 
+// DefaultTick is the interval of the series when Config.Tick is 0.
+const DefaultTick = time.Second
+
+// Edge is how close to a phase's deadline, or after a stop, a tick of
+// length tick is left to them (closes): a quarter of it. An interval shorter
+// than that is one a stop cut short.
+func Edge(tick time.Duration) time.Duration { return tick / 4 }
+
 // closes reports whether the tick at now closes an interval. It does not
 // within a quarter tick before the phase's deadline (deadlineAt, zero when
 // none), which closes that interval a little later, nor within a quarter tick
@@ -307,7 +315,7 @@ func (r *runner) checkUnavailable(now time.Time) {
 // Such an interval can still end a run stopped just after a tick (Ctrl-C, a
 // stop file, --units); its dt says how short it is.
 func (r *runner) closes(now, deadlineAt time.Time) bool {
-	edge := r.cfg.Tick / 4
+	edge := Edge(r.cfg.Tick)
 	if !deadlineAt.IsZero() && deadlineAt.Sub(now) < edge {
 		return false
 	}
