@@ -46,16 +46,6 @@ func (s Set) String() string {
 	return b.String()
 }
 
-// Overlaps reports whether s and o share a CPU.
-func (s Set) Overlaps(o Set) bool {
-	for _, c := range s {
-		if slices.Contains(o, c) {
-			return true
-		}
-	}
-	return false
-}
-
 // ParseList reads a CPU list: numbers and ranges, separated by commas
 // ("0", "0-3", "0,2,4-5").
 func ParseList(s string) (Set, error) {
