@@ -5,7 +5,9 @@
 //  2. siblings never import siblings (shared code moves up into the contract
 //     or a leaf), except the *test helper packages, from test files;
 //  3. only cli and cmd print or exit: no package below cli imports the
-//     process (os.Exit is checked by the linters' forbidigo rule).
+//     process (os.Exit is checked by the linters' forbidigo rule);
+//  4. internal/server, what every managed server shares, imports no database
+//     driver and no engine: an engine's managed server lives in its folder.
 package archtest
 
 import (
@@ -83,7 +85,30 @@ func family(module, pkg string) (string, string) {
 	return parts[0], parts[1]
 }
 
+// drivers are the database drivers (and database/sql) dbgauge's engines use.
+var drivers = []string{"database/sql", "github.com/jackc/pgx", "github.com/go-sql-driver/mysql", "github.com/nakagami/firebirdsql",
+	"github.com/mattn/go-sqlite3", "go.etcd.io/bbolt", "github.com/cockroachdb/pebble"}
+
+// serverRule is rule 4.
+func serverRule(module, importer, imported string) string {
+	if importer != module+"/internal/server" {
+		return ""
+	}
+	if strings.HasPrefix(imported, module+"/internal/backend") {
+		return "the server package imports no engine; an engine's managed server lives in its folder"
+	}
+	for _, d := range drivers {
+		if imported == d || strings.HasPrefix(imported, d+"/") {
+			return "the server package imports no database driver; an engine's managed server lives in its folder"
+		}
+	}
+	return ""
+}
+
 func broken(module, importer, imported string, test bool) string {
+	if r := serverRule(module, importer, imported); r != "" {
+		return r
+	}
 	fa, ca := family(module, importer)
 	fb, cb := family(module, imported)
 	if fa == "" || fb == "" {

@@ -56,3 +56,28 @@ func TestSiblingRule(t *testing.T) {
 		}
 	}
 }
+
+// TestServerRule: the server package may import neither a driver nor an
+// engine, in its tests either; others may.
+func TestServerRule(t *testing.T) {
+	m := "m"
+	cases := []struct {
+		from, to string
+		bad      bool
+	}{
+		{"m/internal/server", "github.com/jackc/pgx/v5/pgconn", true},
+		{"m/internal/server", "database/sql", true},
+		{"m/internal/server", "github.com/go-sql-driver/mysql", true},
+		{"m/internal/server", "m/internal/backend/postgres", true},
+		{"m/internal/server", "m/internal/placement", false},
+		{"m/internal/knob", "database/sql", false},
+		{"m/internal/backend/postgres", "github.com/jackc/pgx/v5/pgconn", false},
+	}
+	for _, c := range cases {
+		for _, test := range []bool{false, true} {
+			if got := broken(m, c.from, c.to, test) != ""; got != c.bad {
+				t.Errorf("%s → %s (test file: %v): broken = %v, want %v", c.from, c.to, test, got, c.bad)
+			}
+		}
+	}
+}

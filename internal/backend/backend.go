@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // API is the interface style a DB offers.
@@ -98,6 +99,12 @@ type Spec struct {
 	RecordOverhead int64
 	// Open opens the engine with the options applied.
 	Open func(ctx context.Context, o Options) (DB, error)
+	// Reopen, for a managed server, starts the engine again on the data
+	// folder a killed server left in dataDir (crash recovery, its log
+	// written to logPath) and opens it with o (o.DB is ignored); closing
+	// the DB stops that server. dbgauge crash needs it; nil: the engine's
+	// managed server cannot be put on trial.
+	Reopen func(ctx context.Context, dataDir, logPath string, o Options) (DB, error)
 }
 
 // Has reports whether the engine has ability a.
@@ -203,6 +210,9 @@ type Server interface {
 	Died() <-chan struct{}
 	// DeathErr says why the server died, with the end of its log.
 	DeathErr() error
+	// LogRules are the engine's rules for reading its log (anomalies by
+	// kind, known-harmless lines), declared in the engine's folder.
+	LogRules() *server.LogRules
 }
 
 // ServerInfo is what a result records about a managed server.

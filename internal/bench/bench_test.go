@@ -13,10 +13,11 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // to corrupt a database behind dbgauge's back
 
+	"github.com/dbgauge/dbgauge/internal/backend/firebird"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/dberr"
-	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -40,12 +41,12 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 				needPostgres(t)
 			}
 			if b.Name == "mariadb" {
-				if _, _, err := server.FindMariaDB(); err != nil {
+				if _, _, err := mariadb.FindServer(); err != nil {
 					t.Skip(err) // .ci/run installs mariadb-server: in CI this never skips
 				}
 			}
 			if b.Name == "firebird" {
-				if _, _, _, _, err := server.FindFirebird(); err != nil {
+				if _, _, _, _, err := firebird.FindServer(); err != nil {
 					t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
 				}
 			}

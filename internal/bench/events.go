@@ -32,9 +32,9 @@ type logTail struct {
 }
 
 // newLogTail follows the log from its current end, or returns nil when
-// dbgauge has no rules for the engine's log.
-func newLogTail(info result.Server) *logTail {
-	f := server.FollowLog(info.Engine, info.Log)
+// the engine has no rules for its log.
+func newLogTail(rules *server.LogRules, info result.Server) *logTail {
+	f := rules.Follow(info.Log)
 	if f == nil {
 		return nil
 	}

@@ -10,13 +10,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
 func needPostgres(t *testing.T) {
 	t.Helper()
-	if _, err := server.FindPostgres(""); err != nil {
+	if _, err := postgres.FindServer(""); err != nil {
 		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
 	}
 }
@@ -133,7 +133,7 @@ func TestPostgresWorkloads(t *testing.T) {
 // password of a DSN, appear in no file dbgauge writes.
 func TestNoPasswordLeaks(t *testing.T) {
 	needPostgres(t)
-	p, err := server.StartPostgres(context.Background(), server.PostgresConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,8 @@ package bench_test
 import (
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/backend/firebird"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -12,8 +13,8 @@ import (
 // per unit and every:5; the checks prove every update of every call landed.
 func TestSlottedProcedures(t *testing.T) {
 	dbs := map[string]func() error{
-		"mariadb:managed":  func() error { _, _, err := server.FindMariaDB(); return err },
-		"firebird:managed": func() error { _, _, _, _, err := server.FindFirebird(); return err },
+		"mariadb:managed":  func() error { _, _, err := mariadb.FindServer(); return err },
+		"firebird:managed": func() error { _, _, _, _, err := firebird.FindServer(); return err },
 	}
 	for db, find := range dbs {
 		t.Run(db, func(t *testing.T) {

@@ -206,7 +206,7 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		if info.Note != "" {
 			s.obs.Note(info.Note)
 		}
-		s.tail = newLogTail(info)
+		s.tail = newLogTail(srv.LogRules(), info)
 	}
 	eng, err := db.Engine(ctx)
 	if err != nil {
@@ -515,7 +515,7 @@ func (s *session) close() {
 			info.RecoveryNote = s.recovery.note
 		}
 		s.res.Server = &info
-		s.res.ServerLog = scanServerLog(info, s.recovery.from, s.recovery.to)
+		s.res.ServerLog = scanServerLog(srv.LogRules(), info, s.recovery.from, s.recovery.to)
 	}
 	if st := s.res.Storage; st != nil && st.MeasuredSeconds > 0 {
 		st.DataPerHour = float64(st.DataEnd-st.DataBegin) / st.MeasuredSeconds * 3600
@@ -530,11 +530,11 @@ func (s *session) close() {
 }
 
 // scanServerLog reads a managed server's log (kept in the result folder) for
-// anomalies, or returns nil when dbgauge has no rules for the engine. The
+// anomalies, or returns nil when the engine has no rules. The
 // bytes from skip to until are what dbgauge's own crash-recovery test made
 // the server write (a crash, a recovery): not anomalies of the run.
-func scanServerLog(info result.Server, skip, until int64) *result.ServerLog {
-	if server.LogEngine(info.Engine) == "" || info.Log == "" {
+func scanServerLog(rules *server.LogRules, info result.Server, skip, until int64) *result.ServerLog {
+	if rules == nil || info.Log == "" {
 		return nil
 	}
 	text, err := os.ReadFile(info.Log)
@@ -550,7 +550,7 @@ func scanServerLog(info result.Server, skip, until int64) *result.ServerLog {
 		}
 	}
 	sl := &result.ServerLog{Path: info.Log, Lines: strings.Count(string(text), "\n"), Anomalies: []result.LogAnomaly{}}
-	for _, a := range server.ScanLog(info.Engine, string(text)) {
+	for _, a := range rules.Scan(string(text)) {
 		sl.Anomalies = append(sl.Anomalies, result.LogAnomaly(a))
 	}
 	return sl

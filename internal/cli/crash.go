@@ -20,7 +20,6 @@ import (
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -218,8 +217,10 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		values.Set(name, val)
 		rest = append(rest, f)
 	}
-	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "gdbm": ".gdbm", "pebble": ".pebble", "postgres:managed": ""}[be]
-	if ext == "" && be != "postgres:managed" {
+	bspec, _ := catalog.Backend(be)
+	managed := bspec.Reopen != nil && be == bspec.Throwaway
+	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "gdbm": ".gdbm", "pebble": ".pebble"}[be]
+	if ext == "" && !managed {
 		return crash.Target{}, knob.Bad("use --db sqlite, bbolt, gdbm, pebble or postgres:managed (a fresh database per cycle)",
 			"crash needs a database it can create and kill, not --db %s", redact.DSN(be))
 	}
@@ -228,7 +229,6 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Ledger: noLedger{}}); err != nil {
 		return crash.Target{}, err
 	}
-	bspec, _ := catalog.Backend(be)
 	// The database is reopened to be read, with the engine's safest setting:
 	// what survived is on disk already, and recovery itself must be durable.
 	w, err := spec.New(workload.Common{Commit: workload.Commit{Mode: workload.PerUnit, Every: 1}, Clients: 1, Seed: 1}, values)
@@ -236,21 +236,12 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		return crash.Target{}, err
 	}
 	led := w.(workload.Ledgered)
-	if be == "postgres:managed" {
-		pgBin := values.Get("pg-bin")
+	if managed {
 		return crash.Target{
-			Flags: append([]string{spec.Name}, rest...), Backend: "postgres", Managed: true,
+			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true,
 			Open: func(ctx context.Context, dataDir string) (backend.DB, error) {
-				srv, err := server.Reopen(ctx, dataDir, filepath.Join(filepath.Dir(filepath.Dir(dataDir)), "recovery.log"), pgBin)
-				if err != nil {
-					return nil, err
-				}
-				db, err := bspec.Open(ctx, backend.Options{DB: srv.DSN(true), Dir: filepath.Dir(dataDir), Durability: backend.Durability("sync"), Prepare: backend.Prepare("once"), Conns: 1, Values: values})
-				if err != nil {
-					_, _ = srv.StopClean()
-					return nil, err
-				}
-				return reopened{db.(backend.SQLDB), srv}, nil
+				log := filepath.Join(filepath.Dir(filepath.Dir(dataDir)), "recovery.log")
+				return bspec.Reopen(ctx, dataDir, log, backend.Options{Dir: filepath.Dir(dataDir), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 			},
 			Present: led.Present,
 		}, nil
@@ -258,31 +249,8 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	return crash.Target{
 		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
 		Open: func(ctx context.Context, path string) (backend.DB, error) {
-			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Durability("sync"), Prepare: backend.Prepare("once"), Conns: 1, Values: values})
+			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 		},
 		Present: led.Present,
 	}, nil
-}
-
-// reopened is a PostgreSQL cluster started again after a kill: closing it
-// stops the server and removes the cluster (its logs stay).
-type reopened struct {
-	backend.SQLDB
-	srv *server.Postgres
-}
-
-func (r reopened) Close() error {
-	err := r.SQLDB.Close()
-	if _, serr := r.srv.StopClean(); err == nil {
-		err = serr
-	}
-	return err
-}
-
-// Integrity runs the engine's check.
-func (r reopened) Integrity(ctx context.Context) (bool, string, error) {
-	if c, ok := r.SQLDB.(backend.Checker); ok {
-		return c.Integrity(ctx)
-	}
-	return true, "no integrity check for this engine", nil
 }

@@ -15,8 +15,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbgauge/dbgauge/internal/backend/firebird"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // onlyResult loads the one result under root.
@@ -143,10 +144,10 @@ func TestBackupTampered(t *testing.T) {
 func TestBackupServers(t *testing.T) {
 	for _, db := range []string{"mariadb", "firebird"} {
 		t.Run(db, func(t *testing.T) {
-			if _, _, err := server.FindMariaDB(); db == "mariadb" && err != nil {
+			if _, _, err := mariadb.FindServer(); db == "mariadb" && err != nil {
 				t.Skip(err) // .ci/run installs it
 			}
-			if _, _, _, _, err := server.FindFirebird(); db == "firebird" && err != nil {
+			if _, _, _, _, err := firebird.FindServer(); db == "firebird" && err != nil {
 				t.Skip(err)
 			}
 			root := t.TempDir()

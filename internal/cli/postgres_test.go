@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testdisk"
@@ -18,7 +19,7 @@ import (
 
 func needPostgres(t *testing.T) {
 	t.Helper()
-	if _, err := server.FindPostgres(""); err != nil {
+	if _, err := postgres.FindServer(""); err != nil {
 		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
 	}
 }
@@ -36,7 +37,7 @@ func assertOneLine(t *testing.T, code int, errOut string, want int, secret strin
 
 func TestPostgresConfigurationErrors(t *testing.T) {
 	needPostgres(t)
-	p, err := server.StartPostgres(context.Background(), server.PostgresConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

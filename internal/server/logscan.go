@@ -14,74 +14,29 @@ type Anomaly struct {
 	Sample    string `json:"sample"`
 }
 
-type logRule struct {
-	kind string
-	re   *regexp.Regexp
+// LogRule is one kind of trouble a server's log line can show (or, among
+// LogRules.Harmless, a line that looks like trouble and is not).
+type LogRule struct {
+	Kind string
+	Re   *regexp.Regexp
 }
 
-// logRules are, per engine, the kinds of trouble a log line can show, most
-// severe first (a line counts once, for the first rule it matches);
-// harmless lists lines that look like trouble and are not (documented in
-// each engine's page under docs/backends).
-var logRules = map[string]struct{ rules, harmless []logRule }{
-	"postgres": {
-		rules: []logRule{
-			{"crash", regexp.MustCompile(`server process \(PID \d+\) was terminated by signal|terminating any other active server processes`)},
-			{"recovery", regexp.MustCompile(`was not properly shut down|automatic recovery in progress|database system was interrupted`)},
-			{"assertion", regexp.MustCompile(`TRAP: `)},
-			{"panic", regexp.MustCompile(`PANIC: `)},
-			{"fatal", regexp.MustCompile(`FATAL: `)},
-			{"error", regexp.MustCompile(`ERROR: `)},
-		},
-		harmless: []logRule{
-			{"", regexp.MustCompile(`FATAL:  (the database system is (starting up|shutting down|not yet accepting connections)|terminating connection due to administrator command)`)},
-		},
-	},
-	"mariadb": {
-		rules: []logRule{
-			{"crash", regexp.MustCompile(`(mariadbd|mysqld) got signal|Attempting backtrace`)},
-			{"assertion", regexp.MustCompile(`Assertion failure|Failing assertion`)},
-			{"recovery", regexp.MustCompile(`Starting crash recovery|crash recovery`)},
-			{"corruption", regexp.MustCompile(`(?i)corrupt`)},
-			{"error", regexp.MustCompile(`\[ERROR\]`)},
-		},
-	},
-	"firebird": {
-		rules: []logRule{
-			{"crash", regexp.MustCompile(`(?i)terminated abnormally|Segmentation fault|server crashed`)},
-			{"bugcheck", regexp.MustCompile(`(?i)bugcheck|internal Firebird consistency check|wrong record length`)},
-			{"lock denied", regexp.MustCompile(`(?i)lock denied`)},
-			{"lock manager", regexp.MustCompile(`(?i)Fatal lock manager error`)},
-			{"io error", regexp.MustCompile(`(?i)I/O error`)},
-			{"corruption", regexp.MustCompile(`(?i)corrupt|Database file appears corrupt`)},
-			{"network", regexp.MustCompile(`INET/inet_error`)},
-			{"error", regexp.MustCompile(`(?i)\berror\b`)},
-		},
-		harmless: []logRule{
-			// Every start on a machine without IPv6 dual-stack sockets.
-			{"", regexp.MustCompile(`setsockopt: error setting IPV6_V6ONLY to 0`)},
-			// A client that went away without detaching (connection reset).
-			{"", regexp.MustCompile(`INET/inet_error: read errno = 104`)},
-		},
-	},
+// Rule compiles a LogRule.
+func Rule(kind, re string) LogRule { return LogRule{Kind: kind, Re: regexp.MustCompile(re)} }
+
+// LogRules are an engine's kinds of trouble, most severe first (a line
+// counts once, for the first rule it matches), and the lines that look like
+// trouble and are not (documented in each engine's page under
+// docs/backends). Each engine declares its own, in its folder.
+type LogRules struct {
+	Rules, Harmless []LogRule
 }
 
-// LogEngine returns the log rules' name for a server's engine ("firebird
-// Super" → "firebird"), or "" when dbgauge has none.
-func LogEngine(engine string) string {
-	name, _, _ := strings.Cut(engine, " ")
-	if _, ok := logRules[name]; ok {
-		return name
-	}
-	return ""
-}
-
-// ScanLog counts the anomalies of an engine's log text by kind, in the order
-// they first appear. Lines matching no rule, or a harmless one, are not
-// counted.
-func ScanLog(engine, text string) []Anomaly {
-	r, ok := logRules[LogEngine(engine)]
-	if !ok {
+// Scan counts the anomalies of a log's text by kind, in the order they
+// first appear. Lines matching no rule, or a harmless one, are not counted.
+// A nil LogRules finds nothing.
+func (r *LogRules) Scan(text string) []Anomaly {
+	if r == nil {
 		return nil
 	}
 	var out []Anomaly
@@ -92,20 +47,20 @@ lines:
 		if line == "" {
 			continue
 		}
-		for _, h := range r.harmless {
-			if h.re.MatchString(line) {
+		for _, h := range r.Harmless {
+			if h.Re.MatchString(line) {
 				continue lines
 			}
 		}
-		for _, rule := range r.rules {
-			if !rule.re.MatchString(line) {
+		for _, rule := range r.Rules {
+			if !rule.Re.MatchString(line) {
 				continue
 			}
-			if k, seen := at[rule.kind]; seen {
+			if k, seen := at[rule.Kind]; seen {
 				out[k].Count++
 			} else {
-				at[rule.kind] = len(out)
-				out = append(out, Anomaly{Kind: rule.kind, Count: 1, FirstLine: i + 1, Sample: truncate(line, 300)})
+				at[rule.Kind] = len(out)
+				out = append(out, Anomaly{Kind: rule.Kind, Count: 1, FirstLine: i + 1, Sample: truncate(line, 300)})
 			}
 			continue lines
 		}
@@ -123,30 +78,31 @@ func truncate(s string, n int) string {
 // LogFollower reads a server's log as it grows, for anomalies while a run
 // goes on. It is not safe for concurrent use.
 type LogFollower struct {
-	engine, path string
-	off          int64 // bytes read, to the end of the last whole line
-	lines        int   // lines read
+	rules *LogRules
+	path  string
+	off   int64 // bytes read, to the end of the last whole line
+	lines int   // lines read
 }
 
-// FollowLog follows the log at path from its current end, or returns nil
-// when dbgauge has no rules for the engine's log.
-func FollowLog(engine, path string) *LogFollower {
-	if LogEngine(engine) == "" || path == "" {
+// Follow follows the log at path from its current end, or returns nil
+// when there are no rules or no log.
+func (r *LogRules) Follow(path string) *LogFollower {
+	if r == nil || path == "" {
 		return nil
 	}
-	f := &LogFollower{engine: engine, path: path}
-	f.take(readFrom(path, 0))
+	f := &LogFollower{rules: r, path: path}
+	f.take(ReadFrom(path, 0))
 	return f
 }
 
 // Next returns the anomalies of the whole lines written since the last
 // call, their FirstLine counted from the log's start.
 func (f *LogFollower) Next() []Anomaly {
-	chunk := f.take(readFrom(f.path, f.off))
+	chunk := f.take(ReadFrom(f.path, f.off))
 	if chunk == "" {
 		return nil
 	}
-	out := ScanLog(f.engine, chunk)
+	out := f.rules.Scan(chunk)
 	for i := range out {
 		out[i].FirstLine += f.lines - strings.Count(chunk, "\n")
 	}

@@ -7,43 +7,41 @@ import (
 	"testing"
 )
 
-func TestScanLog(t *testing.T) {
-	cases := []struct {
-		engine, text string
-		want         map[string]int
-	}{
-		{"postgres", "2026-11-22 LOG:  database system is ready\n" +
-			"2026-11-22 ERROR:  deadlock detected\n2026-11-22 ERROR:  deadlock detected\n" +
-			"2026-11-22 FATAL:  the database system is starting up\n" +
-			"2026-11-22 LOG:  server process (PID 42) was terminated by signal 9: Killed\n" +
-			"2026-11-22 PANIC:  could not write to file\n", map[string]int{"error": 2, "crash": 1, "panic": 1}},
-		{"mariadb", "2026-11-22 0 [Note] InnoDB: ready\n2026-11-22 0 [ERROR] InnoDB: Unable to lock ./ibdata1\n" +
-			"mariadbd got signal 11 ;\n", map[string]int{"error": 1, "crash": 1}},
-		{"firebird Super", "vm\tSun Nov 22 2026\n\tsetsockopt: error setting IPV6_V6ONLY to 0\n" +
-			"vm\tSun Nov 22 2026\n\tINET/inet_error: read errno = 104\n" +
-			"\tinternal Firebird consistency check (wrong record length (183), file: vio.cpp line: 1380)\n" +
-			"\tPage type 4 lock denied\n\tPage type 5 lock denied\n" +
-			"\tI/O error during \"read\" operation for file \"/db/fb_table_x\"\n", map[string]int{"bugcheck": 1, "lock denied": 2, "io error": 1}},
-		{"sqlite", "ERROR: anything", map[string]int{}},
+// rules is a small rule set of the shape engines declare.
+var rules = &LogRules{
+	Rules:    []LogRule{Rule("crash", `terminated by signal`), Rule("panic", `PANIC: `), Rule("error", `ERROR: `)},
+	Harmless: []LogRule{Rule("", `ERROR:  harmless`)},
+}
+
+// TestScan: each line counts once, for the first rule it matches; harmless
+// lines and lines matching no rule are not counted; the first line and a
+// sample are kept; nil rules find nothing.
+func TestScan(t *testing.T) {
+	text := "LOG:  ready\nERROR:  deadlock detected\nERROR:  deadlock detected\nERROR:  harmless\n" +
+		"LOG:  server process (PID 42) was terminated by signal 9: ERROR: \nPANIC:  could not write\n"
+	got := map[string]int{}
+	for _, a := range rules.Scan(text) {
+		got[a.Kind] = a.Count
+		if a.FirstLine < 1 || a.Sample == "" {
+			t.Errorf("%s has no first line or sample: %+v", a.Kind, a)
+		}
 	}
-	for _, c := range cases {
-		got := map[string]int{}
-		for _, a := range ScanLog(c.engine, c.text) {
-			got[a.Kind] = a.Count
-			if a.FirstLine < 1 || a.Sample == "" {
-				t.Errorf("%s: %s has no first line or sample: %+v", c.engine, a.Kind, a)
-			}
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: %v, want %v", c.engine, got, c.want)
-		}
+	if want := map[string]int{"error": 2, "crash": 1, "panic": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("%v, want %v", got, want)
+	}
+	if a := rules.Scan(text); a[0].Kind != "error" || a[0].FirstLine != 2 {
+		t.Errorf("the first anomaly: %+v, want error at line 2", a[0])
+	}
+	var none *LogRules
+	if a := none.Scan(text); a != nil {
+		t.Errorf("nil rules found %+v", a)
 	}
 }
 
 // TestLogFollower: only what is written after it starts, whole lines only,
 // line numbers counted from the log's start.
 func TestLogFollower(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "postgres.log")
+	path := filepath.Join(t.TempDir(), "server.log")
 	write := func(s string) {
 		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 		if err != nil {
@@ -55,7 +53,7 @@ func TestLogFollower(t *testing.T) {
 		}
 	}
 	write("ERROR:  before the run\nLOG:  ready\n")
-	f := FollowLog("postgres", path)
+	f := rules.Follow(path)
 	if got := f.Next(); len(got) != 0 {
 		t.Fatalf("what was there before: %+v", got)
 	}
@@ -68,7 +66,8 @@ func TestLogFollower(t *testing.T) {
 	if got := f.Next(); len(got) != 1 || got[0].Kind != "panic" || got[0].FirstLine != 5 {
 		t.Fatalf("the line finished: %+v", got)
 	}
-	if FollowLog("sqlite", path) != nil {
+	var none *LogRules
+	if none.Follow(path) != nil {
 		t.Error("an engine without rules is followed")
 	}
 }

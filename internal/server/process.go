@@ -62,9 +62,10 @@ func lookup(name string) (Account, error) {
 	return Account{Name: name, UID: uid, GID: gid, Switched: true}, nil
 }
 
-// attr returns process attributes that run a command as a, in a process
-// group of its own (so that a kill reaches every process of the server).
-func (a Account) attr() *syscall.SysProcAttr {
+// SysProcAttr returns process attributes that run a command as a, in a
+// process group of its own (so that a kill reaches every process of the
+// server).
+func (a Account) SysProcAttr() *syscall.SysProcAttr {
 	at := &syscall.SysProcAttr{Setpgid: true}
 	if a.Switched {
 		at.Credential = &syscall.Credential{Uid: uint32(a.UID), Gid: uint32(a.GID)}
@@ -123,7 +124,7 @@ func (a Account) Run(name string, args ...string) error { return a.RunEnv(nil, n
 // RunEnv is Run with variables added to dbgauge's environment.
 func (a Account) RunEnv(env []string, name string, args ...string) error {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = a.attr()
+	cmd.SysProcAttr = a.SysProcAttr()
 	cmd.Dir = "/"
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
@@ -166,23 +167,23 @@ type Process struct {
 
 // Start starts a server process as a, its output appended to logPath.
 func Start(a Account, logPath, name string, args ...string) (*Process, error) {
-	return start(a, logPath, nil, nil, name, args...)
+	return StartEnv(a, nil, nil, logPath, name, args...)
 }
 
 // StartOn is Start with the process, and every process it starts, kept on
 // the CPUs cpus (--cpus server=…; nil: wherever the kernel puts them).
 func StartOn(a Account, cpus placement.Set, logPath, name string, args ...string) (*Process, error) {
-	return start(a, logPath, nil, cpus, name, args...)
+	return StartEnv(a, nil, cpus, logPath, name, args...)
 }
 
-// start is StartOn with an environment (nil: dbgauge's own).
-func start(a Account, logPath string, env []string, cpus placement.Set, name string, args ...string) (*Process, error) {
+// StartEnv is StartOn with an environment (nil: dbgauge's own).
+func StartEnv(a Account, env []string, cpus placement.Set, logPath, name string, args ...string) (*Process, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = a.attr()
+	cmd.SysProcAttr = a.SysProcAttr()
 	cmd.Stdout, cmd.Stderr, cmd.Dir, cmd.Env = log, log, "/", env
 	if err := placement.Start(cmd, cpus); err != nil {
 		log.Close()
@@ -263,7 +264,7 @@ func (p *Process) ReleaseCgroup() error { return p.cg.Remove() }
 
 // again starts the same command again, in the same cgroup.
 func (p *Process) again() (*Process, error) {
-	np, err := start(p.acct, p.LogPath, p.env, p.cpus, p.path, p.args...)
+	np, err := StartEnv(p.acct, p.env, p.cpus, p.LogPath, p.path, p.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -357,7 +358,7 @@ func (p *Process) LogTail(n int) string {
 	if err != nil {
 		return ""
 	}
-	return lastLines(string(b), n)
+	return LastLines(string(b), n)
 }
 
 // Folders are where a managed server keeps its data and its socket.

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 var (
@@ -66,7 +65,7 @@ func (b *nbackup) Cleanup() error { return nil }
 // db has no server: closing it leaves the server running.
 type restoredDB struct {
 	*db
-	inst *server.Firebird
+	inst *Server
 	file string
 }
 

@@ -115,7 +115,7 @@ var dialect = backend.Dialect{
 
 type db struct {
 	sql      *sql.DB
-	srv      *server.Firebird
+	srv      *Server
 	shutdown time.Duration
 	prepare  backend.Prepare
 	conf     map[string]string // firebird.conf as asked, recorded with the settings
@@ -150,7 +150,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			}
 			pageSize = n
 		case k == "ServerMode":
-			m, ok := server.FirebirdMode(kv.Value)
+			m, ok := ServerMode(kv.Value)
 			if !ok {
 				return nil, knob.Bad("give Super (SuperServer), SuperClassic or Classic", "--set ServerMode=%s is no Firebird server mode", kv.Value)
 			}
@@ -185,7 +185,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	dsn, secret := "", ""
 	if o.DB == managed {
 		var err error
-		d.srv, err = server.StartFirebird(ctx, server.FirebirdConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
+		d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the settings given with --set", "%v", err)
@@ -478,7 +478,7 @@ func (m managedDB) Integrity(ctx context.Context) (bool, string, error) {
 }
 
 // validate runs online validation on a database file of the instance.
-func validate(ctx context.Context, srv *server.Firebird, database string) (bool, string, error) {
+func validate(ctx context.Context, srv *Server, database string) (bool, string, error) {
 	out, err := srv.ServiceOn(ctx, database, "action_validate")
 	if err != nil {
 		return false, "", fmt.Errorf("online validation: %w: %s", err, out)
@@ -496,6 +496,11 @@ func validate(ctx context.Context, srv *server.Firebird, database string) (bool,
 }
 
 // ServerInfo describes the managed server.
+// LogRules are the engine's rules for its log (logrules.go).
+func (managedDB) LogRules() *server.LogRules { return LogRules }
+
+var _ backend.Server = managedDB{}
+
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := m.srv
 	note := s.Note

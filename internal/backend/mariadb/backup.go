@@ -8,7 +8,6 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/redact"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 var _ backend.Backuper = managedDB{}
@@ -48,7 +47,7 @@ func (b *mariaBackup) Restore(ctx context.Context, to backend.RestoreTarget) (ba
 	if to.Kind != backend.RestoreBackup {
 		return nil, errors.New("a mariabackup backup restores to its own consistency point only")
 	}
-	srv, err := b.d.srv.Restore(ctx, server.MariaDBRestore{Backup: b.path, Name: to.Kind,
+	srv, err := b.d.srv.Restore(ctx, RestoreConfig{Backup: b.path, Name: to.Kind,
 		Log: filepath.Join(b.logs, "mariadb-restore-"+to.Kind+".log")})
 	if err != nil {
 		return nil, err

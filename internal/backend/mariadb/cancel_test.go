@@ -7,7 +7,6 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // TestCancelKills: statements hand the driver no cancelable context, so the
@@ -15,7 +14,7 @@ import (
 // statement in flight (KILL from another connection), as canceled, and
 // every statement after it.
 func TestCancelKills(t *testing.T) {
-	if _, _, err := server.FindMariaDB(); err != nil {
+	if _, _, err := FindServer(); err != nil {
 		t.Skip(err)
 	}
 	db, err := Spec.Open(context.Background(), backend.Options{DB: "mariadb:managed", Dir: t.TempDir(), Prepare: backend.Once, Durability: backend.Sync, Conns: 2})

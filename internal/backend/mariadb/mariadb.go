@@ -87,7 +87,7 @@ var dialect = backend.Dialect{
 
 type db struct {
 	sql      *sql.DB
-	srv      *server.MariaDB
+	srv      *Server
 	shutdown time.Duration
 	prepare  backend.Prepare
 	userKeys []string
@@ -129,7 +129,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
-		if d.srv, err = server.StartMariaDB(ctx, server.MariaDBConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
+		if d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the variables given with --set", "%v", err)
 			}
@@ -336,6 +336,11 @@ var (
 )
 
 // ServerInfo describes the managed server.
+// LogRules are the engine's rules for its log (logrules.go).
+func (managedDB) LogRules() *server.LogRules { return LogRules }
+
+var _ backend.Server = managedDB{}
+
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := m.srv
 	info := backend.ServerInfo{

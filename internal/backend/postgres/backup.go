@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Backup takes an online base backup of the managed server (pg_basebackup)
@@ -56,7 +55,7 @@ func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backe
 		}
 		b.archived = true
 	}
-	r := server.PostgresRestore{Backup: b.path, Name: to.Kind, Log: filepath.Join(b.logs, "postgres-restore-"+to.Kind+".log")}
+	r := RestoreConfig{Backup: b.path, Name: to.Kind, Log: filepath.Join(b.logs, "postgres-restore-"+to.Kind+".log")}
 	switch to.Kind {
 	case backend.RestoreTime:
 		r.Until = to.Time

@@ -12,7 +12,6 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // The topologies of --topology: streaming replicas of a managed primary.
@@ -86,7 +85,7 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 			rs[k] = v
 		}
 	}
-	byName := map[string]*server.Postgres{"primary": d.srv}
+	byName := map[string]*Server{"primary": d.srv}
 	for _, r := range topologies[d.cluster.topology] {
 		up := byName[r.upstream]
 		rep, err := up.StartReplica(ctx, filepath.Dir(d.srv.DataDir), r.name, filepath.Join(dir, "postgres-"+r.name+".log"), rs)
@@ -139,8 +138,8 @@ func (c clusterDB) Nodes() []backend.Node {
 
 // live returns the servers still running: the primary unless it was
 // killed, and the replicas.
-func (d *db) live() []*server.Postgres {
-	var out []*server.Postgres
+func (d *db) live() []*Server {
+	var out []*Server
 	if d.killed == nil {
 		out = append(out, d.srv)
 	}
@@ -171,8 +170,8 @@ func (c clusterDB) Lag(ctx context.Context) (map[string]float64, error) {
 }
 
 // direct returns the replicas that stream from the primary itself.
-func (d *db) direct() []*server.Postgres {
-	var out []*server.Postgres
+func (d *db) direct() []*Server {
+	var out []*Server
 	for i, r := range d.replicas {
 		if d.upstream[i] == "primary" {
 			out = append(out, r)
@@ -213,7 +212,7 @@ func (c clusterDB) KillPrimary(context.Context) error {
 // Promote promotes the direct replica that received the most WAL.
 func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	d := c.db
-	var best *server.Postgres
+	var best *Server
 	bestLSN := -1.0
 	for _, r := range d.direct() {
 		lsn, err := r.ReceivedLSN(ctx)

@@ -50,6 +50,7 @@ var Spec = backend.Spec{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
 	Abilities:  []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Reopen:     reopen,
 	Cache:      "shared_buffers (postgres:managed: -c shared_buffers=…kB at start; a server of yours sets it only at its own start, so --cache is refused there); read back with block_size",
 	NoPageSize: "PostgreSQL's block size is fixed when PostgreSQL is compiled (BLCKSZ, 8192 unless built otherwise; SHOW block_size), so no run can set it",
 
@@ -68,7 +69,7 @@ var Spec = backend.Spec{
 
 type db struct {
 	cfg      *pgx.ConnConfig
-	srv      *server.Postgres
+	srv      *Server
 	shutdown time.Duration
 	socket   bool
 	userKeys []string
@@ -79,9 +80,9 @@ type db struct {
 	// --topology: the replicas of the managed primary, and what each
 	// streams from; after a failover, the killed and the promoted server.
 	cluster          clusterConfig
-	replicas         []*server.Postgres
+	replicas         []*Server
 	upstream         []string
-	killed, promoted *server.Postgres
+	killed, promoted *Server
 	readers          []*pgx.ConnConfig // --read-from replicas
 	nextReader       atomic.Int64
 }
@@ -123,7 +124,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = server.StartPostgres(ctx, server.PostgresConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
+		if d.srv, err = Start(ctx, ServerConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -209,7 +210,7 @@ func (d *db) connect(ctx context.Context) (*pgx.Conn, error) { return pgx.Connec
 // configFor is how to reach another server dbgauge manages (a replica, a
 // restored cluster) the way d reaches its own: same timeout, same
 // statement mode.
-func (d *db) configFor(srv *server.Postgres) (*pgx.ConnConfig, error) {
+func (d *db) configFor(srv *Server) (*pgx.ConnConfig, error) {
 	cfg, err := pgx.ParseConfig(srv.DSN(false))
 	if err != nil {
 		return nil, err
@@ -325,6 +326,11 @@ var (
 )
 
 // ServerInfo describes the managed server.
+// LogRules are the engine's rules for its log (logrules.go).
+func (managedDB) LogRules() *server.LogRules { return LogRules }
+
+var _ backend.Server = managedDB{}
+
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	d := m.db
 	s := d.srv

@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // FindMariabackup returns mariabackup, or says what to install.
@@ -25,7 +27,7 @@ func FindMariabackup() (string, error) {
 // mariabackup --backup through the server's socket, then prepares it
 // (--prepare: the redo copied during the backup applied), so that dir is a
 // datadir at the backup's consistency point, and flushes it.
-func (m *MariaDB) Backup(ctx context.Context, dir string) error {
+func (m *Server) Backup(ctx context.Context, dir string) error {
 	bin, err := FindMariabackup()
 	if err != nil {
 		return err
@@ -55,19 +57,19 @@ func (m *MariaDB) Backup(ctx context.Context, dir string) error {
 
 // tool runs a command as the account; on failure it returns the end of its
 // output, without the password.
-func (m *MariaDB) tool(ctx context.Context, name string, args ...string) error {
+func (m *Server) tool(ctx context.Context, name string, args ...string) error {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = m.Account.attr()
+	cmd.SysProcAttr = m.Account.SysProcAttr()
 	cmd.Dir = "/"
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("%w: %s", err, strings.ReplaceAll(lastLines(string(out), 5), m.Password, "****"))
+		return fmt.Errorf("%w: %s", err, strings.ReplaceAll(server.LastLines(string(out), 5), m.Password, "****"))
 	}
 	return nil
 }
 
-// MariaDBRestore says which backup to restore.
-type MariaDBRestore struct {
+// RestoreConfig says which backup to restore.
+type RestoreConfig struct {
 	Backup string // a prepared backup's folder (Backup)
 	Name   string // names the restored server's folder
 	Log    string // its server log
@@ -77,7 +79,7 @@ type MariaDBRestore struct {
 // server's and starts a new server on it (its own port and socket, the same
 // options and account); it returns once root can log in. StopClean removes
 // it.
-func (m *MariaDB) Restore(ctx context.Context, r MariaDBRestore) (*MariaDB, error) {
+func (m *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) {
 	base := filepath.Join(filepath.Dir(m.DataDir), "restore-"+r.Name)
 	if err := os.Mkdir(base, 0o700); err != nil {
 		return nil, err
@@ -85,8 +87,8 @@ func (m *MariaDB) Restore(ctx context.Context, r MariaDBRestore) (*MariaDB, erro
 	if err := m.Account.Own(base); err != nil {
 		return nil, err
 	}
-	q := &MariaDB{Account: m.Account, Password: m.Password, bin: m.bin, settings: m.settings, DataDir: filepath.Join(base, "data")}
-	fail := func(err error) (*MariaDB, error) {
+	q := &Server{Account: m.Account, Password: m.Password, bin: m.bin, settings: m.settings, DataDir: filepath.Join(base, "data")}
+	fail := func(err error) (*Server, error) {
 		_ = os.RemoveAll(base)
 		if q.SocketDir != "" {
 			_ = os.RemoveAll(q.SocketDir)

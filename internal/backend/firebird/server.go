@@ -1,4 +1,4 @@
-package server
+package firebird
 
 import (
 	"context"
@@ -16,21 +16,22 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/server"
 	_ "github.com/nakagami/firebirdsql" // registers "firebirdsql"
 )
 
-// Firebird is a throwaway Firebird 3 server dbgauge started on loopback: an
+// Server is a throwaway Server 3 server dbgauge started on loopback: an
 // instance of its own (its own firebird.conf, security database, lock and
 // temporary folders, given to the server through $FIREBIRD, $FIREBIRD_LOCK
 // and $FIREBIRD_TMP), so it neither needs nor touches the system's server.
-type Firebird struct {
-	*Process
+type Server struct {
+	*server.Process
 	Root     string // $FIREBIRD: firebird.conf, databases.conf, security3.fdb
 	DataDir  string // holds the database
 	Database string // the database file
 	Port     int
 	Password string // SYSDBA's, random, set when the instance is made; never printed
-	Account  Account
+	Account  server.Account
 	Startup  time.Duration
 	Mode     string // ServerMode as configured
 	Log      string // firebird.log in the run's folder: the lines the server logged while it ran
@@ -44,8 +45,8 @@ type Firebird struct {
 	conf      map[string]string // firebird.conf as written, for a restart on another port
 }
 
-// FirebirdConfig says where and how to start a server.
-type FirebirdConfig struct {
+// ServerConfig says where and how to start a server.
+type ServerConfig struct {
 	Dir          string            // the run's folder: the instance goes in it, the logs beside
 	Data         string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
@@ -55,13 +56,13 @@ type FirebirdConfig struct {
 	CPUs         []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
-// firebirdRoots lists where distributions put Firebird 3's root folder
+// firebirdRoots lists where distributions put Server 3's root folder
 // (firebird.msg, intl, plugins).
 var firebirdRoots = []string{"/usr/lib/x86_64-linux-gnu/firebird/3.0", "/usr/lib/aarch64-linux-gnu/firebird/3.0", "/opt/firebird", "/usr/lib64/firebird", "/usr/lib/firebird"}
 
-// FindFirebird returns the server binary, isql and gfix, and the root folder
+// FindServer returns the server binary, isql and gfix, and the root folder
 // of the installation, or says what to install.
-func FindFirebird() (bin, isql, gfix, root string, err error) {
+func FindServer() (bin, isql, gfix, root string, err error) {
 	for _, s := range []string{"/usr/sbin/firebird", "/opt/firebird/bin/firebird"} {
 		if _, err := os.Stat(s); err == nil {
 			bin = s
@@ -87,13 +88,13 @@ func FindFirebird() (bin, isql, gfix, root string, err error) {
 		}
 	}
 	if bin == "" || root == "" || isql == "" || gfix == "" {
-		return "", "", "", "", errors.New("no Firebird 3 server found: apt-get install firebird3.0-server firebird3.0-utils")
+		return "", "", "", "", errors.New("no Server 3 server found: apt-get install firebird3.0-server firebird3.0-utils")
 	}
 	return bin, isql, gfix, root, nil
 }
 
-// FirebirdMode maps the names users give a server mode to firebird.conf's.
-func FirebirdMode(m string) (string, bool) {
+// ServerMode maps the names users give a server mode to firebird.conf's.
+func ServerMode(m string) (string, bool) {
 	switch strings.ToLower(m) {
 	case "", "super", "superserver", "threadeddedicated":
 		return "Super", true
@@ -105,35 +106,35 @@ func FirebirdMode(m string) (string, bool) {
 	return "", false
 }
 
-// StartFirebird makes an instance in cfg.Dir, creates the database with the
+// Start makes an instance in cfg.Dir, creates the database with the
 // page size and forced writes asked for, starts the server on a free loopback
 // port as the firebird account when dbgauge runs as root, and returns once it
 // accepts connections.
-func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
-	bin, isql, gfix, root, err := FindFirebird()
+func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	bin, isql, gfix, root, err := FindServer()
 	if err != nil {
 		return nil, err
 	}
-	acct, err := AccountFor("firebird")
+	acct, err := server.AccountFor("firebird")
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	f := &Firebird{Account: acct, Password: secret(), Log: filepath.Join(cfg.Dir, "firebird.log")}
-	folders, err := MakeFolders(acct, cfg.Dir, cfg.Data, "firebird")
+	f := &Server{Account: acct, Password: server.Secret(), Log: filepath.Join(cfg.Dir, "firebird.log")}
+	folders, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "firebird")
 	if err != nil {
 		return nil, err
 	}
-	_ = os.RemoveAll(folders.Socket) // Firebird listens on TCP only
+	_ = os.RemoveAll(folders.Socket) // Server listens on TCP only
 	f.Root, f.DataDir, f.Note = filepath.Join(folders.Base, "instance"), filepath.Join(folders.Base, "data"), folders.Note
 	f.Database = filepath.Join(f.DataDir, "dbgauge.fdb")
 	conf := map[string]string{}
 	for k, v := range cfg.Conf {
 		conf[k] = v
 	}
-	mode, ok := FirebirdMode(conf["ServerMode"])
+	mode, ok := ServerMode(conf["ServerMode"])
 	if !ok {
 		return nil, fmt.Errorf("ServerMode %q: give Super, SuperClassic or Classic", conf["ServerMode"])
 	}
@@ -154,7 +155,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 		"CREATE DATABASE '%s'%s DEFAULT CHARACTER SET UTF8;\nCOMMIT;\n",
 		filepath.Join(f.Root, "security3.fdb"), f.Password, f.Database, pageSize)
 	if err := f.run(isql, script, "-q", "-user", "SYSDBA"); err != nil {
-		return nil, fmt.Errorf("create the Firebird databases: %w", err)
+		return nil, fmt.Errorf("create the Server databases: %w", err)
 	}
 	fw := "async"
 	if cfg.ForcedWrites {
@@ -168,13 +169,13 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 	if mode == "Classic" {
 		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
 	}
-	var cg *Cgroup
+	var cg *server.Cgroup
 	for attempt := 0; ; attempt++ {
-		if f.Port, err = FreePort(); err != nil {
+		if f.Port, err = server.FreePort(); err != nil {
 			return nil, err
 		}
 		if cfg.Memory > 0 && cg == nil {
-			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), f.Port), cfg.Memory); err != nil {
+			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), f.Port), cfg.Memory); err != nil {
 				return nil, err
 			}
 		}
@@ -182,7 +183,7 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if f.Process, err = start(acct, filepath.Join(cfg.Dir, "firebird.out"), f.env, cfg.CPUs, bin, args...); err != nil {
+		if f.Process, err = server.StartEnv(acct, f.env, cfg.CPUs, filepath.Join(cfg.Dir, "firebird.out"), bin, args...); err != nil {
 			_ = cg.Remove()
 			return nil, err
 		}
@@ -206,8 +207,8 @@ func StartFirebird(ctx context.Context, cfg FirebirdConfig) (*Firebird, error) {
 
 // makeInstance makes the instance's root: the configuration files, lock and
 // temporary folders, and links to the installation's messages, character
-// sets and plugins (which Firebird looks for beside firebird.conf).
-func (f *Firebird) makeInstance(root string, conf map[string]string) error {
+// sets and plugins (which Server looks for beside firebird.conf).
+func (f *Server) makeInstance(root string, conf map[string]string) error {
 	for _, d := range []string{f.Root, f.DataDir, filepath.Join(f.Root, "lock"), filepath.Join(f.Root, "tmp")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return err
@@ -237,7 +238,7 @@ func (f *Firebird) makeInstance(root string, conf map[string]string) error {
 }
 
 // writeConf writes firebird.conf: dbgauge's fixed settings, then the user's.
-func (f *Firebird) writeConf(conf map[string]string) error {
+func (f *Server) writeConf(conf map[string]string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# written by dbgauge for a throwaway instance\nRemoteServicePort = %d\nRemoteBindAddress = 127.0.0.1\n", f.Port)
 	fmt.Fprintf(&b, "SecurityDatabase = %s\nDatabaseAccess = Restrict %s\n", filepath.Join(f.Root, "security3.fdb"), f.DataDir)
@@ -253,11 +254,11 @@ func (f *Firebird) writeConf(conf map[string]string) error {
 	return os.WriteFile(filepath.Join(f.Root, "firebird.conf"), []byte(b.String()), 0o644)
 }
 
-// run runs a Firebird utility in-process against the instance (embedded),
+// run runs a Server utility in-process against the instance (embedded),
 // as the account, with script on its standard input.
-func (f *Firebird) run(name, script string, args ...string) error {
+func (f *Server) run(name, script string, args ...string) error {
 	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = f.Account.attr()
+	cmd.SysProcAttr = f.Account.SysProcAttr()
 	cmd.Dir, cmd.Env = "/", f.env
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.CombinedOutput()
@@ -271,19 +272,19 @@ func (f *Firebird) run(name, script string, args ...string) error {
 // with fbsvcmgr (action_validate: online validation; action_db_stats:
 // gstat's statistics). The user and password come from the environment,
 // never the command line.
-func (f *Firebird) Service(ctx context.Context, action string, args ...string) (string, error) {
+func (f *Server) Service(ctx context.Context, action string, args ...string) (string, error) {
 	return f.ServiceOn(ctx, f.Database, action, args...)
 }
 
 // ServiceOn is Service on another database file of the instance.
-func (f *Firebird) ServiceOn(ctx context.Context, database, action string, args ...string) (string, error) {
+func (f *Server) ServiceOn(ctx context.Context, database, action string, args ...string) (string, error) {
 	svc, err := exec.LookPath("fbsvcmgr")
 	if err != nil {
 		return "", errors.New("no fbsvcmgr: apt-get install firebird3.0-utils")
 	}
 	all := append([]string{"127.0.0.1/" + strconv.Itoa(f.Port) + ":service_mgr", action, "dbname", database}, args...)
 	cmd := exec.CommandContext(ctx, svc, all...)
-	cmd.SysProcAttr = f.Account.attr()
+	cmd.SysProcAttr = f.Account.SysProcAttr()
 	cmd.Dir, cmd.Env = "/", f.env
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
@@ -291,15 +292,15 @@ func (f *Firebird) ServiceOn(ctx context.Context, database, action string, args 
 
 // DSN returns the driver's connection string to the database. It holds the
 // password: redact it before showing it.
-func (f *Firebird) DSN() string { return f.DSNFor(f.Database) }
+func (f *Server) DSN() string { return f.DSNFor(f.Database) }
 
 // DSNFor is DSN for another database file of the instance.
-func (f *Firebird) DSNFor(database string) string {
+func (f *Server) DSNFor(database string) string {
 	return "SYSDBA:" + url.QueryEscape(f.Password) + "@127.0.0.1:" + strconv.Itoa(f.Port) + "/" + database
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (f *Firebird) waitReady(ctx context.Context) error {
+func (f *Server) waitReady(ctx context.Context) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		db, err := sql.Open("firebirdsql", f.DSN())
@@ -326,7 +327,7 @@ func (f *Firebird) waitReady(ctx context.Context) error {
 }
 
 // systemLog returns the firebird.log the server writes (its folder is fixed
-// when Firebird is built: /var/log/firebird on Debian) and its current size.
+// when Server is built: /var/log/firebird on Debian) and its current size.
 func systemLog() (string, int64) {
 	m, _ := filepath.Glob("/var/log/firebird/firebird*.log")
 	if len(m) == 0 {
@@ -340,29 +341,29 @@ func systemLog() (string, int64) {
 }
 
 // newLog returns what the server's firebird.log gained since the start.
-func (f *Firebird) newLog() string {
+func (f *Server) newLog() string {
 	if f.sysLog == "" {
 		return ""
 	}
-	return readFrom(f.sysLog, f.sysLogOff)
+	return server.ReadFrom(f.sysLog, f.sysLogOff)
 }
 
 // saveLog copies the lines the server logged while it ran into the run's
-// folder (follow does it each second, the stop once more). Other Firebird servers on the machine write to the same file: their
+// folder (follow does it each second, the stop once more). Other Server servers on the machine write to the same file: their
 // lines, if any, are among these.
-func (f *Firebird) saveLog() {
+func (f *Server) saveLog() {
 	f.logMu.Lock()
 	defer f.logMu.Unlock()
 	text := f.newLog()
 	if f.sysLog == "" {
-		text = "# Firebird's own firebird.log was not found or not readable\n"
+		text = "# Server's own firebird.log was not found or not readable\n"
 	}
 	_ = os.WriteFile(f.Log, []byte(text), 0o644)
 }
 
 // follow keeps the run's firebird.log current, once a second, until done
 // (the process it follows has exited: a restart starts another follow).
-func (f *Firebird) follow(done <-chan struct{}) {
+func (f *Server) follow(done <-chan struct{}) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
@@ -377,16 +378,16 @@ func (f *Firebird) follow(done <-chan struct{}) {
 
 // CrashRestart kills the server's process group with SIGKILL and starts it
 // again on the same instance and database. It returns once the server
-// accepts connections, with a note on the recovery: Firebird 3 has no log to
+// accepts connections, with a note on the recovery: Server 3 has no log to
 // replay (careful writes keep the database consistent on disk), and logs
 // nothing of the restart when all is well.
 // In Classic mode the listener binds without SO_REUSEADDR: its port stays
 // taken while the killed connections linger in TIME-WAIT (up to 60 s), so
 // the server comes back on a new port (Port and DSN change).
-func (f *Firebird) CrashRestart(ctx context.Context) (string, error) {
+func (f *Server) CrashRestart(ctx context.Context) (string, error) {
 	note := "no log to replay (careful writes)"
 	if f.Mode == "Classic" {
-		port, err := FreePort()
+		port, err := server.FreePort()
 		if err != nil {
 			return "", err
 		}
@@ -399,7 +400,7 @@ func (f *Firebird) CrashRestart(ctx context.Context) (string, error) {
 		note += fmt.Sprintf("; on new port %d (Classic cannot rebind the killed one's while its connections linger)", port)
 	}
 	f.saveLog() // the run's lines, up to the kill
-	from := fileSize(f.sysLog)
+	from := server.FileSize(f.sysLog)
 	np, err := f.Crash()
 	if err != nil {
 		return "", err
@@ -411,41 +412,28 @@ func (f *Firebird) CrashRestart(ctx context.Context) (string, error) {
 		return "", err
 	}
 	go f.follow(np.Done())
-	if a := ScanLog("firebird", readFrom(f.sysLog, from)); len(a) > 0 {
+	if a := LogRules.Scan(server.ReadFrom(f.sysLog, from)); len(a) > 0 {
 		note += "; firebird.log: " + a[0].Sample
 	}
 	return note, nil
 }
 
 // Died says why the server died, with what it logged.
-func (f *Firebird) Died() error {
+func (f *Server) Died() error {
 	err := f.Process.Died()
 	if err != nil {
 		f.saveLog()
-		if tail := lastLines(f.newLog(), 3); tail != "" {
+		if tail := server.LastLines(f.newLog(), 3); tail != "" {
 			err = fmt.Errorf("%w; firebird.log: %s", err, tail)
 		}
 	}
 	return err
 }
 
-func lastLines(s string, n int) string {
-	var lines []string
-	for _, l := range strings.Split(s, "\n") {
-		if t := strings.TrimSpace(l); t != "" {
-			lines = append(lines, t)
-		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
-}
-
 // StopClean shuts the server down (SIGTERM: it closes its databases), keeps
 // its log, removes the instance and the database, and returns how long the
 // shutdown took.
-func (f *Firebird) StopClean() (time.Duration, error) {
+func (f *Server) StopClean() (time.Duration, error) {
 	d, err := f.shutdown()
 	if cerr := f.ReleaseCgroup(); err == nil {
 		err = cerr
@@ -456,11 +444,11 @@ func (f *Firebird) StopClean() (time.Duration, error) {
 }
 
 // shutdown asks the server to stop with SIGTERM and kills it when it has not
-// stopped 5 s later: one stop in five here, Firebird 3.0.11 hangs in its
+// stopped 5 s later: one stop in five here, Server 3.0.11 hangs in its
 // shutdown with every attachment gone (an engine thread waits on a condition
 // nobody signals). By then the database has been closed by the last detach,
 // so the kill loses nothing; Killed says it happened.
-func (f *Firebird) shutdown() (time.Duration, error) {
+func (f *Server) shutdown() (time.Duration, error) {
 	start := time.Now()
 	d, err := f.Stop(syscall.SIGTERM, 5*time.Second)
 	if err != nil {

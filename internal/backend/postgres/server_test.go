@@ -1,21 +1,22 @@
-package server
+package postgres
 
 import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 )
 
-func startPG(t *testing.T, settings map[string]string) *Postgres {
+func startPG(t *testing.T, settings map[string]string) *Server {
 	t.Helper()
-	if _, err := FindPostgres(""); err != nil {
+	if _, err := FindServer(""); err != nil {
 		t.Skip(err)
 	}
-	p, err := StartPostgres(context.Background(), PostgresConfig{Dir: t.TempDir(), Settings: settings})
+	p, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func TestPostgresStartsAndStops(t *testing.T) {
 
 func TestPostgresDeath(t *testing.T) {
 	p := startPG(t, nil)
-	_ = p.cmd.Process.Signal(os.Kill) // the postmaster only: as a crash would
+	_ = syscall.Kill(p.Pid(), syscall.SIGKILL) // the postmaster only: as a crash would
 	select {
 	case <-p.Done():
 	case <-time.After(10 * time.Second):
@@ -70,7 +71,7 @@ func TestPostgresDeath(t *testing.T) {
 }
 
 func TestFindPostgres(t *testing.T) {
-	if _, err := FindPostgres(filepath.Join(t.TempDir(), "nothing")); err == nil {
+	if _, err := FindServer(filepath.Join(t.TempDir(), "nothing")); err == nil {
 		t.Fatal("a folder without PostgreSQL was accepted")
 	}
 }

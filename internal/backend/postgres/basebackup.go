@@ -1,4 +1,4 @@
-package server
+package postgres
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
@@ -16,7 +17,7 @@ import (
 // new folder in the cluster's, which the server's account can write) with
 // pg_basebackup: plain format, the WAL it needs streamed beside it, and a
 // fast checkpoint to begin with, so that the backup starts at once.
-func (p *Postgres) BaseBackup(ctx context.Context, dir string) error {
+func (p *Server) BaseBackup(ctx context.Context, dir string) error {
 	cmd := []string{"-D", dir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
 		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"}
 	if err := p.Account.RunEnv([]string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"), cmd...); err != nil {
@@ -27,8 +28,8 @@ func (p *Postgres) BaseBackup(ctx context.Context, dir string) error {
 	return p.Account.Run("sync", "-f", dir)
 }
 
-// PostgresRestore says which backup to restore, and to which point.
-type PostgresRestore struct {
+// RestoreConfig says which backup to restore, and to which point.
+type RestoreConfig struct {
 	Backup string    // a base backup's folder (BaseBackup)
 	Name   string    // names the restored cluster's folder
 	Log    string    // its server log
@@ -40,7 +41,7 @@ type PostgresRestore struct {
 // starts a server on it, in archive recovery from this server's WAL
 // archive, to the point r asks for; it returns once that server has
 // promoted itself (its recovery is over) and accepts connections.
-func (p *Postgres) Restore(ctx context.Context, r PostgresRestore) (*Postgres, error) {
+func (p *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) {
 	if p.Archive == "" {
 		return nil, fmt.Errorf("the server keeps no WAL archive")
 	}
@@ -51,7 +52,7 @@ func (p *Postgres) Restore(ctx context.Context, r PostgresRestore) (*Postgres, e
 	if err := p.Account.Own(base); err != nil {
 		return nil, err
 	}
-	q := &Postgres{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
+	q := &Server{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
 		DataDir: filepath.Join(base, "data")}
 	if err := p.Account.Run("cp", "-a", r.Backup, q.DataDir); err != nil {
 		return nil, err
@@ -88,11 +89,11 @@ func (p *Postgres) Restore(ctx context.Context, r PostgresRestore) (*Postgres, e
 	if err := p.Account.Own(q.SocketDir); err != nil {
 		return nil, err
 	}
-	if q.Port, err = FreePort(); err != nil {
+	if q.Port, err = server.FreePort(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if q.Process, err = Start(p.Account, r.Log, filepath.Join(p.Bin, "postgres"), "-D", q.DataDir, "-p", strconv.Itoa(q.Port),
+	if q.Process, err = server.Start(p.Account, r.Log, filepath.Join(p.Bin, "postgres"), "-D", q.DataDir, "-p", strconv.Itoa(q.Port),
 		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+q.SocketDir); err != nil {
 		return nil, err
 	}
@@ -109,7 +110,7 @@ func (p *Postgres) Restore(ctx context.Context, r PostgresRestore) (*Postgres, e
 
 // waitPromoted waits until the server accepts connections and has left
 // recovery, or exits, or 10 minutes pass (a long archive takes a while).
-func (p *Postgres) waitPromoted(ctx context.Context) error {
+func (p *Server) waitPromoted(ctx context.Context) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 )
 
 func TestMariaDB(t *testing.T) {
-	if _, _, err := FindMariaDB(); err != nil {
+	if _, _, err := FindServer(); err != nil {
 		t.Skip(err) // .ci/run installs mariadb-server: in CI this never skips
 	}
-	m, err := StartMariaDB(context.Background(), MariaDBConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
+	m, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,10 +44,10 @@ func TestMariaDB(t *testing.T) {
 // TestMariaDBCrashRestart: after a kill -9 and a restart, the server answers
 // again and keeps what was committed before.
 func TestMariaDBCrashRestart(t *testing.T) {
-	if _, _, err := FindMariaDB(); err != nil {
+	if _, _, err := FindServer(); err != nil {
 		t.Skip(err)
 	}
-	m, err := StartMariaDB(context.Background(), MariaDBConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
+	m, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestMariaDBCrashRestart(t *testing.T) {
 // TestMariaDBBackup: mariabackup of a running server, restored into a new
 // server, holds the rows committed before it.
 func TestMariaDBBackup(t *testing.T) {
-	if _, _, err := FindMariaDB(); err != nil {
+	if _, _, err := FindServer(); err != nil {
 		t.Skip(err)
 	}
 	if _, err := FindMariabackup(); err != nil {
@@ -94,7 +94,7 @@ func TestMariaDBBackup(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := StartMariaDB(ctx, MariaDBConfig{Dir: dir, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
+	m, err := Start(ctx, ServerConfig{Dir: dir, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestMariaDBBackup(t *testing.T) {
 	if _, err := db.Exec("INSERT INTO t VALUES (20001, 'late')"); err != nil {
 		t.Fatal(err)
 	}
-	r, err := m.Restore(ctx, MariaDBRestore{Backup: bk, Name: "backup", Log: filepath.Join(dir, "restore.log")})
+	r, err := m.Restore(ctx, RestoreConfig{Backup: bk, Name: "backup", Log: filepath.Join(dir, "restore.log")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package postgres
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 // with settings on a port of its own. It returns once the standby accepts
 // connections. Settings must not hold synchronous_standby_names: a replica
 // that inherited it would hang on every write once promoted.
-func (p *Postgres) StartReplica(ctx context.Context, base, name, logPath string, settings map[string]string) (*Postgres, error) {
+func (p *Server) StartReplica(ctx context.Context, base, name, logPath string, settings map[string]string) (*Server, error) {
 	dir := filepath.Join(base, "replica-"+name)
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		return nil, err
@@ -28,7 +28,7 @@ func (p *Postgres) StartReplica(ctx context.Context, base, name, logPath string,
 	if err := p.Account.Own(dir); err != nil {
 		return nil, err
 	}
-	r := &Postgres{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
+	r := &Server{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
 		DataDir: filepath.Join(dir, "data"), Name: name, Note: p.Note}
 	// A throwaway standby: its copy need not be flushed (-N).
 	if err := p.Account.RunEnv([]string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
@@ -65,12 +65,12 @@ func (p *Postgres) StartReplica(ctx context.Context, base, name, logPath string,
 
 // conninfo is how a standby reaches upstream. It holds the password: it
 // lives in the cluster's own files only.
-func (r *Postgres) conninfo(upstream *Postgres) string {
+func (r *Server) conninfo(upstream *Server) string {
 	return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s application_name=%s", upstream.Port, r.User, r.Password, r.Name)
 }
 
 // follow writes, before the standby starts, where it streams from.
-func (r *Postgres) follow(upstream *Postgres) error {
+func (r *Server) follow(upstream *Server) error {
 	f, err := os.OpenFile(filepath.Join(r.DataDir, "postgresql.auto.conf"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (r *Postgres) follow(upstream *Postgres) error {
 // Follow makes a running standby stream from upstream instead (after a
 // failover): primary_conninfo changed and reloaded; the standby follows the
 // new primary's timeline (recovery_target_timeline is latest by default).
-func (r *Postgres) Follow(ctx context.Context, upstream *Postgres) error {
+func (r *Server) Follow(ctx context.Context, upstream *Server) error {
 	_, err := r.Query(ctx, "ALTER SYSTEM SET primary_conninfo = '"+r.conninfo(upstream)+"'")
 	if err == nil {
 		_, err = r.Query(ctx, "SELECT pg_reload_conf()")
@@ -97,7 +97,7 @@ func (r *Postgres) Follow(ctx context.Context, upstream *Postgres) error {
 }
 
 // Promote ends a standby's recovery and waits until it accepts writes.
-func (r *Postgres) Promote(ctx context.Context) error {
+func (r *Server) Promote(ctx context.Context) error {
 	rows, err := r.Query(ctx, "SELECT pg_promote(true, 60)")
 	if err != nil {
 		return fmt.Errorf("promote %s: %w", r.Name, err)
@@ -109,7 +109,7 @@ func (r *Postgres) Promote(ctx context.Context) error {
 }
 
 // ReceiverPID returns the process id of a standby's WAL receiver.
-func (r *Postgres) ReceiverPID(ctx context.Context) (int, error) {
+func (r *Server) ReceiverPID(ctx context.Context) (int, error) {
 	rows, err := r.Query(ctx, "SELECT pid FROM pg_stat_wal_receiver")
 	if err != nil {
 		return 0, err
@@ -128,7 +128,7 @@ func (r *Postgres) ReceiverPID(ctx context.Context) (int, error) {
 // hold megabytes, and a receiver stopped inside its receive loop drains
 // them before it looks at its signals: without the discard, it still
 // found every commit there once it went on, now and then.)
-func (r *Postgres) PauseReceiver(ctx context.Context) (func(drop bool), error) {
+func (r *Server) PauseReceiver(ctx context.Context) (func(drop bool), error) {
 	pid, err := r.ReceiverPID(ctx)
 	if err != nil {
 		return nil, err
@@ -184,7 +184,7 @@ func discardSockets(pid int) error {
 
 // Query runs one statement on the server (through its Unix socket, with a
 // deadline) and returns its rows as text; NULL is "".
-func (p *Postgres) Query(ctx context.Context, sql string) ([][]string, error) {
+func (p *Server) Query(ctx context.Context, sql string) ([][]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c, err := pgconn.Connect(ctx, p.DSN(true))
@@ -210,7 +210,7 @@ func (p *Postgres) Query(ctx context.Context, sql string) ([][]string, error) {
 }
 
 // InRecovery reports whether the server is a standby.
-func (p *Postgres) InRecovery(ctx context.Context) (bool, error) {
+func (p *Server) InRecovery(ctx context.Context) (bool, error) {
 	rows, err := p.Query(ctx, "SELECT pg_is_in_recovery()")
 	if err != nil {
 		return false, err
@@ -230,7 +230,7 @@ type Lag struct {
 
 // Lags reads the standbys streaming from p, with their lag behind p's own
 // position (a primary's current WAL, or a standby's received WAL).
-func (p *Postgres) Lags(ctx context.Context) ([]Lag, error) {
+func (p *Server) Lags(ctx context.Context) ([]Lag, error) {
 	rows, err := p.Query(ctx, `SELECT application_name, state, sync_state,
 		coalesce(pg_wal_lsn_diff(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_receive_lsn() ELSE pg_current_wal_lsn() END, replay_lsn), 0),
 		coalesce(extract(epoch FROM replay_lag) * 1000, 0), coalesce(pg_wal_lsn_diff(sent_lsn, '0/0'), 0)
@@ -250,7 +250,7 @@ func (p *Postgres) Lags(ctx context.Context) ([]Lag, error) {
 }
 
 // ReceivedLSN is how far a standby has received WAL, in bytes.
-func (r *Postgres) ReceivedLSN(ctx context.Context) (float64, error) {
+func (r *Server) ReceivedLSN(ctx context.Context) (float64, error) {
 	rows, err := r.Query(ctx, "SELECT coalesce(pg_wal_lsn_diff(pg_last_wal_receive_lsn(), '0/0'), 0)")
 	if err != nil {
 		return 0, err
@@ -263,7 +263,7 @@ func (r *Postgres) ReceivedLSN(ctx context.Context) (float64, error) {
 
 // Receiving reports whether a standby's WAL receiver is streaming, and
 // from which port.
-func (r *Postgres) Receiving(ctx context.Context) (bool, string, error) {
+func (r *Server) Receiving(ctx context.Context) (bool, string, error) {
 	rows, err := r.Query(ctx, "SELECT status, sender_port FROM pg_stat_wal_receiver")
 	if err != nil {
 		return false, "", err

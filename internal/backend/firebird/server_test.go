@@ -1,4 +1,4 @@
-package server
+package firebird
 
 import (
 	"context"
@@ -10,12 +10,12 @@ import (
 )
 
 func TestFirebird(t *testing.T) {
-	if _, _, _, _, err := FindFirebird(); err != nil {
+	if _, _, _, _, err := FindServer(); err != nil {
 		t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
-			f, err := StartFirebird(context.Background(), FirebirdConfig{Dir: t.TempDir(), PageSize: 16384, ForcedWrites: mode != "Super",
+			f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), PageSize: 16384, ForcedWrites: mode != "Super",
 				Conf: map[string]string{"ServerMode": mode, "DefaultDbCachePages": "1000"}})
 			if err != nil {
 				t.Fatal(err)
@@ -51,12 +51,12 @@ func TestFirebird(t *testing.T) {
 // TestFirebirdCrashRestart: after a kill -9 and a restart, the server answers
 // again on the same port and keeps what was committed before.
 func TestFirebirdCrashRestart(t *testing.T) {
-	if _, _, _, _, err := FindFirebird(); err != nil {
+	if _, _, _, _, err := FindServer(); err != nil {
 		t.Skip(err)
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
-			f, err := StartFirebird(context.Background(), FirebirdConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
+			f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -104,7 +104,7 @@ func TestFirebirdCrashRestart(t *testing.T) {
 // TestFirebirdBackup: nbackup of the running database, restored into a new
 // file the same server opens, holds the rows committed before it.
 func TestFirebirdBackup(t *testing.T) {
-	if _, _, _, _, err := FindFirebird(); err != nil {
+	if _, _, _, _, err := FindServer(); err != nil {
 		t.Skip(err)
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
@@ -114,7 +114,7 @@ func TestFirebirdBackup(t *testing.T) {
 
 func firebirdBackup(t *testing.T, mode string) {
 	ctx := context.Background()
-	f, err := StartFirebird(ctx, FirebirdConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
+	f, err := Start(ctx, ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
 	if err != nil {
 		t.Fatal(err)
 	}

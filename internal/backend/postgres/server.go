@@ -1,11 +1,8 @@
-package server
+package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -20,10 +17,11 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
-// PostgresConfig says how to start a managed PostgreSQL.
-type PostgresConfig struct {
+// ServerConfig says how to start a managed PostgreSQL.
+type ServerConfig struct {
 	Bin      string            // folder holding initdb and postgres; "" searches the usual places
 	Dir      string            // the run's folder: the cluster goes in Dir/postgres
 	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
@@ -39,9 +37,9 @@ type PostgresConfig struct {
 	CPUs []int
 }
 
-// Postgres is a running managed PostgreSQL.
-type Postgres struct {
-	*Process
+// Server is a running managed PostgreSQL.
+type Server struct {
+	*server.Process
 	Bin       string
 	DataDir   string
 	SocketDir string
@@ -49,7 +47,7 @@ type Postgres struct {
 	User      string
 	Password  string
 	Database  string
-	Account   Account
+	Account   server.Account
 	Startup   time.Duration // from exec to the first accepted connection
 	Note      string        // what a reader should know (who runs it, where)
 	Archive   string        // the WAL archive's folder, when archiving
@@ -61,9 +59,9 @@ type Postgres struct {
 // pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
 var pgSearch = []string{"/usr/lib/postgresql/*/bin", "/usr/pgsql-*/bin", "/usr/local/pgsql/bin", "/opt/homebrew/opt/postgresql*/bin"}
 
-// FindPostgres returns the folder holding initdb and postgres: bin if given,
+// FindServer returns the folder holding initdb and postgres: bin if given,
 // else the newest on the usual paths, else $PATH.
-func FindPostgres(bin string) (string, error) {
+func FindServer(bin string) (string, error) {
 	has := func(dir string) bool {
 		for _, f := range []string{"initdb", "postgres"} {
 			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
@@ -108,24 +106,24 @@ func versionOf(dir string) int {
 	return 0
 }
 
-// StartPostgres creates a throwaway cluster and starts it on a free loopback
+// Start creates a throwaway cluster and starts it on a free loopback
 // port. The caller must Stop it.
-func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
-	bin, err := FindPostgres(cfg.Bin)
+func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	bin, err := FindServer(cfg.Bin)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := AccountFor("postgres")
+	acct, err := server.AccountFor("postgres")
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: secret(), memory: cfg.Memory, cpus: cfg.CPUs}
+	p := &Server{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: server.Secret(), memory: cfg.Memory, cpus: cfg.CPUs}
 	// The server and its tools run from other working folders: absolute paths
 	// only (--results oe is relative).
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "postgres")
+	f, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "postgres")
 	if err != nil {
 		return nil, err
 	}
@@ -167,15 +165,15 @@ func StartPostgres(ctx context.Context, cfg PostgresConfig) (*Postgres, error) {
 // launch starts the server on p.DataDir on a free loopback port with
 // settings as -c name=value, and waits until it accepts connections.
 // With a memory limit, the server runs in a cgroup of its own.
-func (p *Postgres) launch(ctx context.Context, logPath string, settings map[string]string) error {
-	var cg *Cgroup
+func (p *Server) launch(ctx context.Context, logPath string, settings map[string]string) error {
+	var cg *server.Cgroup
 	for attempt := 0; ; attempt++ {
 		var err error
-		if p.Port, err = FreePort(); err != nil {
+		if p.Port, err = server.FreePort(); err != nil {
 			return err
 		}
 		if p.memory > 0 && cg == nil {
-			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), p.Port), p.memory); err != nil {
+			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), p.Port), p.memory); err != nil {
 				return err
 			}
 		}
@@ -190,7 +188,7 @@ func (p *Postgres) launch(ctx context.Context, logPath string, settings map[stri
 			args = append(args, "-c", k+"="+settings[k])
 		}
 		start := time.Now()
-		if p.Process, err = StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
+		if p.Process, err = server.StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
 			_ = cg.Remove()
 			return err
 		}
@@ -211,17 +209,11 @@ func (p *Postgres) launch(ctx context.Context, logPath string, settings map[stri
 	}
 }
 
-func secret() string {
-	b := make([]byte, 18)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (p *Postgres) waitReady(ctx context.Context) error { return p.waitReadyOn(ctx, false) }
+func (p *Server) waitReady(ctx context.Context) error { return p.waitReadyOn(ctx, false) }
 
 // waitReadyOn waits over TCP, or over the Unix socket.
-func (p *Postgres) waitReadyOn(ctx context.Context, socket bool) error {
+func (p *Server) waitReadyOn(ctx context.Context, socket bool) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -245,7 +237,7 @@ func (p *Postgres) waitReadyOn(ctx context.Context, socket bool) error {
 
 // DSN returns a connection string for the server, over TCP or, with socket,
 // its Unix socket. It holds the password: redact it before showing it.
-func (p *Postgres) DSN(socket bool) string {
+func (p *Server) DSN(socket bool) string {
 	host := "127.0.0.1"
 	if socket {
 		host = p.SocketDir
@@ -264,8 +256,8 @@ func (p *Postgres) DSN(socket bool) string {
 // written since its last checkpoint. It returns once the server accepts
 // connections, with what the server said of its recovery ("redo done at
 // 0/5A3C2B8 … replayed 12.3 MiB of WAL"), read from its log.
-func (p *Postgres) CrashRestart(ctx context.Context) (string, error) {
-	from := fileSize(p.LogPath)
+func (p *Server) CrashRestart(ctx context.Context) (string, error) {
+	from := server.FileSize(p.LogPath)
 	np, err := p.Crash()
 	if err != nil {
 		return "", err
@@ -274,14 +266,14 @@ func (p *Postgres) CrashRestart(ctx context.Context) (string, error) {
 	if err := p.waitReady(ctx); err != nil {
 		return "", err
 	}
-	return redoNote(readFrom(p.LogPath, from)), nil
+	return redoNote(server.ReadFrom(p.LogPath, from)), nil
 }
 
 // Restart shuts the server down cleanly (fast shutdown: a checkpoint, then
 // exit) and starts it again on the same cluster, port and settings: its
 // shared buffers are empty afterwards. It returns once the server accepts
 // connections.
-func (p *Postgres) Restart(ctx context.Context) error {
+func (p *Server) Restart(ctx context.Context) error {
 	np, err := p.Process.Restart(syscall.SIGINT, 60*time.Second)
 	if err != nil {
 		return err
@@ -305,7 +297,7 @@ func redoNote(log string) string {
 	if s == nil || d == nil {
 		return ""
 	}
-	return fmt.Sprintf("replayed %s of WAL (%s/%s to %s/%s)", mib(lsn(d)-lsn(s)), s[1], s[2], d[1], d[2])
+	return fmt.Sprintf("replayed %s of WAL (%s/%s to %s/%s)", server.MiB(lsn(d)-lsn(s)), s[1], s[2], d[1], d[2])
 }
 
 // lsn reads a WAL location's two hexadecimal halves.
@@ -315,34 +307,9 @@ func lsn(m []string) int64 {
 	return hi<<32 | lo
 }
 
-func mib(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-
-// fileSize is a file's size, 0 when unreadable.
-func fileSize(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
-}
-
-// readFrom returns a file's text from byte off on (at most 64 MiB).
-func readFrom(path string, off int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	if _, err := f.Seek(off, io.SeekStart); err != nil {
-		return ""
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 64<<20))
-	return string(b)
-}
-
 // StopClean shuts the server down (fast shutdown: SIGINT), removes the
 // cluster's files (the log stays), and returns how long the shutdown took.
-func (p *Postgres) StopClean() (time.Duration, error) {
+func (p *Server) StopClean() (time.Duration, error) {
 	d, err := p.Stop(syscall.SIGINT, 60*time.Second)
 	if cerr := p.ReleaseCgroup(); err == nil {
 		err = cerr
@@ -357,12 +324,12 @@ func (p *Postgres) StopClean() (time.Duration, error) {
 // and local connections trusted (a line put first in pg_hba.conf, and
 // fsynced), since the killed run's password is gone with it. It returns once
 // the server accepts connections; Startup is the recovery time.
-func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Postgres, error) {
-	bin, err := FindPostgres(binHint)
+func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Server, error) {
+	bin, err := FindServer(binHint)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := AccountFor("postgres")
+	acct, err := server.AccountFor("postgres")
 	if err != nil {
 		return nil, err
 	}
@@ -385,18 +352,18 @@ func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Postgres, e
 	if err != nil {
 		return nil, err
 	}
-	p := &Postgres{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", DataDir: dataDir}
+	p := &Server{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", DataDir: dataDir}
 	if p.SocketDir, err = os.MkdirTemp("", "dbgauge-pg-"); err != nil {
 		return nil, err
 	}
 	if err := acct.Own(p.SocketDir); err != nil {
 		return nil, err
 	}
-	if p.Port, err = FreePort(); err != nil {
+	if p.Port, err = server.FreePort(); err != nil {
 		return nil, err
 	}
 	start := time.Now()
-	if p.Process, err = Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
+	if p.Process, err = server.Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
 		"-c", "listen_addresses=", "-c", "unix_socket_directories="+p.SocketDir); err != nil {
 		return nil, err
 	}

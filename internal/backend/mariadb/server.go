@@ -1,4 +1,4 @@
-package server
+package mariadb
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/go-sql-driver/mysql"
 )
 
@@ -28,14 +29,14 @@ type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}
 
-// MariaDB is a throwaway MariaDB server dbgauge started on loopback.
-type MariaDB struct {
-	*Process
+// Server is a throwaway Server server dbgauge started on loopback.
+type Server struct {
+	*server.Process
 	DataDir   string
 	SocketDir string
 	Port      int
 	Password  string // root's, set at start; never printed
-	Account   Account
+	Account   server.Account
 	Startup   time.Duration
 	Note      string
 
@@ -45,8 +46,8 @@ type MariaDB struct {
 	cpus     []int             // --cpus server=…
 }
 
-// MariaDBConfig says where and how to start a server.
-type MariaDBConfig struct {
+// ServerConfig says where and how to start a server.
+type ServerConfig struct {
 	Dir      string            // the run's folder: the datadir goes in it, the log beside
 	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // server options, given as --name=value
@@ -54,9 +55,9 @@ type MariaDBConfig struct {
 	CPUs     []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
-// FindMariaDB returns the server binary and mariadb-install-db, or says what
+// FindServer returns the server binary and mariadb-install-db, or says what
 // to install.
-func FindMariaDB() (server, install string, err error) {
+func FindServer() (server, install string, err error) {
 	for _, s := range []string{"/usr/sbin/mariadbd", "/usr/sbin/mysqld"} {
 		if _, err := os.Stat(s); err == nil {
 			server = s
@@ -65,29 +66,29 @@ func FindMariaDB() (server, install string, err error) {
 	}
 	install, _ = exec.LookPath("mariadb-install-db")
 	if server == "" || install == "" {
-		return "", "", errors.New("no MariaDB server found: apt-get install mariadb-server")
+		return "", "", errors.New("no Server server found: apt-get install mariadb-server")
 	}
 	return server, install, nil
 }
 
-// StartMariaDB creates a datadir in cfg.Dir, starts the server on a free
+// Start creates a datadir in cfg.Dir, starts the server on a free
 // loopback port and a socket of its own, as the mysql account when dbgauge
 // runs as root, sets a random root password, and returns once it accepts
 // connections.
-func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
-	bin, install, err := FindMariaDB()
+func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	bin, install, err := FindServer()
 	if err != nil {
 		return nil, err
 	}
-	acct, err := AccountFor("mysql")
+	acct, err := server.AccountFor("mysql")
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
-	m := &MariaDB{Account: acct, Password: secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory, cpus: cfg.CPUs}
-	f, err := MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
+	m := &Server{Account: acct, Password: server.Secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory, cpus: cfg.CPUs}
+	f, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
 	if err != nil {
 		return nil, err
 	}
@@ -145,20 +146,20 @@ func StartMariaDB(ctx context.Context, cfg MariaDBConfig) (*MariaDB, error) {
 // launch starts mariadbd on the datadir, on a free port (another one when
 // the port was taken meanwhile), and waits until root can log in with
 // password.
-func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
+func (m *Server) launch(ctx context.Context, logPath, password string) error {
 	keys := make([]string, 0, len(m.settings))
 	for k := range m.settings {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var cg *Cgroup
+	var cg *server.Cgroup
 	for attempt := 0; ; attempt++ {
 		var err error
-		if m.Port, err = FreePort(); err != nil {
+		if m.Port, err = server.FreePort(); err != nil {
 			return err
 		}
 		if m.memory > 0 && cg == nil {
-			if cg, err = NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), m.Port), m.memory); err != nil {
+			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), m.Port), m.memory); err != nil {
 				return err
 			}
 		}
@@ -172,7 +173,7 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 			args = append(args, "--"+k+"="+m.settings[k])
 		}
 		start := time.Now()
-		if m.Process, err = StartOn(m.Account, m.cpus, logPath, m.bin, args...); err != nil {
+		if m.Process, err = server.StartOn(m.Account, m.cpus, logPath, m.bin, args...); err != nil {
 			_ = cg.Remove()
 			return err
 		}
@@ -193,7 +194,7 @@ func (m *MariaDB) launch(ctx context.Context, logPath, password string) error {
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (m *MariaDB) waitReady(ctx context.Context, password string) error {
+func (m *Server) waitReady(ctx context.Context, password string) error {
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		db, err := sql.Open("mysql", m.dsnWith("root", password, "", true))
@@ -223,23 +224,23 @@ func (m *MariaDB) waitReady(ctx context.Context, password string) error {
 // again on the same datadir, port and socket: InnoDB replays its redo log.
 // It returns once the server accepts connections, with what InnoDB said of
 // its recovery, read from the log ("" when it said nothing recognisable).
-func (m *MariaDB) CrashRestart(ctx context.Context) (string, error) {
-	from := fileSize(m.LogPath)
+func (m *Server) CrashRestart(ctx context.Context) (string, error) {
+	from := server.FileSize(m.LogPath)
 	np, err := m.Crash()
 	if err != nil {
 		return "", err
 	}
 	m.Process = np
-	// root has the password since StartMariaDB set it.
+	// root has the password since Start set it.
 	if err := m.waitReady(ctx, m.Password); err != nil {
 		return "", err
 	}
-	return innodbNote(readFrom(m.LogPath, from)), nil
+	return innodbNote(server.ReadFrom(m.LogPath, from)), nil
 }
 
-func (m *MariaDB) dsn(db string, socket bool) string { return m.dsnWith("root", "", db, socket) }
+func (m *Server) dsn(db string, socket bool) string { return m.dsnWith("root", "", db, socket) }
 
-func (m *MariaDB) dsnWith(user, password, db string, socket bool) string {
+func (m *Server) dsnWith(user, password, db string, socket bool) string {
 	c := mysql.NewConfig()
 	c.User, c.Passwd, c.DBName = user, password, db
 	if socket {
@@ -253,11 +254,11 @@ func (m *MariaDB) dsnWith(user, password, db string, socket bool) string {
 
 // DSN returns a connection string to the dbgauge database, over TCP or the
 // Unix socket. It holds the password: redact it before showing it.
-func (m *MariaDB) DSN(socket bool) string { return m.dsnWith("dbgauge", m.Password, "dbgauge", socket) }
+func (m *Server) DSN(socket bool) string { return m.dsnWith("dbgauge", m.Password, "dbgauge", socket) }
 
 // StopClean shuts the server down (SIGTERM: a clean shutdown), removes the
 // datadir (the log stays), and returns how long the shutdown took.
-func (m *MariaDB) StopClean() (time.Duration, error) {
+func (m *Server) StopClean() (time.Duration, error) {
 	d, err := m.Stop(syscall.SIGTERM, 60*time.Second)
 	if cerr := m.ReleaseCgroup(); err == nil {
 		err = cerr
@@ -286,7 +287,7 @@ func innodbNote(log string) string {
 	}
 	from, _ := strconv.ParseInt(f[1], 10, 64)
 	end, _ := strconv.ParseInt(e[1], 10, 64)
-	note := fmt.Sprintf("InnoDB replayed %s of redo log (LSN %s to %s", mib(end-from), f[1], e[1])
+	note := fmt.Sprintf("InnoDB replayed %s of redo log (LSN %s to %s", server.MiB(end-from), f[1], e[1])
 	if p := innodbPages.FindStringSubmatch(log); p != nil {
 		note += ", " + p[1] + " pages"
 	}

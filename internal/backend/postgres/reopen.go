@@ -1,0 +1,52 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
+
+// reopen starts PostgreSQL again on the cluster a killed managed server
+// left in dataDir (crash recovery, its log in logPath) and opens it with
+// o (its DB is the started server's DSN). Closing the DB stops the server
+// and removes the cluster (its log stays). Spec.Reopen.
+func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (backend.DB, error) {
+	var bin string
+	if o.Values != nil {
+		bin = o.Values.Get("pg-bin")
+	}
+	srv, err := Reopen(ctx, dataDir, logPath, bin)
+	if err != nil {
+		return nil, err
+	}
+	o.DB = srv.DSN(true)
+	db, err := open(ctx, o)
+	if err != nil {
+		_, _ = srv.StopClean()
+		return nil, err
+	}
+	return reopened{db.(backend.SQLDB), srv}, nil
+}
+
+// reopened is a PostgreSQL cluster started again after a kill: closing it
+// stops the server and removes the cluster (its logs stay).
+type reopened struct {
+	backend.SQLDB
+	srv *Server
+}
+
+func (r reopened) Close() error {
+	err := r.SQLDB.Close()
+	if _, serr := r.srv.StopClean(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+// Integrity runs the engine's check.
+func (r reopened) Integrity(ctx context.Context) (bool, string, error) {
+	if c, ok := r.SQLDB.(backend.Checker); ok {
+		return c.Integrity(ctx)
+	}
+	return true, "no integrity check for this engine", nil
+}

@@ -1,0 +1,73 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Helpers the engines' managed servers share: their passwords, their logs'
+// growth and tails, a flushed file.
+
+// Secret returns a fresh random password for a managed server's account.
+func Secret() string {
+	b := make([]byte, 18)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// MiB formats a byte count in MiB, as recovery notes print it.
+func MiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// FileSize is a file's size, 0 when unreadable.
+func FileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// ReadFrom returns a file's text from byte off on (at most 64 MiB).
+func ReadFrom(path string, off int64) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if _, err := f.Seek(off, io.SeekStart); err != nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 64<<20))
+	return string(b)
+}
+
+// LastLines joins the last n non-empty lines of s with " | ", for an error.
+func LastLines(s string, n int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if t := strings.TrimSpace(l); t != "" {
+			lines = append(lines, t)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// SyncFile flushes a file that is already written.
+func SyncFile(path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	err = fh.Sync()
+	if cerr := fh.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
