@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,15 +93,18 @@ func TestMatrixRepeats(t *testing.T) {
 	browse(t, filepath.Join(dir, m.Cells[0].Dir, ReportFile), "cell")
 }
 
+// screenshots keeps the screenshots of browse: go test ./internal/cli -screenshots DIR.
+var screenshots = flag.String("screenshots", "", "keep the reports' screenshots in `DIR`")
+
 // browse opens a report in headless Chromium: no console error, no
 // exception, no network request, every chart drawn. The screenshot goes to
-// $DBGAUGE_SCREENSHOTS when set.
+// -screenshots DIR when given.
 func browse(t *testing.T, page, name string) {
 	t.Helper()
 	if _, err := browsertest.Chromium(); err != nil {
 		t.Skip(err) // .ci/run installs chromium: in CI this never skips
 	}
-	shots := os.Getenv("DBGAUGE_SCREENSHOTS")
+	shots := *screenshots
 	if shots == "" {
 		shots = t.TempDir()
 	}

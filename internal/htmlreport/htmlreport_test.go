@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math"
 	"os"
@@ -22,11 +23,14 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
-// screenshots is where the pages and their screenshots go: $DBGAUGE_SCREENSHOTS,
+// keep keeps the pages and their screenshots: go test ./internal/htmlreport -screenshots DIR.
+var keep = flag.String("screenshots", "", "keep the pages and their screenshots in `DIR`")
+
+// screenshots is where the pages and their screenshots go: -screenshots DIR,
 // or a temporary folder.
 func screenshots(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("DBGAUGE_SCREENSHOTS")
+	dir := *keep
 	if dir == "" {
 		return t.TempDir()
 	}
