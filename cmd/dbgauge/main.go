@@ -1,5 +1,6 @@
 // Command dbgauge measures whether a database holds up for a workload and
-// keeps what it acknowledged. main hands the process to package cli.
+// keeps what it acknowledged. main hands the process to package cli, which
+// also answers the children dbgauge starts of itself (`dbgauge child ROLE`).
 package main
 
 import (
@@ -8,15 +9,9 @@ import (
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/cli"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 func main() {
-	// `dbgauge crash --power-loss` serves its test disks from a child
-	// process: this executable again, which serves here and exits.
-	if code, ok := testdisk.Serve(); ok {
-		os.Exit(code)
-	}
 	os.Exit(run())
 }
 

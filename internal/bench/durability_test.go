@@ -6,17 +6,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
 // TestMain serves the test disks of these tests (Mount starts this binary
-// again as their server) and keeps the flush-ceiling cache of these tests
-// apart from the user's.
+// again as their server, `TESTBINARY child testdisk`) and keeps the
+// flush-ceiling cache of these tests apart from the user's.
 func TestMain(m *testing.M) {
-	if code, ok := testdisk.Serve(); ok {
-		os.Exit(code) //nolint:forbidigo // a test disk's server ends here, never running the tests
+	if child.Enter(os.Args) {
+		os.Exit(testdisk.Serve(os.Stderr)) //nolint:forbidigo // a test disk's server ends here, never running the tests
 	}
 	dir, err := os.MkdirTemp("", "dbgauge-cache-")
 	if err != nil {

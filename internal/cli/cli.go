@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/hostinfo"
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
@@ -35,6 +36,8 @@ type Env struct {
 	Signals <-chan os.Signal // interrupts: the first stops cleanly, the second abandons
 	IsTTY   bool             // stderr is a terminal: progress overwrites one line
 	Exe     string           // the binary a matrix runs its cells with ("" = this one)
+
+	run *child.Run // what started this process as `child run`; nil otherwise
 }
 
 // usageError marks errors raised by cobra itself (unknown command, bad flag).
@@ -54,11 +57,7 @@ func (e exitError) Error() string { return e.msg }
 func Main(env Env) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	root := newRoot(ctx, &env, cancel)
-	root.SetArgs(env.Args)
-	root.SetOut(env.Stdout)
-	root.SetErr(env.Stderr)
-	err := root.Execute()
+	err := execRoot(ctx, &env, cancel)
 	pprof.StopCPUProfile() // --cpuprofile: nothing when it was not started
 	code, msg := exitStatus(err)
 	if msg != "" {
@@ -92,6 +91,16 @@ func exitStatus(err error) (int, string) {
 	default:
 		return ExitFailed, err.Error()
 	}
+}
+
+// execRoot runs env.Args through a command tree of its own: Main's, and
+// the run that cluster or a child's spec rewrites them into.
+func execRoot(ctx context.Context, env *Env, cancel context.CancelFunc) error {
+	root := newRoot(ctx, env, cancel)
+	root.SetArgs(env.Args)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	return root.Execute()
 }
 
 func newRoot(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
@@ -131,6 +140,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return nil
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newChildCmd(ctx, env, cancel))
 	return root
 }

@@ -46,11 +46,7 @@ func newClusterCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *co
 			}
 			sub := *env
 			sub.Args = runArgs
-			root := newRoot(ctx, &sub, cancel)
-			root.SetArgs(runArgs)
-			root.SetOut(env.Stdout)
-			root.SetErr(env.Stderr)
-			return root.Execute()
+			return execRoot(ctx, &sub, cancel)
 		},
 	}
 }

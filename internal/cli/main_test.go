@@ -6,20 +6,15 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/testdisk"
+	"github.com/dbgauge/dbgauge/internal/child"
 )
-
-// asMainEnv makes the test binary behave as dbgauge: a matrix runs its cells
-// with the binary it is, which in tests is this one.
-const asMainEnv = "DBGAUGE_TEST_AS_MAIN"
 
 // TestMain keeps the flush-ceiling cache of these tests apart from the user's.
 func TestMain(m *testing.M) {
-	// crash --power-loss serves its test disks from this binary, started again.
-	if code, ok := testdisk.Serve(); ok {
-		os.Exit(code)
-	}
-	if os.Getenv(asMainEnv) == "1" {
+	// The children dbgauge starts of itself (a matrix's cells, a crash's
+	// runs, the test disks of --power-loss) are this binary, started as
+	// `TESTBINARY child ROLE`: it then is dbgauge, as main runs it.
+	if child.Enter(os.Args) {
 		sig := make(chan os.Signal, 2)
 		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 		os.Exit(Main(Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Signals: sig}))
@@ -28,8 +23,7 @@ func TestMain(m *testing.M) {
 	if err != nil {
 		panic(err)
 	}
-	os.Setenv("XDG_CACHE_HOME", dir)
-	os.Setenv(asMainEnv, "1") // for the cells of matrices
+	os.Setenv("XDG_CACHE_HOME", dir) // the children's too
 	defer os.RemoveAll(dir)
 	m.Run() // since Go 1.15 its status is the test binary's
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/htmlreport/browsertest"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -146,10 +147,11 @@ func TestMatrixResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, "run", "insert", "--duration", "1s", "--warmup", "0", "--durability", "off,lazy,sync",
-		"--text-bytes", "10,100", "--ceiling", "off", "--results", root)
+	// The matrix in a process of its own, this binary as dbgauge runs it.
+	cmd := exec.Command(exe)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	if err := child.Start(cmd, child.Spec{Role: child.RoleRun, Run: &child.Run{Args: []string{"insert", "--duration", "1s", "--warmup", "0",
+		"--durability", "off,lazy,sync", "--text-bytes", "10,100", "--ceiling", "off", "--results", root}}}); err != nil {
 		t.Fatal(err)
 	}
 	var dir string

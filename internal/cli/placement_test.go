@@ -1,12 +1,14 @@
 package cli
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -22,10 +24,15 @@ func TestCPUsHarness(t *testing.T) {
 	}
 	cpu := placement.Set{allowed[len(allowed)-1]}
 	dir := t.TempDir()
-	cmd := exec.Command(os.Args[0], "run", "kv", "--mix", "read=100", "--records", "2000", "--clients", "8",
-		"--duration", "1s", "--warmup", "0", "--ceiling", "off", "--cpus", "harness="+cpu.String(), "--results", dir)
-	cmd.Env = append(os.Environ(), asMainEnv+"=1")
-	out, err := cmd.CombinedOutput()
+	cmd := exec.Command(os.Args[0])
+	var outb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &outb, &outb
+	err = child.Start(cmd, child.Spec{Role: child.RoleRun, Run: &child.Run{Args: []string{"kv", "--mix", "read=100", "--records", "2000", "--clients", "8",
+		"--duration", "1s", "--warmup", "0", "--ceiling", "off", "--cpus", "harness=" + cpu.String(), "--results", dir}}})
+	if err == nil {
+		err = cmd.Wait()
+	}
+	out := outb.Bytes()
 	if err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}

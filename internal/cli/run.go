@@ -17,8 +17,8 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
-	"github.com/dbgauge/dbgauge/internal/crash"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/report"
@@ -78,14 +78,12 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			return runMatrix(ctx, env, cancel, spec, values, knobs)
 		}
 		setValues(fs, values)
-		ledger, err := crash.ChildLedger()
-		if err != nil {
-			return err
-		}
-		req := bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...),
-			ResultID: os.Getenv(matrix.ResultIDEnv), DropCache: os.Getenv(matrix.CellEnv) != ""}
-		if ledger != nil {
-			req.Ledger = ledger
+		req := bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
+		if r := env.run; r != nil { // a matrix's cell, or the run a crash cycle kills
+			req.ResultID, req.DropCache = r.ResultID, r.Cell != ""
+			if r.Ledger != nil {
+				req.Ledger = ledger.NewPipe(r.Ledger.Open("ledger"))
+			}
 		}
 		plan, err := bench.NewPlan(req)
 		if err != nil {
@@ -132,9 +130,9 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
 func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
-	p := &progress{env: env, cell: os.Getenv(matrix.CellEnv)}
-	if d, err := time.ParseDuration(os.Getenv(matrix.AfterEnv)); err == nil {
-		p.after = d
+	p := &progress{env: env}
+	if env.run != nil {
+		p.cell, p.after = env.run.Cell, env.run.After
 	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
 		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")

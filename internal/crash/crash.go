@@ -1,3 +1,8 @@
+// Package crash runs a write workload in a child process, kills it at a
+// seeded random moment, reopens the database and counts exactly what was
+// acknowledged and lost. The ledger of acknowledged commits lives in the
+// controlling process, outside the engine and its files: the child run
+// tells it every commit through a pipe (child.Run.Ledger).
 package crash
 
 import (
@@ -6,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +21,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -236,23 +241,20 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	if t.Managed {
 		db = t.Backend + ":managed"
 	}
-	args := append([]string{"run"}, t.Flags...)
+	args := slices.Clone(t.Flags)
 	results := dir // the result's own files stay off the test disk…
 	if t.Managed {
 		results = dataDir // …but a managed server's cluster lives in it
 	}
 	args = append(args, "--db="+db, "--results="+results, "--duration=1h", "--warmup=0", "--ceiling=off",
 		"--seed="+strconv.FormatUint(c.Seed+uint64(ci)<<20+uint64(n), 10))
-	cmd := exec.CommandContext(ctx, c.Exe, args...)
-	cmd.Env = append(os.Environ(), LedgerEnv+"=3", matrix.ResultIDEnv+"=run")
-	cmd.ExtraFiles = []*os.File{w}
+	cmd := exec.CommandContext(ctx, c.Exe)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		_ = w.Close()
+	// Start closes our write end: the child holds the only one, EOF when it dies.
+	if err := child.Start(cmd, child.Spec{Role: child.RoleRun, Run: &child.Run{Args: args, ResultID: "run", Ledger: child.Pass(w)}}); err != nil {
 		return nil, nil, err
 	}
-	_ = w.Close() // the child holds the only write end: EOF when it dies
 	bk := ledger.New()
 	done := make(chan error, 1)
 	go func() { done <- bk.Read(r) }()

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
@@ -24,8 +25,9 @@ type Observer interface {
 	CellEnds(m *result.Matrix, i int, res *result.Result)
 }
 
-// Runner runs the cells of a matrix, each as `Exe run WORKLOAD flags…` with
-// the environment variable ResultIDEnv naming its result folder.
+// Runner runs the cells of a matrix, each as a child process (child.Start):
+// `Exe child run`, told the cell's command line (`run WORKLOAD flags…`),
+// its result folder and its place in the matrix.
 type Runner struct {
 	Dir    string    // the matrix folder
 	Exe    string    // the dbgauge binary
@@ -34,16 +36,6 @@ type Runner struct {
 	// PerCell is the expected wall time of a cell before one has run.
 	PerCell time.Duration
 }
-
-// ResultIDEnv names the result folder a cell writes into, inside --results.
-const ResultIDEnv = "DBGAUGE_RESULT_ID"
-
-// CellEnv tells a cell its place in the matrix ("3/24") and AfterEnv the
-// time the matrix needs once the cell is done, for its progress line.
-const (
-	CellEnv  = "DBGAUGE_MATRIX_CELL"
-	AfterEnv = "DBGAUGE_MATRIX_AFTER"
-)
 
 // ErrBadCell is returned when a cell refused its input (exit 2): every cell
 // would, so the matrix stops.
@@ -125,15 +117,15 @@ func (r *Runner) cell(ctx context.Context, m *result.Matrix, i int, stop <-chan 
 		return nil, 0, err
 	}
 	defer out.Close()
-	args := append([]string{"run", m.Workload}, CellFlags(m, c)...)
+	args := append([]string{m.Workload}, CellFlags(m, c)...)
 	args = append(args, "--results="+filepath.Join(r.Dir, "cells"))
-	cmd := exec.Command(r.Exe, args...)
-	cmd.Env = append(os.Environ(), ResultIDEnv+"="+c.ID, CellEnv+"="+pos, AfterEnv+"="+after.Round(time.Second).String())
+	cmd := exec.Command(r.Exe)
 	cmd.Stdout, cmd.Stderr = out, io.MultiWriter(out, r.Stderr)
 	// Its own process group: the terminal's Ctrl-C reaches the matrix, which
 	// passes it on once; and if the matrix dies, the cell is told to stop.
 	cmd.SysProcAttr = procAttr()
-	if err := cmd.Start(); err != nil {
+	spec := child.Spec{Role: child.RoleRun, Run: &child.Run{Args: args, ResultID: c.ID, Cell: pos, After: after.Round(time.Second)}}
+	if err := child.Start(cmd, spec); err != nil {
 		return nil, 0, fmt.Errorf("start %s: %w", r.Exe, err)
 	}
 	done := make(chan struct{})

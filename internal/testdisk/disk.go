@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dbgauge/dbgauge/internal/child"
 )
 
 // Disk is a mounted test disk, served by a child process (the server) that
@@ -63,21 +65,16 @@ func Available() error {
 }
 
 // Mount mounts a pass-through of backing at mnt (both folders must exist).
-// The disk is served by a child process: this executable again, which must
-// call Serve first in main (or TestMain). The server dies with this process.
+// The disk is served by a child process, `EXE child testdisk` (child.Start):
+// this executable again, so a test binary's TestMain must call child.Enter
+// first and serve (Serve) when it returns true. The server dies with this
+// process.
 func Mount(backing, mnt string) (*Disk, error) {
-	if !hooked.Load() {
-		return nil, errNoHook
-	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("testdisk: the server's executable: %w", err)
 	}
-	spec, err := json.Marshal(serveSpec{Backing: backing, Mnt: mnt})
-	if err != nil {
-		return nil, err
-	}
-	// A socket pair: ours and the server's end (its fd 3).
+	// A socket pair: ours and the server's end (passed to it).
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("testdisk: control channel: %w", err)
@@ -89,11 +86,11 @@ func Mount(backing, mnt string) (*Disk, error) {
 		theirs.Close()
 		return nil, fmt.Errorf("testdisk: control channel: %w", err)
 	}
+	spec := child.Spec{Role: child.RoleTestDisk, Disk: &child.Disk{Backing: backing, Mnt: mnt, Control: child.Pass(theirs)}}
 	cmd := exec.Command(exe)
 	// A race-detecting server (a test binary built with -race) need not
 	// wait a second at exit for races to report: the exit follows the unmount.
-	cmd.Env = append(os.Environ(), serveEnv+"="+string(spec), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
-	cmd.ExtraFiles = []*os.File{theirs}
+	cmd.Env = append(os.Environ(), "GORACE="+os.Getenv("GORACE")+" atexit_sleep_ms=0")
 	cmd.Stderr = os.Stderr
 	// Pdeathsig: the server dies with us, and with it the mount's connection.
 	// Its own process group: a Ctrl-C at the terminal is ours to handle
@@ -108,7 +105,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
+		if err := child.Start(cmd, spec); err != nil {
 			started <- err
 			return // the thread ends: it started nothing
 		}
@@ -116,9 +113,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 		d.waitErr = cmd.Wait()
 		close(d.exited)
 	}()
-	err = <-started
-	theirs.Close()
-	if err != nil {
+	if err := <-started; err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("testdisk: start the test disk's server: %w", err)
 	}

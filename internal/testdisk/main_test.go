@@ -3,13 +3,15 @@ package testdisk
 import (
 	"os"
 	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/child"
 )
 
 // TestMain serves the test disks this binary mounts: Mount starts it again
-// as their server.
+// as their server, `TESTBINARY child testdisk`.
 func TestMain(m *testing.M) {
-	if code, ok := Serve(); ok {
-		os.Exit(code) //nolint:forbidigo // a test disk's server ends here, never running the tests
+	if child.Enter(os.Args) {
+		os.Exit(Serve(os.Stderr)) //nolint:forbidigo // a test disk's server ends here, never running the tests
 	}
 	m.Run() // since Go 1.15 its status is the test binary's
 }

@@ -2,50 +2,28 @@ package testdisk
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
+	"io"
 	"net"
-	"os"
-	"sync/atomic"
 	"time"
 
 	"github.com/hanwen/go-fuse/v2/fuse"
+
+	"github.com/dbgauge/dbgauge/internal/child"
 )
 
-// serveEnv tells a process started by Mount to serve a disk: its value is a
-// serveSpec in JSON. The control channel is the process's fd 3.
-const serveEnv = "DBGAUGE_TESTDISK_SERVE"
-
-// serveSpec is what a server serves.
-type serveSpec struct {
-	Backing string `json:"backing"`
-	Mnt     string `json:"mnt"`
-}
-
-// hooked records that this program calls Serve: Mount starts the program
-// again as a server, and a program that would not serve would instead run
-// again from the start (a test binary: all its tests).
-var hooked atomic.Bool
-
-var errNoHook = errors.New("testdisk: this program does not serve test disks: call testdisk.Serve first in main or TestMain")
-
-// Serve is the entry point of a test disk's server: every program that may
-// mount a test disk calls it first, in main or TestMain:
-//
-//	if code, ok := testdisk.Serve(); ok {
-//		os.Exit(code)
-//	}
-//
-// In a process started by Mount it serves the disk until the process that
-// mounted it unmounts it (or dies), and returns the exit code, with ok true.
-// In any other process it returns ok false at once.
-func Serve() (code int, ok bool) {
-	spec, ok := os.LookupEnv(serveEnv)
-	if !ok {
-		hooked.Store(true)
-		return 0, false
+// Serve is a test disk's server: the process `EXE child testdisk` that
+// Mount starts, entered through dbgauge's command tree or, in a test binary,
+// through its TestMain (child.Enter). It reads its spec (child.Read), serves
+// the disk until the process that mounted it unmounts it (or dies), and
+// returns the exit status; a spec it cannot read is said on stderr.
+func Serve(stderr io.Writer) int {
+	spec, err := child.Read(child.RoleTestDisk)
+	if err != nil {
+		fmt.Fprintln(stderr, "testdisk:", err)
+		return 2
 	}
-	os.Unsetenv(serveEnv)
-	return serve(spec), true
+	return serve(*spec.Disk)
 }
 
 // The requests, one per Disk method; each is a JSON line on the control
@@ -78,8 +56,8 @@ type response struct {
 // unmount, or until the control channel closes (the user is done or dead:
 // then it unmounts, or detaches the mount if files are still open, and
 // leaves; its exit aborts whatever is left of the connection).
-func serve(specJSON string) int {
-	ctl := os.NewFile(3, "testdisk-control")
+func serve(spec child.Disk) int {
+	ctl := spec.Control.Open("testdisk-control")
 	conn, err := net.FileConn(ctl)
 	ctl.Close()
 	if err != nil {
@@ -87,11 +65,6 @@ func serve(specJSON string) int {
 	}
 	defer conn.Close()
 	enc, dec := json.NewEncoder(conn), json.NewDecoder(conn)
-	var spec serveSpec
-	if err := json.Unmarshal([]byte(specJSON), &spec); err != nil {
-		_ = enc.Encode(response{Err: "testdisk: the server's " + serveEnv + ": " + err.Error()})
-		return 2
-	}
 	d, server, err := mountFS(spec.Backing, spec.Mnt)
 	if err != nil {
 		_ = enc.Encode(response{Err: err.Error()})

@@ -348,17 +348,6 @@ func TestServerKilled(t *testing.T) {
 	}
 }
 
-// TestMountNeedsServe: a program that never called Serve cannot mount,
-// since its server would run the program again from the start.
-func TestMountNeedsServe(t *testing.T) {
-	hooked.Store(false)
-	defer hooked.Store(true)
-	_, err := Mount(t.TempDir(), t.TempDir())
-	if err == nil || !strings.Contains(err.Error(), "call testdisk.Serve first") {
-		t.Fatalf("Mount without Serve: %v", err)
-	}
-}
-
 // TestUnmountWithFilesOpen: a file left open makes the unmount fail; the
 // disk is then aborted and detached, the error says so, and the file closes
 // at once.
