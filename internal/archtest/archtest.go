@@ -7,7 +7,12 @@
 //  3. only cli and cmd print or exit: no package below cli imports the
 //     process (os.Exit is checked by the linters' forbidigo rule);
 //  4. internal/server, what every managed server shares, imports no database
-//     driver and no engine: an engine's managed server lives in its folder.
+//     driver and no engine: an engine's managed server lives in its folder;
+//  5. cmd/dbgauge imports only cli (and the standard library), its tests
+//     aside: everything the process does, the children it starts of itself
+//     too, is cli's;
+//  6. no environment variable of dbgauge's own (EnvNames) carries part of a
+//     command line: a child is told what to do by its spec (internal/child).
 package archtest
 
 import (
@@ -15,6 +20,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -36,19 +42,7 @@ func (v Violation) String() string {
 func Check(root, module string) ([]Violation, error) {
 	var out []Violation
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
+	err := goFiles(root, func(p string) error {
 		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
 		if err != nil {
 			return err
@@ -66,6 +60,26 @@ func Check(root, module string) ([]Violation, error) {
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
 	return out, err
+}
+
+// goFiles calls fn with the path of every Go file under root, tests
+// included, testdata and hidden folders not.
+func goFiles(root string, fn func(path string) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		return fn(p)
+	})
 }
 
 // family returns the contract a package belongs to ("workload" or "backend")
@@ -105,8 +119,20 @@ func serverRule(module, importer, imported string) string {
 	return ""
 }
 
+// mainRule is rule 5: a command imports no package of the module but cli
+// (its tests, which run the built binary, may read its results).
+func mainRule(module, importer, imported string, test bool) string {
+	if test || !strings.HasPrefix(importer, module+"/cmd/") || !strings.HasPrefix(imported, module+"/") || imported == module+"/internal/cli" {
+		return ""
+	}
+	return "cmd/dbgauge imports only cli; what the process does is cli's"
+}
+
 func broken(module, importer, imported string, test bool) string {
 	if r := serverRule(module, importer, imported); r != "" {
+		return r
+	}
+	if r := mainRule(module, importer, imported, test); r != "" {
 		return r
 	}
 	fa, ca := family(module, importer)
@@ -126,4 +152,29 @@ func broken(module, importer, imported string, test bool) string {
 		return "siblings never import siblings; move shared code up into the contract or a leaf"
 	}
 	return ""
+}
+
+// envPrefix begins the names of dbgauge's own environment variables, once a
+// second command line for its children; spelt in two so that this file
+// holds none.
+const envPrefix = "DBGAUGE" + "_"
+
+// EnvNames returns, as file:line, every line of a Go file under root (tests
+// included, testdata not) that names an environment variable of dbgauge's
+// own (rule 6).
+func EnvNames(root string) ([]string, error) {
+	var out []string
+	err := goFiles(root, func(p string) error {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, envPrefix) {
+				out = append(out, fmt.Sprintf("%s:%d", p, i+1))
+			}
+		}
+		return nil
+	})
+	return out, err
 }

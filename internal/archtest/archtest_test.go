@@ -1,6 +1,8 @@
 package archtest
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -79,5 +81,53 @@ func TestServerRule(t *testing.T) {
 				t.Errorf("%s → %s (test file: %v): broken = %v, want %v", c.from, c.to, test, got, c.bad)
 			}
 		}
+	}
+}
+
+// TestMainRule: a command imports cli and the standard library, nothing else
+// of the module; its tests may.
+func TestMainRule(t *testing.T) {
+	m := "m"
+	cases := []struct {
+		from, to string
+		test     bool
+		bad      bool
+	}{
+		{"m/cmd/dbgauge", "m/internal/cli", false, false},
+		{"m/cmd/dbgauge", "os/signal", false, false},
+		{"m/cmd/dbgauge", "m/internal/testdisk", false, true},
+		{"m/cmd/dbgauge", "m/internal/child", false, true},
+		{"m/cmd/dbgauge", "m/internal/result", true, false},
+		{"m/internal/cli", "m/internal/testdisk", false, false},
+	}
+	for _, c := range cases {
+		if got := broken(m, c.from, c.to, c.test) != ""; got != c.bad {
+			t.Errorf("%s → %s (test file: %v): broken = %v, want %v", c.from, c.to, c.test, got, c.bad)
+		}
+	}
+}
+
+// TestNoEnvCommandLine fails when a Go file names an environment variable of
+// dbgauge's own: children are told what to do by their spec (internal/child).
+func TestNoEnvCommandLine(t *testing.T) {
+	lines, err := EnvNames("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		t.Errorf("%s: an environment variable of dbgauge's; pass it in a child.Spec, or as a flag", l)
+	}
+}
+
+// TestEnvNamesCatches proves that EnvNames can fail, on a file it is given.
+func TestEnvNamesCatches(t *testing.T) {
+	root := t.TempDir()
+	src := "package x\n\nconst cell = \"" + envPrefix + "MATRIX_CELL\"\n"
+	if err := os.WriteFile(filepath.Join(root, "x_test.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines, err := EnvNames(root)
+	if err != nil || len(lines) != 1 || !strings.HasSuffix(lines[0], "x_test.go:3") {
+		t.Fatalf("EnvNames = %v, %v; want x_test.go:3", lines, err)
 	}
 }
