@@ -43,7 +43,7 @@ func newChildCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobr
 				}
 				return nil
 			}
-			return usageError{fmt.Errorf("child: no role %q", args[0])}
+			return exitError{ExitUsage, fmt.Sprintf("child: no role %q (only dbgauge starts its children)", args[0])}
 		},
 	}
 }
