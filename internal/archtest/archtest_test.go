@@ -36,7 +36,9 @@ func TestCatchesViolations(t *testing.T) {
 	}
 }
 
-func TestSiblingRule(t *testing.T) {
+// TestRuleCases: rules 1, 2 and 5, case by case; a command's tests may
+// import what the command may not.
+func TestRuleCases(t *testing.T) {
 	m := "m"
 	cases := []struct {
 		from, to string
@@ -51,6 +53,11 @@ func TestSiblingRule(t *testing.T) {
 		{"m/internal/backend/sqlite", "m/internal/backend/backendtest", false, true},
 		{"m/internal/backend/sqlite", "m/internal/workload", false, true},
 		{"m/internal/catalog", "m/internal/backend/sqlite", false, false},
+		{"m/cmd/dbgauge", "m/internal/cli", false, false},
+		{"m/cmd/dbgauge", "os/signal", false, false},
+		{"m/cmd/dbgauge", "m/internal/testdisk", false, true},
+		{"m/cmd/dbgauge", "m/internal/child", false, true},
+		{"m/cmd/dbgauge", "m/internal/result", true, false},
 	}
 	for _, c := range cases {
 		if got := broken(m, c.from, c.to, c.test) != ""; got != c.bad {
@@ -80,29 +87,6 @@ func TestServerRule(t *testing.T) {
 			if got := broken(m, c.from, c.to, test) != ""; got != c.bad {
 				t.Errorf("%s → %s (test file: %v): broken = %v, want %v", c.from, c.to, test, got, c.bad)
 			}
-		}
-	}
-}
-
-// TestMainRule: a command imports cli and the standard library, nothing else
-// of the module; its tests may.
-func TestMainRule(t *testing.T) {
-	m := "m"
-	cases := []struct {
-		from, to string
-		test     bool
-		bad      bool
-	}{
-		{"m/cmd/dbgauge", "m/internal/cli", false, false},
-		{"m/cmd/dbgauge", "os/signal", false, false},
-		{"m/cmd/dbgauge", "m/internal/testdisk", false, true},
-		{"m/cmd/dbgauge", "m/internal/child", false, true},
-		{"m/cmd/dbgauge", "m/internal/result", true, false},
-		{"m/internal/cli", "m/internal/testdisk", false, false},
-	}
-	for _, c := range cases {
-		if got := broken(m, c.from, c.to, c.test) != ""; got != c.bad {
-			t.Errorf("%s → %s (test file: %v): broken = %v, want %v", c.from, c.to, c.test, got, c.bad)
 		}
 	}
 }

@@ -34,8 +34,11 @@ func echo(role Role) int {
 	return 0
 }
 
-// TestRoundTrip: a Run's fields and its ledger pipe reach the child.
-func TestRoundTrip(t *testing.T) {
+// startSelf starts this test binary as a child in role, with run and a
+// pipe's write end as its ledger; it returns the child, the pipe's read end
+// and the child's stderr.
+func startSelf(t *testing.T, role Role, run *Run) (*exec.Cmd, *os.File, *strings.Builder) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -44,19 +47,26 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	args := []string{"insert", "--clients=2", strings.Repeat("x", 200_000)} // more than a pipe holds
+	t.Cleanup(func() { r.Close() })
 	cmd := exec.Command(exe)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	err = Start(cmd, Spec{Role: RoleRun, Run: &Run{Args: args, ResultID: "c3", Cell: "3/24", After: 90 * time.Second, Ledger: Pass(w)}})
-	if err != nil {
+	run.Ledger = Pass(w)
+	spec := Spec{Role: role, Run: run}
+	if err := Start(cmd, spec); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{exe, "child", "run"}; !reflect.DeepEqual(cmd.Args, want) {
+	if want := []string{exe, "child", string(role)}; !reflect.DeepEqual(cmd.Args, want) {
 		t.Errorf("args %q, want %q", cmd.Args, want)
 	}
-	b, err := io.ReadAll(r) // EOF: Start closed our copy of w
+	return cmd, r, &stderr
+}
+
+// TestRoundTrip: a Run's fields and its ledger pipe reach the child.
+func TestRoundTrip(t *testing.T) {
+	args := []string{"insert", "--clients=2", strings.Repeat("x", 200_000)} // more than a pipe holds
+	cmd, r, stderr := startSelf(t, RoleRun, &Run{Args: args, ResultID: "c3", Cell: "3/24", After: 90 * time.Second})
+	b, err := io.ReadAll(r) // EOF: Start closed our copy of the write end
 	if werr := cmd.Wait(); werr != nil {
 		t.Fatalf("child: %v: %s", werr, stderr.String())
 	}
@@ -74,23 +84,9 @@ func TestRoundTrip(t *testing.T) {
 
 // TestWrongRole: a child reads only a spec of its own role.
 func TestWrongRole(t *testing.T) {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	cmd := exec.Command(exe)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
 	// Started as `child testdisk`, given a run's payload.
-	if err := Start(cmd, Spec{Role: RoleTestDisk, Run: &Run{Ledger: Pass(w)}}); err != nil {
-		t.Fatal(err)
-	}
-	err = cmd.Wait()
+	cmd, _, stderr := startSelf(t, RoleTestDisk, &Run{})
+	err := cmd.Wait()
 	if err == nil || !strings.Contains(stderr.String(), "child testdisk: its spec on fd 3 has no testdisk part") {
 		t.Errorf("exit %v, stderr %q", err, stderr.String())
 	}
