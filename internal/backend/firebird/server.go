@@ -16,8 +16,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbgauge/dbgauge/internal/server"
 	_ "github.com/nakagami/firebirdsql" // registers "firebirdsql"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Server is a throwaway Server 3 server dbgauge started on loopback: an

@@ -15,8 +15,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 func init() {

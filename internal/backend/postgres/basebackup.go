@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // BaseBackup takes an online base backup of the running server into dir (a
