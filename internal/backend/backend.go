@@ -69,6 +69,10 @@ type Spec struct {
 	// Throwaway is the --db value that gives a fresh, private instance
 	// ("sqlite", "postgres:managed"): what tests use.
 	Throwaway string
+	// Ext, for an embedded engine, is the suffix of the file (or folder) a
+	// fresh database is made as ("sqlite:DIR/crash-1.db"): dbgauge crash
+	// makes one per cycle. "" for a server engine.
+	Ext string
 	// Match reports whether a --db value names this engine.
 	Match func(db string) bool
 	// Durability says what each level sets in the engine, for `dbgauge list`

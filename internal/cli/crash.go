@@ -219,9 +219,12 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	}
 	bspec, _ := catalog.Backend(be)
 	managed := bspec.Reopen != nil && be == bspec.Throwaway
-	ext := map[string]string{"sqlite": ".db", "bbolt": ".bolt", "gdbm": ".gdbm", "pebble": ".pebble"}[be]
+	ext := ""
+	if be == bspec.Throwaway {
+		ext = bspec.Ext
+	}
 	if ext == "" && !managed {
-		return crash.Target{}, knob.Bad("use --db sqlite, bbolt, gdbm, pebble or postgres:managed (a fresh database per cycle)",
+		return crash.Target{}, knob.Bad("use --db "+strings.Join(crashable(), ", ")+" (a fresh database per cycle)",
 			"crash needs a database it can create and kill, not --db %s", redact.DSN(be))
 	}
 	values.Set("db", be)
@@ -253,4 +256,17 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		},
 		Present: led.Present,
 	}, nil
+}
+
+// crashable lists the --db values crash can put on trial: the engines that
+// make a fresh database per cycle (an embedded file, a managed server
+// restarted on a killed one's data).
+func crashable() []string {
+	var out []string
+	for _, b := range catalog.Backends() {
+		if b.Ext != "" || b.Reopen != nil {
+			out = append(out, b.Throwaway)
+		}
+	}
+	return out
 }

@@ -25,6 +25,7 @@ var Spec = backend.Spec{
 	Name:      "bbolt",
 	Summary:   "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
 	Throwaway: "bbolt",
+	Ext:       ".bolt",
 	API:       backend.KV,
 	Forms:     []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
 	Match: func(db string) bool {

@@ -29,6 +29,7 @@ var Spec = backend.Spec{
 	Name:      "gdbm",
 	Summary:   "GNU dbm (libgdbm through cgo): extendible hashing, one file per table, no transactions of its own",
 	Throwaway: "gdbm",
+	Ext:       ".gdbm",
 	API:       backend.KV,
 	Forms:     []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
 	Match: func(db string) bool {

@@ -31,6 +31,7 @@ var Spec = backend.Spec{
 	Name:      "pebble",
 	Summary:   "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, write transactions one at a time",
 	Throwaway: "pebble",
+	Ext:       ".pebble",
 	API:       backend.KV,
 	Forms:     []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
 	Match: func(db string) bool {

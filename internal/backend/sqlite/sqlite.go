@@ -26,6 +26,7 @@ var Spec = backend.Spec{
 	Name:      "sqlite",
 	Summary:   "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
 	Throwaway: "sqlite",
+	Ext:       ".db",
 	API:       backend.SQL,
 	Forms:     []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
 	Match: func(db string) bool {
