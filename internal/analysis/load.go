@@ -211,7 +211,7 @@ func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group) 
 }
 
 func scaling(idx *result.Matrix, byKey map[string]*Group) *Scaling {
-	ai := slices.IndexFunc(idx.Axes, func(a result.Axis) bool { return a.Knob == "clients" && a.Flag == "" })
+	ai := slices.IndexFunc(idx.Axes, func(a result.Axis) bool { return a.Knob == result.ClientsKnob && a.Flag == "" })
 	if ai < 0 || len(idx.Axes[ai].Values) < 2 {
 		return nil
 	}
@@ -226,7 +226,7 @@ func scaling(idx *result.Matrix, byKey map[string]*Group) *Scaling {
 		line := ScalingLine{Others: names[ci]}
 		best := 0.0
 		for _, v := range vals {
-			g := byKey[matrix.Key(idx.Axes, with(c, "clients", v))]
+			g := byKey[matrix.Key(idx.Axes, with(c, result.ClientsKnob, v))]
 			line.Rate = append(line.Rate, g.Stats["rate"])
 			line.P99 = append(line.P99, g.Stats["p99_us"])
 			best = max(best, g.Stats["rate"].Mean)

@@ -24,7 +24,7 @@ type datasetPlan struct {
 // datasetConfig reads --dataset and --dataset-of, refusing a workload that
 // cannot size its data, a size given twice, and a cache the engine lacks.
 func (p *Plan) datasetConfig(v *knob.Values) error {
-	of, err := v.Choice("dataset-of", "cache", "ram")
+	of, err := v.Choice("dataset-of")
 	if err != nil {
 		return err
 	}

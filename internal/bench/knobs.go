@@ -3,8 +3,10 @@ package bench
 import (
 	"strings"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/result"
 )
 
 // The --db knob lists every backend's forms, from the catalog.
@@ -24,42 +26,51 @@ func init() {
 // the backend has something to map (see `dbgauge list` and docs/knobs.md).
 var Knobs = []knob.Spec{
 	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine (the list is made from the catalog)"},
-	{Name: "api", Default: "auto", Values: "auto|sql|kv", Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
-	{Name: "clients", Default: "1", Values: "N", Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
-	{Name: "concurrency", Values: "N", Usage: "the same as --clients (zodbshootout's word); give one of them"},
-	{Name: "warmup", Default: "2s", Values: "duration", Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
-	{Name: "duration", Default: "10s", Values: "duration", Usage: "length of the measure phase (ignored when only --units is given)"},
-	{Name: "units", Default: "0", Values: "N", Usage: "end the measure phase after N units of work instead of a duration"},
-	{Name: "rate", Default: "0", Values: "R", Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
-	{Name: "durability", Default: "sync", Values: "sync|lazy|off", Usage: "flush at every commit, flush in the background, or never flush"},
+	{Name: "api", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "sql", "kv"}, Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
+	{Name: result.ClientsKnob, Default: "1", Kind: knob.Int, Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
+	{Name: "concurrency", Kind: knob.Int, Usage: "the same as --clients (zodbshootout's word); give one of them"},
+	{Name: "warmup", Default: "2s", Kind: knob.Duration, Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
+	{Name: "duration", Default: "10s", Kind: knob.Duration, Usage: "length of the measure phase (ignored when only --units is given)"},
+	{Name: "units", Default: "0", Kind: knob.Int, Usage: "end the measure phase after N units of work instead of a duration"},
+	{Name: "rate", Default: "0", Kind: knob.Number, Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
+	{Name: "durability", Default: "sync", Kind: knob.Choice, Choices: names(backend.Sync, backend.Lazy, backend.Off), Usage: "flush at every commit, flush in the background, or never flush"},
 	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
-	{Name: "prepare", Default: "once", Values: "once|each", Usage: "prepare statements once per connection, or at every use"},
+	{Name: "prepare", Default: "once", Kind: knob.Choice, Choices: names(backend.Once, backend.Each), Usage: "prepare statements once per connection, or at every use"},
 	{Name: "set", Values: "key=value", Repeat: true, Usage: "a raw engine setting (repeatable); read back and recorded"},
 	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
-	{Name: "retries", Default: "10", Values: "N", Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
-	{Name: "seed", Values: "N", Usage: "random seed (default: from the clock); recorded in the result"},
-	{Name: "interval", Default: "1s", Values: "duration", Usage: "resolution of the series, the dynamic report (seed 001: 1m); percentiles are exact per interval"},
-	{Name: "log-units", Bool: true, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
+	{Name: "retries", Default: "10", Kind: knob.Int, Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
+	{Name: "seed", Kind: knob.Int, Usage: "random seed (default: from the clock); recorded in the result"},
+	{Name: "interval", Default: "1s", Kind: knob.Duration, Usage: "resolution of the series, the dynamic report (seed 001: 1m); percentiles are exact per interval"},
+	{Name: "log-units", Kind: knob.Switch, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
 	{Name: "backup", Values: "at=D[,to=D]", Single: true, Usage: "take the engine's own online backup D into the measure phase (sqlite, bbolt, postgres:managed, mariadb:managed, firebird:managed); to=D: also restore it rolled forward to D into the measure phase (PostgreSQL)"},
 	{Name: "failover", Values: "at=D[,pause=D]", Single: true, Usage: "with --topology: kill the primary D into the measure phase and promote a replica; pause=D stops the replicas' WAL receivers that long before, so that they lag"},
-	{Name: "restore-check", Bool: true, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
-	{Name: "crash-recovery", Bool: true, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},
-	{Name: "ceiling", Default: "auto", Values: "auto|off", Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
+	{Name: "restore-check", Kind: knob.Switch, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
+	{Name: "crash-recovery", Kind: knob.Switch, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},
+	{Name: "ceiling", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "off"}, Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
 	{Name: "data-dir", Values: "DIR", Usage: "where the engine's files go (the embedded file, a managed server's data folder): a folder of the run's own inside DIR, removed after it; DIR's device and flush ceiling are recorded (a list: a matrix axis)"},
-	{Name: "cache", Values: "SIZE", Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
-	{Name: "page-size", Values: "BYTES", Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
-	{Name: "server-memory", Values: "SIZE", Usage: "managed servers: run the server in a memory cgroup of its own with this limit, the OS page cache its reads bring in included (root; cgroup v1 or v2), e.g. 512MB; read back and recorded"},
+	{Name: "cache", Kind: knob.Size, Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
+	{Name: "page-size", Kind: knob.Size, Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
+	{Name: "server-memory", Kind: knob.Size, Usage: "managed servers: run the server in a memory cgroup of its own with this limit, the OS page cache its reads bring in included (root; cgroup v1 or v2), e.g. 512MB; read back and recorded"},
 	{Name: "cpus", Values: "server=LIST,harness=LIST", Single: true, Usage: "place a managed server and dbgauge's own process on CPU lists (as taskset does), e.g. server=0,harness=1 or server=0-2,harness=3; either part alone; read back and recorded. Without it the kernel places both"},
 	{Name: "dataset", Values: "Nx", Usage: "size the data as N times the engine's cache (--cache, read back), e.g. 0.25x, 1x, 4x; with --dataset-of ram, of the machine's memory; the size reached is recorded (kv; replaces --records)"},
-	{Name: "dataset-of", Default: "cache", Values: "cache|ram", Usage: "what --dataset multiplies: the engine's cache, or the machine's memory"},
+	{Name: "dataset-of", Default: "cache", Kind: knob.Choice, Choices: []string{"cache", "ram"}, Usage: "what --dataset multiplies: the engine's cache, or the machine's memory"},
 	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.
-	{Name: "repeat", Default: "1", Values: "N", Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
-	{Name: "shuffle", Bool: true, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},
+	{Name: "repeat", Default: "1", Kind: knob.Int, Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
+	{Name: "shuffle", Kind: knob.Switch, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},
 	{Name: "resume", Values: "DIR", Single: true, Usage: "finish an interrupted matrix: run only the cells of DIR without a completed result"},
-	{Name: "reuse-data", Bool: true, Single: true, Usage: "let the cells of a matrix share one embedded database instead of a fresh one each"},
+	{Name: "reuse-data", Kind: knob.Switch, Single: true, Usage: "let the cells of a matrix share one embedded database instead of a fresh one each"},
 }
 
 // MatrixKnobs are the knobs of the matrix itself, never passed to a cell.
 var MatrixKnobs = []string{"repeat", "shuffle", "resume", "reuse-data"}
+
+// names spells an enumeration's values as its knob's choices.
+func names[T ~string](vs ...T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
+}

@@ -188,7 +188,7 @@ func NewPlan(req Request) (*Plan, error) {
 		}
 		p.require = append(p.require, r)
 	}
-	ceiling, err := v.Choice("ceiling", "auto", "off")
+	ceiling, err := v.Choice("ceiling")
 	if err != nil {
 		return nil, err
 	}
@@ -315,9 +315,9 @@ func redactKnobs(m map[string]string) map[string]string {
 
 func (p *Plan) runConfig(v *knob.Values) error {
 	c := &p.run
-	name := "clients"
+	name := result.ClientsKnob
 	if v.IsSet("concurrency") {
-		if v.IsSet("clients") {
+		if v.IsSet(result.ClientsKnob) {
 			return knob.Bad("give --clients or --concurrency, not both", "--concurrency is another name for --clients")
 		}
 		name = "concurrency"
@@ -387,11 +387,11 @@ func (p *Plan) runConfig(v *knob.Values) error {
 func (p *Plan) backendOptions(v *knob.Values) error {
 	o := &p.bopts
 	o.DB, o.Conns, o.Values = v.Get("db"), p.run.Clients, v
-	dur, err := v.Choice("durability", "sync", "lazy", "off")
+	dur, err := v.Choice("durability")
 	if err != nil {
 		return err
 	}
-	prep, err := v.Choice("prepare", "once", "each")
+	prep, err := v.Choice("prepare")
 	if err != nil {
 		return err
 	}
@@ -541,7 +541,7 @@ func dataDir(dir, db string, b backend.Spec) (string, error) {
 // pickAPI chooses how to speak to the engine: the workload's first choice
 // that the engine speaks, or key-value over SQL.
 func (p *Plan) pickAPI(v *knob.Values) error {
-	want, err := v.Choice("api", "auto", "sql", "kv")
+	want, err := v.Choice("api")
 	if err != nil {
 		return err
 	}

@@ -124,7 +124,7 @@ acknowledged was lost, and writes a result that survives anything.`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
-	profile := root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of dbgauge's own process to FILE (go tool pprof FILE), for work on the harness's cost")
+	profile := root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of dbgauge's own process to `FILE` (go tool pprof FILE), for work on the harness's cost")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
 		if *profile == "" {
 			return nil

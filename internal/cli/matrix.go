@@ -52,7 +52,7 @@ func single(spec workload.Spec) func(string) bool {
 			specs[k.Name] = k
 		}
 	}
-	return func(name string) bool { k := specs[name]; return k.Single || k.Bool }
+	return func(name string) bool { return !specs[name].Axis() }
 }
 
 // planMatrix validates a matrix: every cell's plan is checked before any

@@ -56,7 +56,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
 		Short: spec.Summary,
-		Long:  spec.Summary + "\nFrom " + spec.Source + ".\nHeadline: " + spec.Metric() + ".",
+		Long:  spec.Summary + "\nFrom " + spec.Source + ".\nHeadline: " + spec.Metric() + ".\n\n" + listHelp,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return knob.Bad("flags start with --, e.g. --clients 4", "unexpected argument %q", args[0])
@@ -106,25 +106,6 @@ func setValues(fs *pflag.FlagSet, values *knob.Values) {
 		}
 		values.Set(f.Name, f.Value.String())
 	})
-}
-
-// bind declares every knob as a string flag, so that values are parsed in one
-// place (the workload's or the session's config), never by the flag package.
-func bind(fs *pflag.FlagSet, specs []knob.Spec) {
-	for _, k := range specs {
-		usage := k.Usage
-		if k.Values != "" && !k.Bool {
-			usage += " [" + k.Values + "]"
-		}
-		switch {
-		case k.Bool:
-			fs.Bool(k.Name, false, usage)
-		case k.Repeat:
-			fs.StringArray(k.Name, nil, usage)
-		default:
-			fs.String(k.Name, k.Default, usage)
-		}
-	}
 }
 
 // execute runs a plan with signals wired: the first interrupt stops the run

@@ -14,16 +14,74 @@ import (
 	"time"
 )
 
-// Spec declares one knob.
-type Spec struct {
-	Name    string // flag name, without dashes
-	Default string // "" means unset
-	Values  string // what it accepts, for help: "sync|lazy|off", "N", "duration"
-	Usage   string // one line: what it does
-	Bool    bool   // a switch: given without a value
-	Repeat  bool   // may be given several times (values joined by "\n")
-	Single  bool   // never a matrix axis: commas in its value are its own
+// Kind is what a knob's value is: how it is written, checked and shown.
+type Kind uint8
+
+// The kinds of knob. Text is the zero Kind.
+const (
+	Text     Kind = iota // free text: a URL, a path, a key=value pair (Values says its form)
+	Int                  // a whole number
+	Number               // a number ≥ 0, fractions allowed
+	Duration             // a duration with its unit: 30s, 5m, 1h ("0" too)
+	Size                 // a size in bytes: 8192, 64KiB, 256MB
+	Switch               // on when given: --x, --x=false
+	Choice               // one of Choices
+)
+
+// kindNames are the kinds as --help shows them.
+var kindNames = [...]string{Text: "text", Int: "int", Number: "number", Duration: "duration", Size: "size", Switch: "switch", Choice: "choice"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", k)
 }
+
+// Spec declares one knob: its help, its validation, its parsing, whether
+// it can be a matrix axis and how the result records it all come from here.
+type Spec struct {
+	Name    string   // flag name, without dashes
+	Kind    Kind     // what its value is
+	Choices []string // a Choice's words
+	Default string   // "" means unset
+	Values  string   // the form of its value when the kind alone does not say it: "op|unit|every:N", "8..1048576"
+	Usage   string   // one line: what it does
+	Repeat  bool     // may be given several times (values joined by "\n")
+	Single  bool     // never a matrix axis: commas in its value are its own
+}
+
+// IsSwitch reports whether the knob is given without a value.
+func (s Spec) IsSwitch() bool { return s.Kind == Switch }
+
+// Axis reports whether a comma list of values makes the knob a matrix axis:
+// every knob but switches and those whose commas are their own.
+func (s Spec) Axis() bool { return !s.Single && s.Kind != Switch }
+
+// Type is the knob's type as --help and `dbgauge list` show it: "int",
+// "int 1..64", "duration", "sync|lazy|off", the form of a text ("URL",
+// "at=D[,to=D]"). A knob that takes a comma list (a matrix axis) ends in
+// "[,...]".
+func (s Spec) Type() string {
+	t := s.Kind.String()
+	switch {
+	case s.Kind == Choice:
+		t = strings.Join(s.Choices, "|")
+	case s.Values != "":
+		if s.Kind == Text {
+			t = s.Values
+		} else {
+			t += " " + s.Values
+		}
+	}
+	if s.Axis() && !s.Repeat {
+		t += ListMark
+	}
+	return t
+}
+
+// ListMark ends the Type of a knob that takes a comma list.
+const ListMark = "[,...]"
 
 // Values holds the value of each knob that the user set, by name. Unset knobs
 // take their Spec's default through Get.
@@ -169,9 +227,10 @@ func (v *Values) Bool(name string) (bool, error) {
 	return b, nil
 }
 
-// Choice parses the knob name as one of the allowed words.
-func (v *Values) Choice(name string, allowed ...string) (string, error) {
+// Choice parses the knob name as one of the words its Spec declares.
+func (v *Values) Choice(name string) (string, error) {
 	s := v.Get(name)
+	allowed := v.specs[name].Choices
 	for _, a := range allowed {
 		if s == a {
 			return s, nil

@@ -8,7 +8,7 @@ import (
 
 func TestValues(t *testing.T) {
 	v := NewValues([]Spec{
-		{Name: "n", Default: "5"}, {Name: "d", Default: "30s"}, {Name: "r", Repeat: true}, {Name: "c", Default: "a"},
+		{Name: "n", Default: "5"}, {Name: "d", Default: "30s"}, {Name: "r", Repeat: true}, {Name: "c", Kind: Choice, Choices: []string{"x", "y"}, Default: "a"},
 	})
 	if n, err := v.Int("n", 1, 10); err != nil || n != 5 {
 		t.Fatalf("default Int = %d, %v", n, err)
@@ -31,11 +31,15 @@ func TestValues(t *testing.T) {
 	if l := v.List("r"); len(l) != 2 || l[1] != "b=2" {
 		t.Fatalf("List = %v", l)
 	}
-	if _, err := v.Choice("c", "x", "y"); err == nil {
-		t.Fatal("Choice accepted a value outside the list")
+	if _, err := v.Choice("c"); err == nil {
+		t.Fatal("Choice accepted a value outside the declared choices")
 	}
 	if !v.IsSet("r") || v.IsSet("c") {
 		t.Fatal("IsSet")
+	}
+	v.Set("c", "y")
+	if c, err := v.Choice("c"); err != nil || c != "y" {
+		t.Fatalf("Choice = %q, %v, want a declared choice", c, err)
 	}
 }
 
@@ -48,4 +52,32 @@ func FuzzParseDuration(f *testing.F) {
 			t.Fatalf("ParseDuration(%q) = %v < 0", s, d)
 		}
 	})
+}
+
+// TestType: the type --help shows comes from the declaration: the kind,
+// the choices, a text's form, a range, and "[,...]" when a list makes the
+// knob a matrix axis (not a switch, not a knob whose commas are its own).
+func TestType(t *testing.T) {
+	cases := []struct {
+		spec Spec
+		want string
+	}{
+		{Spec{Name: "clients", Kind: Int}, "int[,...]"},
+		{Spec{Name: "workers", Kind: Int, Values: "1..64"}, "int 1..64[,...]"},
+		{Spec{Name: "durability", Kind: Choice, Choices: []string{"sync", "lazy", "off"}}, "sync|lazy|off[,...]"},
+		{Spec{Name: "warmup", Kind: Duration}, "duration[,...]"},
+		{Spec{Name: "cache", Kind: Size}, "size[,...]"},
+		{Spec{Name: "procedure", Kind: Switch}, "switch"},
+		{Spec{Name: "backup", Values: "at=D[,to=D]", Single: true}, "at=D[,to=D]"},
+		{Spec{Name: "set", Values: "key=value", Repeat: true}, "key=value"},
+		{Spec{Name: "note"}, "text[,...]"},
+	}
+	for _, c := range cases {
+		if got := c.spec.Type(); got != c.want {
+			t.Errorf("%s: Type() = %q, want %q", c.spec.Name, got, c.want)
+		}
+		if c.spec.Axis() != (c.spec.Kind != Switch && !c.spec.Single) {
+			t.Errorf("%s: Axis() = %v", c.spec.Name, c.spec.Axis())
+		}
+	}
 }

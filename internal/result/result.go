@@ -215,6 +215,10 @@ type Restore struct {
 	Note       string     `json:"note,omitempty"`
 }
 
+// ClientsKnob is the knob of the clients: a matrix axis of it is the
+// scaling curve's (analysis).
+const ClientsKnob = "clients"
+
 // Config is what the user asked for, after defaults, before the engine had its
 // say. Secrets are already redacted.
 type Config struct {

@@ -3,6 +3,7 @@ package verdict
 import (
 	"fmt"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
@@ -20,7 +21,7 @@ func Durability(res *result.Result) {
 	}
 	d.Clients = res.Config.Clients
 	m := res.Phase("measure")
-	if res.Config.Durability != "sync" {
+	if res.Config.Durability != string(backend.Sync) {
 		d.Verdict = "not durable by design"
 		d.Detail = fmt.Sprintf("--durability %s: commits are not flushed one by one, so a crash may lose acknowledged commits; nothing to judge", res.Config.Durability)
 		return

@@ -41,13 +41,13 @@ func parseCluster(o backend.Options, settings map[string]string, socket bool) (c
 		return c, nil
 	}
 	var err error
-	if c.topology, err = o.Values.Choice("topology", "none", "1", "2-direct", "2-chain"); err != nil {
+	if c.topology, err = o.Values.Choice("topology"); err != nil {
 		return c, err
 	}
-	if c.replication, err = o.Values.Choice("replication", "async", "sync", "remote_apply"); err != nil {
+	if c.replication, err = o.Values.Choice("replication"); err != nil {
 		return c, err
 	}
-	from, err := o.Values.Choice("read-from", "primary", "replicas")
+	from, err := o.Values.Choice("read-from")
 	if err != nil {
 		return c, err
 	}

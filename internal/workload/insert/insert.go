@@ -25,7 +25,7 @@ var Spec = workload.Spec{
 	Unit:     "insert",
 	Units:    "inserts",
 	APIs:     []backend.API{backend.SQL, backend.KV},
-	Knobs:    []knob.Spec{{Name: "text-bytes", Default: "100", Values: "0..100", Usage: "length of f2 in each row (seed: varchar(100))"}},
+	Knobs:    []knob.Spec{{Name: "text-bytes", Default: "100", Kind: knob.Int, Values: "0..100", Usage: "length of f2 in each row (seed: varchar(100))"}},
 	Defaults: map[string]string{"units": "10000"},
 	New:      newInsert,
 }

@@ -31,13 +31,13 @@ var Spec = workload.Spec{
 	Units:   "records",
 	APIs:    []backend.API{backend.KV},
 	Knobs: []knob.Spec{
-		{Name: "records", Default: "100000", Values: "N", Usage: "records loaded (YCSB recordcount); a dataset of as many records and value bytes is reused"},
-		{Name: "value-bytes", Default: "100", Values: "8..1048576", Usage: "bytes in each record's value; the first 8 hold its record number, so a read of another record is caught"},
-		{Name: "mix", Default: "read=100", Values: "op=W,…", Single: true, Usage: "weights of read, update, insert, scan and rmw (read-modify-write), dealt from a deck; overrides --preset's (seed: read=100)"},
-		{Name: "preset", Values: "ycsb-a … ycsb-f", Usage: "a YCSB core workload: its mix and distribution (see docs/workloads/kv.md)"},
-		{Name: "distribution", Default: "uniform", Values: "uniform|zipfian|latest|hotspot", Usage: "which records operations choose (YCSB requestdistribution, zipfian constant 0.99, scrambled); overrides --preset's"},
+		{Name: "records", Default: "100000", Kind: knob.Int, Usage: "records loaded (YCSB recordcount); a dataset of as many records and value bytes is reused"},
+		{Name: "value-bytes", Default: "100", Kind: knob.Int, Values: "8..1048576", Usage: "bytes in each record's value; the first 8 hold its record number, so a read of another record is caught"},
+		{Name: "mix", Default: "read=100", Values: "op=W,...", Single: true, Usage: "weights of read, update, insert, scan and rmw (read-modify-write), dealt from a deck; overrides --preset's (seed: read=100)"},
+		{Name: "preset", Kind: knob.Choice, Choices: presetNames(), Usage: "a YCSB core workload: its mix and distribution (see docs/workloads/kv.md)"},
+		{Name: "distribution", Default: "uniform", Kind: knob.Choice, Choices: []string{"uniform", "zipfian", "latest", "hotspot"}, Usage: "which records operations choose (YCSB requestdistribution, zipfian constant 0.99, scrambled); overrides --preset's"},
 		{Name: "hotspot", Default: "0.2:0.8", Values: "DATA:OPS", Usage: "with --distribution hotspot: the fraction DATA of the records gets the fraction OPS of the operations"},
-		{Name: "scan-length", Default: "100", Values: "N ≥ 1", Usage: "a scan reads 1..N records (uniformly) in key order from the record it chose; one scan is one unit"},
+		{Name: "scan-length", Default: "100", Kind: knob.Int, Values: "1..", Usage: "a scan reads 1..N records (uniformly) in key order from the record it chose; one scan is one unit"},
 	},
 	New: newKV,
 }
@@ -120,11 +120,12 @@ func newKV(c workload.Common, v *knob.Values) (workload.Workload, error) {
 	}
 	cfg := Config{Records: records, ValueBytes: int(vb), Commit: c.Commit.String(), Distribution: "uniform"}
 	mix := Mix{opRead: 100}
-	if name := v.Get("preset"); name != "" {
-		p, ok := presetNamed(name)
-		if !ok {
-			return nil, knob.Bad("give one of ycsb-a, ycsb-b, ycsb-c, ycsb-d, ycsb-e, ycsb-f", "--preset %q is not a YCSB core workload", name)
+	if v.IsSet("preset") {
+		name, err := v.Choice("preset")
+		if err != nil {
+			return nil, err
 		}
+		p, _ := presetNamed(name)
 		cfg.Preset, mix, cfg.Distribution = p.Name, p.Mix, p.Distribution
 	}
 	if v.IsSet("mix") || cfg.Preset == "" {
@@ -133,7 +134,7 @@ func newKV(c workload.Common, v *knob.Values) (workload.Workload, error) {
 		}
 	}
 	if v.IsSet("distribution") || cfg.Preset == "" {
-		if cfg.Distribution, err = v.Choice("distribution", "uniform", "zipfian", "latest", "hotspot"); err != nil {
+		if cfg.Distribution, err = v.Choice("distribution"); err != nil {
 			return nil, err
 		}
 	}

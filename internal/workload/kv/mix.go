@@ -125,6 +125,15 @@ var Presets = []Preset{
 	{"ycsb-f", Mix{opRead: 50, opRMW: 50}, "zipfian", "read-modify-write (a user database)"},
 }
 
+// presetNames are the presets' names: --preset's choices.
+func presetNames() []string {
+	out := make([]string, len(Presets))
+	for i, p := range Presets {
+		out[i] = p.Name
+	}
+	return out
+}
+
 func presetNamed(name string) (Preset, bool) {
 	for _, p := range Presets {
 		if p.Name == name {

@@ -24,9 +24,9 @@ var Spec = workload.Spec{
 	Units:   "calls",
 	APIs:    []backend.API{backend.SQL, backend.KV},
 	Knobs: []knob.Spec{
-		{Name: "lines", Default: "2500", Values: "N", Usage: "VSATs, and as many CUs (seed: 900, 2500, 25000)"},
-		{Name: "ops-per-call", Default: "15", Values: "N ≥ 3", Usage: "operations in one call (seed note 3: 15 measured)"},
-		{Name: "procedure", Bool: true, Values: "switch", Usage: "run each call as one stored procedure (engines that have them)"},
+		{Name: "lines", Default: "2500", Kind: knob.Int, Usage: "VSATs, and as many CUs (seed: 900, 2500, 25000)"},
+		{Name: "ops-per-call", Default: "15", Kind: knob.Int, Values: "3..", Usage: "operations in one call (seed note 3: 15 measured)"},
+		{Name: "procedure", Kind: knob.Switch, Usage: "run each call as one stored procedure (engines that have them)"},
 	},
 	New: newNMS,
 }

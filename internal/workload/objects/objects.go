@@ -34,16 +34,16 @@ var Spec = workload.Spec{
 	Units:   "objects",
 	APIs:    []backend.API{backend.KV},
 	Knobs: []knob.Spec{
-		{Name: "phase", Default: "warm", Values: "add|update|warm|cold|hot|steamin|app", Usage: "what the clients do (zodbshootout's phases, or app: write conferences); a comma list makes zodbshootout's table, each phase a cell on the same dataset"},
-		{Name: "objects", Default: "1000", Values: "N", Usage: "objects each client adds, updates or reads per transaction and pass (zodbshootout -n), rounded up to whole conferences"},
-		{Name: "conferences", Default: "10000", Values: "N", Usage: "conferences loaded (seed: 85,000 ≈ 5 GiB of ZODB); a dataset of as many conferences, contributions, categories and bytes is reused"},
-		{Name: "contributions", Default: "10", Values: "0..1000", Usage: "contributions of each conference (each conference also has a room)"},
-		{Name: "categories", Default: "100", Values: "N", Usage: "categories; each lists its loaded conferences"},
-		{Name: "object-bytes", Default: "512", Values: "64..65536", Usage: "bytes of each object's record (a category's is longer: its list of conferences)"},
-		{Name: "cache-objects", Default: "10000", Values: "N", Usage: "each client's object cache (ZODB's pickle cache, decoded objects), in objects"},
-		{Name: "storage-cache", Default: "100000", Values: "N", Usage: "the record cache all clients share (ZEO's client cache), in records; what --phase hot reads from; 0: none"},
-		{Name: "load-workers", Default: "4", Values: "1..64", Usage: "connections loading the dataset in parallel (dbgauge load, or a run that loads)"},
-		{Name: "checkpoints", Default: "60s,120s,240s,480s", Values: "D,D,…", Single: true, Usage: "with --phase app: moments into the measure phase at which the throughput so far is reported (seed: 60, 120, 240, 480 s)"},
+		{Name: "phase", Default: "warm", Kind: knob.Choice, Choices: []string{phAdd, phUpdate, phWarm, phCold, phHot, phSteamin, phApp}, Usage: "what the clients do (zodbshootout's phases, or app: write conferences); a comma list makes zodbshootout's table, each phase a cell on the same dataset"},
+		{Name: "objects", Default: "1000", Kind: knob.Int, Usage: "objects each client adds, updates or reads per transaction and pass (zodbshootout -n), rounded up to whole conferences"},
+		{Name: "conferences", Default: "10000", Kind: knob.Int, Usage: "conferences loaded (seed: 85,000 ≈ 5 GiB of ZODB); a dataset of as many conferences, contributions, categories and bytes is reused"},
+		{Name: "contributions", Default: "10", Kind: knob.Int, Values: "0..1000", Usage: "contributions of each conference (each conference also has a room)"},
+		{Name: "categories", Default: "100", Kind: knob.Int, Usage: "categories; each lists its loaded conferences"},
+		{Name: "object-bytes", Default: "512", Kind: knob.Int, Values: "64..65536", Usage: "bytes of each object's record (a category's is longer: its list of conferences)"},
+		{Name: "cache-objects", Default: "10000", Kind: knob.Int, Usage: "each client's object cache (ZODB's pickle cache, decoded objects), in objects"},
+		{Name: "storage-cache", Default: "100000", Kind: knob.Int, Usage: "the record cache all clients share (ZEO's client cache), in records; what --phase hot reads from; 0: none"},
+		{Name: "load-workers", Default: "4", Kind: knob.Int, Values: "1..64", Usage: "connections loading the dataset in parallel (dbgauge load, or a run that loads)"},
+		{Name: "checkpoints", Default: "60s,120s,240s,480s", Values: "D,D,...", Single: true, Usage: "with --phase app: moments into the measure phase at which the throughput so far is reported (seed: 60, 120, 240, 480 s)"},
 	},
 	Defaults: map[string]string{"warmup": "0s", "duration": "10s"},
 	New:      newObjects,
@@ -126,7 +126,7 @@ type objects struct {
 }
 
 func newObjects(c workload.Common, v *knob.Values) (workload.Workload, error) {
-	phase, err := v.Choice("phase", phAdd, phUpdate, phWarm, phCold, phHot, phSteamin, phApp)
+	phase, err := v.Choice("phase")
 	if err != nil {
 		return nil, err
 	}

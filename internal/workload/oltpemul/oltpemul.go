@@ -31,10 +31,10 @@ var Spec = workload.Spec{
 	Units:   "actions",
 	APIs:    []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "init-docs", Default: "2000", Values: "N", Usage: "fill the database up to N documents before the run, reusing those already there (seed: 30000)"},
-		{Name: "mode", Default: "medium", Values: "small|medium|heavy", Usage: "document sizes: lines per document and quantity per line"},
-		{Name: "wares", Default: "400", Values: "N", Usage: "wares in the catalogue (fewer wares, more contention)"},
-		{Name: "contractors", Default: "100", Values: "N", Usage: "contractors: a fifth are suppliers, the rest customers"},
+		{Name: "init-docs", Default: "2000", Kind: knob.Int, Usage: "fill the database up to N documents before the run, reusing those already there (seed: 30000)"},
+		{Name: "mode", Default: "medium", Kind: knob.Choice, Choices: []string{"small", "medium", "heavy"}, Usage: "document sizes: lines per document and quantity per line"},
+		{Name: "wares", Default: "400", Kind: knob.Int, Usage: "wares in the catalogue (fewer wares, more contention)"},
+		{Name: "contractors", Default: "100", Kind: knob.Int, Usage: "contractors: a fifth are suppliers, the rest customers"},
 	},
 	Defaults:  map[string]string{"duration": "60s", "warmup": "10s"},
 	New:       newEmul,
@@ -112,7 +112,7 @@ func newEmul(c workload.Common, v *knob.Values) (workload.Workload, error) {
 	if cfg.Contractors, err = v.Int("contractors", 2, 10_000_000); err != nil {
 		return nil, err
 	}
-	if cfg.Mode, err = v.Choice("mode", "small", "medium", "heavy"); err != nil {
+	if cfg.Mode, err = v.Choice("mode"); err != nil {
 		return nil, err
 	}
 	switch cfg.Mode {

@@ -25,8 +25,8 @@ var Spec = workload.Spec{
 	Units:   "transactions",
 	APIs:    []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "scale", Default: "1", Values: "N", Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
-		{Name: "select-only", Bool: true, Values: "switch", Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
+		{Name: "scale", Default: "1", Kind: knob.Int, Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
+		{Name: "select-only", Kind: knob.Switch, Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
 	},
 	New: newTPCB,
 }

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// listHelp says, under a workload's help, how a knob becomes a matrix axis.
+const listHelp = "A knob whose type ends in " + knob.ListMark + " takes a comma list: each value is a cell of a matrix, " +
+	"every combination of the lists is run (--clients 1,8,64 --durability sync,off: six cells)."
+
+// knobFlag is a knob bound as a flag: it keeps the text given, to be parsed
+// in one place (the workload's or the session's config), never by the flag
+// package, and shows the knob's declared type in --help.
+type knobFlag struct {
+	spec knob.Spec
+	vals []string // a repeatable knob's values, in order
+	val  string
+}
+
+func (f *knobFlag) String() string {
+	if f.spec.Repeat {
+		return strings.Join(f.vals, "\n")
+	}
+	return f.val
+}
+
+func (f *knobFlag) Set(s string) error {
+	if f.spec.Repeat {
+		f.vals = append(f.vals, s)
+		return nil
+	}
+	f.val = s
+	return nil
+}
+
+// Type is the knob's declared type; a switch says "bool", which pflag
+// shows as a flag without a value, as its own bool flags.
+func (f *knobFlag) Type() string {
+	if f.spec.IsSwitch() {
+		return "bool"
+	}
+	return f.spec.Type()
+}
+
+// The pflag.SliceValue of a repeatable knob: setValues reads each value.
+type repeatFlag struct{ *knobFlag }
+
+func (f repeatFlag) Append(s string) error    { return f.Set(s) }
+func (f repeatFlag) Replace(s []string) error { f.vals = append([]string(nil), s...); return nil }
+func (f repeatFlag) GetSlice() []string       { return append([]string(nil), f.vals...) }
+
+// bind declares every knob as a flag of its declared type (shown in
+// --help: "int", "sync|lazy|off", "[,...]" when a list makes a matrix axis).
+func bind(fs *pflag.FlagSet, specs []knob.Spec) {
+	for _, k := range specs {
+		f := &knobFlag{spec: k, val: k.Default}
+		var v pflag.Value = f
+		if k.Repeat {
+			v = repeatFlag{f}
+		}
+		fl := fs.VarPF(v, k.Name, "", k.Usage)
+		if k.IsSwitch() {
+			fl.NoOptDefVal = "true"
+		}
+	}
+}
