@@ -19,8 +19,9 @@ test: ## the whole test suite, with the race detector (README command 2)
 test-short: ## the quick tests only
 	go test -short -count=1 ./...
 
-lint: ## gofmt, go vet and golangci-lint (installed at the pinned version if missing)
+lint: ## gofmt, go mod tidy, go vet and golangci-lint (installed at the pinned version if missing)
 	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
+	@go mod tidy -diff || { echo "go.mod: run go mod tidy"; exit 1; }
 	go vet ./...
 	@$(GOBIN)/golangci-lint version 2>/dev/null | grep -q '$(patsubst v%,%,$(GOLANGCI_VERSION))' || \
 		GOFLAGS= go install github.com/golangci/golangci-lint/v2/cmd/golangci-lint@$(GOLANGCI_VERSION)
