@@ -55,7 +55,7 @@ func TestRuleCases(t *testing.T) {
 		{"m/internal/catalog", "m/internal/backend/sqlite", false, false},
 		{"m/cmd/dbgauge", "m/internal/cli", false, false},
 		{"m/cmd/dbgauge", "os/signal", false, false},
-		{"m/cmd/dbgauge", "m/internal/testdisk", false, true},
+		{"m/cmd/dbgauge", "m/internal/powerloss", false, true},
 		{"m/cmd/dbgauge", "m/internal/child", false, true},
 		{"m/cmd/dbgauge", "m/internal/result", true, false},
 	}

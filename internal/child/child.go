@@ -29,9 +29,9 @@ const (
 	// RoleRun runs `dbgauge run WORKLOAD flags…` as a matrix's cell or a
 	// crash cycle's run (Spec.Run).
 	RoleRun Role = "run"
-	// RoleTestDisk serves a FUSE test disk until its user unmounts it
+	// RolePowerLoss serves a FUSE test disk until its user unmounts it
 	// (Spec.Disk).
-	RoleTestDisk Role = "testdisk"
+	RolePowerLoss Role = "powerloss"
 )
 
 // Spec is what a child is told, as JSON on its fd 3. Exactly the payload
@@ -178,7 +178,7 @@ func Read(role Role) (Spec, error) {
 	case spec.Role != role:
 		return spec, fmt.Errorf("child %s: its spec on fd %d is for %q", role, specFD, spec.Role)
 	case role == RoleRun && spec.Run == nil,
-		role == RoleTestDisk && (spec.Disk == nil || spec.Disk.Control == nil):
+		role == RolePowerLoss && (spec.Disk == nil || spec.Disk.Control == nil):
 		return spec, fmt.Errorf("child %s: its spec on fd %d has no %s part", role, specFD, role)
 	}
 	return spec, nil

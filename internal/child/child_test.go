@@ -84,10 +84,10 @@ func TestRoundTrip(t *testing.T) {
 
 // TestWrongRole: a child reads only a spec of its own role.
 func TestWrongRole(t *testing.T) {
-	// Started as `child testdisk`, given a run's payload.
-	cmd, _, stderr := startSelf(t, RoleTestDisk, &Run{})
+	// Started as `child powerloss`, given a run's payload.
+	cmd, _, stderr := startSelf(t, RolePowerLoss, &Run{})
 	err := cmd.Wait()
-	if err == nil || !strings.Contains(stderr.String(), "child testdisk: its spec on fd 3 has no testdisk part") {
+	if err == nil || !strings.Contains(stderr.String(), "child powerloss: its spec on fd 3 has no powerloss part") {
 		t.Errorf("exit %v, stderr %q", err, stderr.String())
 	}
 }

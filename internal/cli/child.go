@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbgauge/dbgauge/internal/child"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 )
 
 // newChildCmd is the hidden `dbgauge child ROLE`: dbgauge started again by
@@ -33,12 +33,12 @@ func newChildCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobr
 				run := *env
 				run.Args, run.run = append([]string{"run"}, spec.Run.Args...), spec.Run
 				return execRoot(ctx, &run, cancel)
-			case child.RoleTestDisk:
+			case child.RolePowerLoss:
 				// The signals' default actions, as before main wired them: the
 				// server is stopped by its user, never by an interrupt meant for
 				// a run (its own process group keeps the terminal's away).
 				signal.Reset(os.Interrupt, syscall.SIGTERM)
-				if code := testdisk.Serve(env.Stderr); code != 0 {
+				if code := powerloss.Serve(env.Stderr); code != 0 {
 					return exitError{code: code}
 				}
 				return nil

@@ -12,15 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/crash"
 	"github.com/dbgauge/dbgauge/internal/htmlreport"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -68,12 +68,12 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 	power := fs.Bool("power-loss", false, "after the kill, cut the power: the database lives on dbgauge's FUSE test disk, which drops every write never flushed")
 	after := fs.String("fault-after", "1s-3s", "the fault comes at a seeded random moment this long after the first acknowledged commit")
 	bind(fs, spec.Knobs)
-	bind(fs, bench.CommonKnobs(spec))
-	bind(fs, bench.BackendKnobs())
+	bind(fs, session.CommonKnobs(spec))
+	bind(fs, session.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		fault := "kill -9"
 		if *power {
-			if err := testdisk.Available(); err != nil {
+			if err := powerloss.Available(); err != nil {
 				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
 				*power = false
 			} else {
@@ -96,7 +96,7 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				knobs = append(knobs, k)
 			}
 		}
-		values := bench.NewValues(spec)
+		values := session.NewValues(spec)
 		for _, k := range knobs {
 			values.Set(k.Name, k.Value)
 		}
@@ -205,7 +205,7 @@ func (noLedger) Mark(workload.Mark, []int64) {}
 func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, combo map[string]string) (crash.Target, error) {
 	m := &result.Matrix{Workload: spec.Name, Axes: axes, Args: matrix.Flags(fixed)}
 	flags := matrix.CellFlags(m, result.Cell{Values: combo})
-	values := bench.NewValues(spec)
+	values := session.NewValues(spec)
 	be := "sqlite"
 	var rest []string
 	for _, f := range flags {
@@ -229,7 +229,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	}
 	values.Set("db", be)
 	values.Set("results", os.TempDir())
-	if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Ledger: noLedger{}}); err != nil {
+	if _, err := session.NewPlan(session.Request{Workload: spec, Values: values, Ledger: noLedger{}}); err != nil {
 		return crash.Target{}, err
 	}
 	// The database is reopened to be read, with the engine's safest setting:

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 // loadCrash reads the one crash record under root.
@@ -103,7 +103,7 @@ func TestCrashBadInput(t *testing.T) {
 // every acknowledged commit; WAL with synchronous=NORMAL and bbolt without
 // fsync lose acknowledged commits, and dbgauge counts them.
 func TestCrashPowerLoss(t *testing.T) {
-	if err := testdisk.Available(); err != nil {
+	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
 	root := t.TempDir()

@@ -7,11 +7,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/disk"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 )
 
 func newDiskCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
@@ -47,7 +47,7 @@ records it all in a result folder. Runs on a data folder use the ceiling it find
 			} else if ops < 0 {
 				return knob.Bad("give a number of operations ≥ 1", "--ops %d", ops)
 			}
-			return probe(ctx, env, cancel, bench.DiskRequest{Probe: cfg, Results: results, Args: append([]string{"dbgauge"}, env.Args...)})
+			return probe(ctx, env, cancel, session.DiskRequest{Probe: cfg, Results: results, Args: append([]string{"dbgauge"}, env.Args...)})
 		},
 	}
 	f := cmd.Flags()
@@ -63,11 +63,11 @@ records it all in a result folder. Runs on a data folder use the ceiling it find
 	return cmd
 }
 
-func probe(ctx context.Context, env *Env, cancel context.CancelFunc, req bench.DiskRequest) error {
+func probe(ctx context.Context, env *Env, cancel context.CancelFunc, req session.DiskRequest) error {
 	stop, interrupted, release := watchSignals(env, cancel, nil)
 	defer release()
 	headed := false
-	res, dir, err := bench.ProbeDisk(ctx, req, stop, func(r *result.Result, c result.DiskCell) {
+	res, dir, err := session.ProbeDisk(ctx, req, stop, func(r *result.Result, c result.DiskCell) {
 		if !headed {
 			report.DiskHeader(env.Stdout, r)
 			headed = true

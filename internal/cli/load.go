@@ -10,9 +10,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -25,7 +25,7 @@ func newLoadCmd(ctx context.Context, env *Env) *cobra.Command {
 }
 
 func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobra.Command {
-	values := bench.NewValues(spec)
+	values := session.NewValues(spec)
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
 		Short: "load " + spec.Name + "'s dataset into --db",
@@ -42,8 +42,8 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	bind(fs, spec.Knobs)
-	bind(fs, bench.CommonKnobs(spec))
-	bind(fs, bench.BackendKnobs())
+	bind(fs, session.CommonKnobs(spec))
+	bind(fs, session.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		setValues(fs, values)
 		for _, k := range given(fs, env.Args) {
@@ -54,7 +54,7 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		if !fs.Changed("seed") {
 			values.Set("seed", "1") // the dataset's bytes do not depend on the day
 		}
-		plan, err := bench.NewPlan(bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
+		plan, err := session.NewPlan(session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
 		if err != nil {
 			return err
 		}

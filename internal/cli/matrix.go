@@ -13,12 +13,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -47,7 +47,7 @@ func given(fs *pflag.FlagSet, args []string) []matrix.Knob {
 // single says whether a knob can never be an axis.
 func single(spec workload.Spec) func(string) bool {
 	specs := map[string]knob.Spec{}
-	for _, list := range [][]knob.Spec{spec.Knobs, bench.CommonKnobs(spec), bench.BackendKnobs()} {
+	for _, list := range [][]knob.Spec{spec.Knobs, session.CommonKnobs(spec), session.BackendKnobs()} {
 		for _, k := range list {
 			specs[k.Name] = k
 		}
@@ -72,7 +72,7 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	}
 	var cellKnobs []matrix.Knob
 	for _, k := range knobs {
-		if !slices.Contains(bench.MatrixKnobs, k.Name) && k.Name != "results" {
+		if !slices.Contains(session.MatrixKnobs, k.Name) && k.Name != "results" {
 			cellKnobs = append(cellKnobs, k)
 		}
 	}
@@ -107,14 +107,14 @@ func validateCells(spec workload.Spec, m *result.Matrix) error {
 		seen[c.Key] = true
 		fs := pflag.NewFlagSet("cell", pflag.ContinueOnError)
 		bind(fs, spec.Knobs)
-		bind(fs, bench.CommonKnobs(spec))
-		bind(fs, bench.BackendKnobs())
+		bind(fs, session.CommonKnobs(spec))
+		bind(fs, session.BackendKnobs())
 		if err := fs.Parse(matrix.CellFlags(m, c)); err != nil {
 			return knob.Bad("see dbgauge run "+spec.Name+" --help", "cell %s: %v", c.Key, err)
 		}
-		values := bench.NewValues(spec)
+		values := session.NewValues(spec)
 		setValues(fs, values)
-		if _, err := bench.NewPlan(bench.Request{Workload: spec, Values: values}); err != nil {
+		if _, err := session.NewPlan(session.Request{Workload: spec, Values: values}); err != nil {
 			var bad *knob.Error
 			if errors.As(err, &bad) && len(m.Axes) > 0 {
 				return knob.Bad(bad.Hint, "in the cell %s: %s", c.Key, bad.What)

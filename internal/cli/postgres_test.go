@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
 )
 
 func needPostgres(t *testing.T) {
@@ -155,7 +155,7 @@ func TestCrashPostgres(t *testing.T) {
 // them or leaves a server that does not start, never "0 lost".
 func TestCrashPostgresPowerLoss(t *testing.T) {
 	needPostgres(t)
-	if err := testdisk.Available(); err != nil {
+	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
 	root := t.TempDir()

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/ledger"
@@ -23,6 +22,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -52,7 +52,7 @@ func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.
 }
 
 func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec) *cobra.Command {
-	values := bench.NewValues(spec)
+	values := session.NewValues(spec)
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
 		Short: spec.Summary,
@@ -67,8 +67,8 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	bind(fs, spec.Knobs)
-	bind(fs, bench.CommonKnobs(spec))
-	bind(fs, bench.BackendKnobs())
+	bind(fs, session.CommonKnobs(spec))
+	bind(fs, session.BackendKnobs())
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		knobs := given(fs, env.Args)
 		if _, axes := matrix.Split(knobs, single(spec)); len(axes) > 0 || fs.Changed("resume") || (fs.Changed("repeat") && fs.Lookup("repeat").Value.String() != "1") {
@@ -78,14 +78,14 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			return runMatrix(ctx, env, cancel, spec, values, knobs)
 		}
 		setValues(fs, values)
-		req := bench.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
+		req := session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
 		if r := env.run; r != nil { // a matrix's cell, or the run a crash cycle kills
 			req.ResultID, req.DropCache = r.ResultID, r.Cell != ""
 			if r.Ledger != nil {
 				req.Ledger = ledger.NewPipe(r.Ledger.Open("ledger"))
 			}
 		}
-		plan, err := bench.NewPlan(req)
+		plan, err := session.NewPlan(req)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func setValues(fs *pflag.FlagSet, values *knob.Values) {
 
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
-func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *bench.Plan) error {
+func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *session.Plan) error {
 	p := &progress{env: env}
 	if env.run != nil {
 		p.cell, p.after = env.run.Cell, env.run.After
@@ -137,7 +137,7 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ben
 	if errors.As(err, &bad) || res == nil {
 		return err
 	}
-	dir := bench.Dir(plan.ResultsRoot(), res)
+	dir := session.Dir(plan.ResultsRoot(), res)
 	if perr := report.Summary(env.Stdout, res, dir); perr != nil && err == nil {
 		return perr
 	}

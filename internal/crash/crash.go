@@ -24,9 +24,9 @@ import (
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -128,7 +128,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 	}
 	// Where the engine's files go: the cycle's folder, or the test disk.
 	dataDir := dir
-	var disk *testdisk.Disk
+	var disk *powerloss.Disk
 	base := dir
 	if c.PowerLoss && t.Managed {
 		// The server runs as its own account, which must reach the disk:
@@ -156,7 +156,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 			}
 		}
 		var err error
-		if disk, err = testdisk.Mount(backing, mnt); err != nil {
+		if disk, err = powerloss.Mount(backing, mnt); err != nil {
 			cy.Harness, cy.Error = true, err.Error()
 			return cy
 		}
@@ -225,7 +225,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 
 // runAndKill starts the workload in a child with a ledger pipe, waits for
 // the first acknowledged commit, waits at, and kills the child with SIGKILL.
-func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, at time.Duration, t Target, ci, n int, disk *testdisk.Disk) (*ledger.Book, *result.Server, error) {
+func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, at time.Duration, t Target, ci, n int, disk *powerloss.Disk) (*ledger.Book, *result.Server, error) {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/kv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -96,12 +96,12 @@ func TestBadKnobs(t *testing.T) {
 }
 
 func plan(spec interface{}, args ...map[string]string) error {
-	v := bench.NewValues(kv.Spec)
+	v := session.NewValues(kv.Spec)
 	for _, a := range args {
 		for k, s := range a {
 			v.Set(k, s)
 		}
 	}
-	_, err := bench.NewPlan(bench.Request{Workload: kv.Spec, Values: v})
+	_, err := session.NewPlan(session.Request{Workload: kv.Spec, Values: v})
 	return err
 }

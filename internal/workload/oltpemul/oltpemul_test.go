@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
@@ -36,11 +36,11 @@ func TestSQLite(t *testing.T) {
 
 func TestBadKnobs(t *testing.T) {
 	for _, args := range []map[string]string{{"mode": "huge"}, {"commit": "op"}, {"wares": "0"}, {"init-docs": "-1"}} {
-		v := bench.NewValues(oltpemul.Spec)
+		v := session.NewValues(oltpemul.Spec)
 		for k, s := range args {
 			v.Set(k, s)
 		}
-		_, err := bench.NewPlan(bench.Request{Workload: oltpemul.Spec, Values: v})
+		_, err := session.NewPlan(session.Request{Workload: oltpemul.Spec, Values: v})
 		var bad *knob.Error
 		if !errors.As(err, &bad) {
 			t.Errorf("%v: %v, want bad input", args, err)
@@ -64,7 +64,7 @@ func TestEmptyCatalogue(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	v := bench.NewValues(oltpemul.Spec)
+	v := session.NewValues(oltpemul.Spec)
 	v.Set("init-docs", "0")
 	v.Set("wares", "20")
 	common := workload.Common{Commit: workload.Commit{Mode: workload.PerUnit, Every: 1}, Clients: 2, Seed: 1}

@@ -7,8 +7,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -50,14 +50,14 @@ func Run(t *testing.T, w workload.Spec, args map[string]string) *result.Result {
 // Exec runs w and returns its result, failing the test only on an error.
 func Exec(t *testing.T, w workload.Spec, args map[string]string) *result.Result {
 	t.Helper()
-	v := bench.NewValues(w)
+	v := session.NewValues(w)
 	v.Set("results", t.TempDir())
 	v.Set("duration", "1s")
 	v.Set("warmup", "0s")
 	for k, s := range args {
 		v.Set(k, s)
 	}
-	plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v, Args: []string{"test"}})
+	plan, err := session.NewPlan(session.Request{Workload: w, Values: v, Args: []string{"test"}})
 	if err != nil {
 		t.Fatalf("plan: %v", err)
 	}
@@ -65,7 +65,7 @@ func Exec(t *testing.T, w workload.Spec, args map[string]string) *result.Result 
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	back, err := result.Load(bench.Dir(plan.ResultsRoot(), res))
+	back, err := result.Load(session.Dir(plan.ResultsRoot(), res))
 	if err != nil {
 		t.Fatalf("the saved result does not load: %v", err)
 	}

@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"context"
@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -22,12 +22,12 @@ func TestServerMemory(t *testing.T) {
 		t.Skip("--server-memory needs root and a writable memory cgroup: ", err)
 	}
 	w := spec(t, "kv")
-	v := bench.NewValues(w)
+	v := session.NewValues(w)
 	for k, s := range map[string]string{"results": t.TempDir(), "db": "postgres:managed", "server-memory": "192MB", "cache": "16MB",
 		"records": "20000", "mix": "read=100", "clients": "2", "duration": "1s", "warmup": "0s", "crash-recovery": "false", "ceiling": "off"} {
 		v.Set(k, s)
 	}
-	plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+	plan, err := session.NewPlan(session.Request{Workload: w, Values: v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,13 +60,13 @@ func TestServerMemoryRefused(t *testing.T) {
 	}
 	for _, c := range cases {
 		w := spec(t, "kv")
-		v := bench.NewValues(w)
+		v := session.NewValues(w)
 		v.Set("db", c.db)
 		v.Set("server-memory", c.mem)
 		if c.cache != "" {
 			v.Set("cache", c.cache)
 		}
-		_, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+		_, err := session.NewPlan(session.Request{Workload: w, Values: v})
 		var bad *knob.Error
 		if !errors.As(err, &bad) || bad.Hint == "" || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("--db %s --server-memory %s: %v; want a one-line refusal saying %q", c.db, c.mem, err, c.want)

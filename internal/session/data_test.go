@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"context"
@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -61,11 +61,11 @@ func checkDataDir(t *testing.T, res *result.Result, dir string) {
 func TestDataDirSQLite(t *testing.T) {
 	dir := t.TempDir()
 	w := spec(t, "insert")
-	v := bench.NewValues(w)
+	v := session.NewValues(w)
 	for k, s := range map[string]string{"results": t.TempDir(), "units": "50", "data-dir": dir, "cache": "4MB", "page-size": "8192"} {
 		v.Set(k, s)
 	}
-	plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v, DropCache: true})
+	plan, err := session.NewPlan(session.Request{Workload: w, Values: v, DropCache: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestDataDirPostgres(t *testing.T) {
 func refused(t *testing.T, args map[string]string) {
 	t.Helper()
 	w := spec(t, "insert")
-	v := bench.NewValues(w)
+	v := session.NewValues(w)
 	results := t.TempDir()
 	v.Set("results", results)
 	v.Set("units", "10")
@@ -127,7 +127,7 @@ func refused(t *testing.T, args map[string]string) {
 	for k, s := range args {
 		v.Set(k, s)
 	}
-	plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+	plan, err := session.NewPlan(session.Request{Workload: w, Values: v})
 	if err == nil {
 		_, err = plan.Execute(context.Background(), nil, workloadtest.Quiet{})
 	}

@@ -2,7 +2,7 @@
 // opens the backend, applies the settings, loads the data, runs the phases,
 // runs the checks, judges the requirements and records it all in a result
 // that is saved as the run goes.
-package bench
+package session
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"compress/gzip"
@@ -15,9 +15,9 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -275,11 +275,11 @@ func TestInterval(t *testing.T) {
 // TestLogUnits: --log-units writes one line per unit, readable with zcat.
 func TestLogUnits(t *testing.T) {
 	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"units": "300", "log-units": "true", "lines": "300"})
-	if res.UnitLog != bench.UnitLogFile {
+	if res.UnitLog != session.UnitLogFile {
 		t.Fatalf("unit_log %q", res.UnitLog)
 	}
 	// The SQLite file, and so its folder's device, is the result folder.
-	f, err := os.Open(filepath.Join(res.Environment.DataDir.Path, bench.UnitLogFile))
+	f, err := os.Open(filepath.Join(res.Environment.DataDir.Path, session.UnitLogFile))
 	if err != nil {
 		t.Fatal(err)
 	}

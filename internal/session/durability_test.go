@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"os"
@@ -7,17 +7,17 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/child"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/testdisk"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
 // TestMain serves the test disks of these tests (Mount starts this binary
-// again as their server, `TESTBINARY child testdisk`) and keeps the
+// again as their server, `TESTBINARY child powerloss`) and keeps the
 // flush-ceiling cache of these tests apart from the user's.
 func TestMain(m *testing.M) {
 	if child.Enter(os.Args) {
-		os.Exit(testdisk.Serve(os.Stderr)) //nolint:forbidigo // a test disk's server ends here, never running the tests
+		os.Exit(powerloss.Serve(os.Stderr)) //nolint:forbidigo // a test disk's server ends here, never running the tests
 	}
 	dir, err := os.MkdirTemp("", "dbgauge-cache-")
 	if err != nil {
@@ -28,13 +28,13 @@ func TestMain(m *testing.M) {
 	m.Run() // since Go 1.15 its status is the test binary's
 }
 
-func slowDisk(t *testing.T) *testdisk.Disk {
+func slowDisk(t *testing.T) *powerloss.Disk {
 	t.Helper()
-	if err := testdisk.Available(); err != nil {
+	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
 	// A mount point other users can reach: a managed server runs as its own.
-	mnt, err := os.MkdirTemp("", "dbgauge-testdisk-")
+	mnt, err := os.MkdirTemp("", "dbgauge-powerloss-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func slowDisk(t *testing.T) *testdisk.Disk {
 	if err := os.Chmod(mnt, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	d, err := testdisk.Mount(t.TempDir(), mnt)
+	d, err := powerloss.Mount(t.TempDir(), mnt)
 	if err != nil {
 		t.Fatal(err)
 	}

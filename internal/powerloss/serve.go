@@ -1,4 +1,4 @@
-package testdisk
+package powerloss
 
 import (
 	"encoding/json"
@@ -12,15 +12,15 @@ import (
 	"github.com/dbgauge/dbgauge/internal/child"
 )
 
-// Serve is a test disk's server: the process `EXE child testdisk` that
+// Serve is a test disk's server: the process `EXE child powerloss` that
 // Mount starts, entered through dbgauge's command tree or, in a test binary,
 // through its TestMain (child.Enter). It reads its spec (child.Read), serves
 // the disk until the process that mounted it unmounts it (or dies), and
 // returns the exit status; a spec it cannot read is said on stderr.
 func Serve(stderr io.Writer) int {
-	spec, err := child.Read(child.RoleTestDisk)
+	spec, err := child.Read(child.RolePowerLoss)
 	if err != nil {
-		fmt.Fprintln(stderr, "testdisk:", err)
+		fmt.Fprintln(stderr, "powerloss:", err)
 		return 2
 	}
 	return serve(*spec.Disk)
@@ -57,7 +57,7 @@ type response struct {
 // then it unmounts, or detaches the mount if files are still open, and
 // leaves; its exit aborts whatever is left of the connection).
 func serve(spec child.Disk) int {
-	ctl := spec.Control.Open("testdisk-control")
+	ctl := spec.Control.Open("powerloss-control")
 	conn, err := net.FileConn(ctl)
 	ctl.Close()
 	if err != nil {
@@ -101,7 +101,7 @@ func serve(spec child.Disk) int {
 		}
 		if req.Op == opUnmount {
 			if err := server.Unmount(); err != nil {
-				_ = enc.Encode(response{Err: "testdisk: unmount " + spec.Mnt + ": " + err.Error()})
+				_ = enc.Encode(response{Err: "powerloss: unmount " + spec.Mnt + ": " + err.Error()})
 				continue
 			}
 			_ = enc.Encode(response{})
@@ -135,7 +135,7 @@ func (d *fsys) answer(req request) response {
 			r.Err = err.Error()
 		}
 	default:
-		r.Err = "testdisk: the server knows no request " + req.Op
+		r.Err = "powerloss: the server knows no request " + req.Op
 	}
 	return r
 }

@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"bytes"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/report"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -41,10 +41,10 @@ func TestGCPercent(t *testing.T) {
 		{"bbolt", "1000", 0},
 	} {
 		w := spec(t, "kv")
-		v := bench.NewValues(w)
+		v := session.NewValues(w)
 		v.Set("db", c.db)
 		v.Set("clients", c.clients)
-		plan, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+		plan, err := session.NewPlan(session.Request{Workload: w, Values: v})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package testdisk
+package powerloss
 
 import (
 	"encoding/json"
@@ -53,40 +53,40 @@ const (
 func Available() error {
 	f, err := os.OpenFile("/dev/fuse", os.O_RDWR, 0)
 	if err != nil {
-		return fmt.Errorf("testdisk: /dev/fuse: %w (FUSE needs the fuse kernel module and, without root, Debian's fuse3)", err)
+		return fmt.Errorf("powerloss: /dev/fuse: %w (FUSE needs the fuse kernel module and, without root, Debian's fuse3)", err)
 	}
 	f.Close()
 	if os.Geteuid() != 0 {
 		if _, err := exec.LookPath("fusermount3"); err != nil {
-			return errors.New("testdisk: not root and no fusermount3: apt-get install fuse3")
+			return errors.New("powerloss: not root and no fusermount3: apt-get install fuse3")
 		}
 	}
 	return nil
 }
 
 // Mount mounts a pass-through of backing at mnt (both folders must exist).
-// The disk is served by a child process, `EXE child testdisk` (child.Start):
+// The disk is served by a child process, `EXE child powerloss` (child.Start):
 // this executable again, so a test binary's TestMain must call child.Enter
 // first and serve (Serve) when it returns true. The server dies with this
 // process.
 func Mount(backing, mnt string) (*Disk, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("testdisk: the server's executable: %w", err)
+		return nil, fmt.Errorf("powerloss: the server's executable: %w", err)
 	}
 	// A socket pair: ours and the server's end (passed to it).
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("testdisk: control channel: %w", err)
+		return nil, fmt.Errorf("powerloss: control channel: %w", err)
 	}
-	ours, theirs := os.NewFile(uintptr(fds[0]), "testdisk-control"), os.NewFile(uintptr(fds[1]), "testdisk-control")
+	ours, theirs := os.NewFile(uintptr(fds[0]), "powerloss-control"), os.NewFile(uintptr(fds[1]), "powerloss-control")
 	conn, err := net.FileConn(ours)
 	ours.Close()
 	if err != nil {
 		theirs.Close()
-		return nil, fmt.Errorf("testdisk: control channel: %w", err)
+		return nil, fmt.Errorf("powerloss: control channel: %w", err)
 	}
-	spec := child.Spec{Role: child.RoleTestDisk, Disk: &child.Disk{Backing: backing, Mnt: mnt, Control: child.Pass(theirs)}}
+	spec := child.Spec{Role: child.RolePowerLoss, Disk: &child.Disk{Backing: backing, Mnt: mnt, Control: child.Pass(theirs)}}
 	cmd := exec.Command(exe)
 	// A race-detecting server (a test binary built with -race) need not
 	// wait a second at exit for races to report: the exit follows the unmount.
@@ -115,7 +115,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 	}()
 	if err := <-started; err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("testdisk: start the test disk's server: %w", err)
+		return nil, fmt.Errorf("powerloss: start the test disk's server: %w", err)
 	}
 	// Its first answer says whether it mounted.
 	var r response
@@ -125,9 +125,9 @@ func Mount(backing, mnt string) (*Disk, error) {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			d.kill()
 			d.waitExit()
-			return nil, fmt.Errorf("testdisk: the test disk's server did not mount %s within %s", mnt, mountTimeout)
+			return nil, fmt.Errorf("powerloss: the test disk's server did not mount %s within %s", mnt, mountTimeout)
 		}
-		return nil, fmt.Errorf("testdisk: the test disk's server exited before mounting %s: %s", mnt, d.exitText())
+		return nil, fmt.Errorf("powerloss: the test disk's server exited before mounting %s: %s", mnt, d.exitText())
 	}
 	if r.Err != "" {
 		conn.Close()
@@ -136,7 +136,7 @@ func Mount(backing, mnt string) (*Disk, error) {
 	}
 	var st syscall.Stat_t
 	if err := syscall.Stat(mnt, &st); err != nil {
-		err = fmt.Errorf("testdisk: the new mount %s: %w", mnt, err)
+		err = fmt.Errorf("powerloss: the new mount %s: %w", mnt, err)
 		return nil, errors.Join(err, d.Unmount())
 	}
 	d.dev = st.Dev
@@ -195,7 +195,7 @@ func (d *Disk) Unmount() error {
 	default:
 		aerr := d.abort()
 		d.close()
-		return fmt.Errorf("testdisk: unmount %s (files of it still open: aborted and detached): %w", d.Dir, errors.Join(err, aerr))
+		return fmt.Errorf("powerloss: unmount %s (files of it still open: aborted and detached): %w", d.Dir, errors.Join(err, aerr))
 	}
 }
 
@@ -228,10 +228,10 @@ func (e *goneError) Error() string { return e.msg }
 func (d *Disk) callLocked(req request) (response, error) {
 	var r response
 	if d.done {
-		return r, fmt.Errorf("testdisk: %s: the disk at %s is unmounted", req.Op, d.Dir)
+		return r, fmt.Errorf("powerloss: %s: the disk at %s is unmounted", req.Op, d.Dir)
 	}
 	if d.aborted.Load() {
-		return r, fmt.Errorf("testdisk: %s: the disk at %s was aborted", req.Op, d.Dir)
+		return r, fmt.Errorf("powerloss: %s: the disk at %s was aborted", req.Op, d.Dir)
 	}
 	_ = d.conn.SetDeadline(time.Now().Add(requestTimeout))
 	err := d.enc.Encode(req)
@@ -242,11 +242,11 @@ func (d *Disk) callLocked(req request) (response, error) {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		d.kill()
 		d.waitExit()
-		return r, &goneError{fmt.Sprintf("testdisk: the test disk's server (pid %d, %s) did not answer %s within %s: killed",
+		return r, &goneError{fmt.Sprintf("powerloss: the test disk's server (pid %d, %s) did not answer %s within %s: killed",
 			d.cmd.Process.Pid, d.Dir, req.Op, requestTimeout)}
 	case err != nil:
 		d.waitExit()
-		return r, &goneError{fmt.Sprintf("testdisk: the test disk's server (pid %d, %s) died: %s", d.cmd.Process.Pid, d.Dir, d.exitText())}
+		return r, &goneError{fmt.Sprintf("powerloss: the test disk's server (pid %d, %s) died: %s", d.cmd.Process.Pid, d.Dir, d.exitText())}
 	case r.Err != "":
 		return r, errors.New(r.Err)
 	}

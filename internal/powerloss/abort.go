@@ -1,4 +1,4 @@
-package testdisk
+package powerloss
 
 import (
 	"bufio"

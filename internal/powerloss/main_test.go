@@ -1,4 +1,4 @@
-package testdisk
+package powerloss
 
 import (
 	"os"
@@ -8,7 +8,7 @@ import (
 )
 
 // TestMain serves the test disks this binary mounts: Mount starts it again
-// as their server, `TESTBINARY child testdisk`.
+// as their server, `TESTBINARY child powerloss`.
 func TestMain(m *testing.M) {
 	if child.Enter(os.Args) {
 		os.Exit(Serve(os.Stderr)) //nolint:forbidigo // a test disk's server ends here, never running the tests

@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-// Package testdisk is dbgauge's own test disk: a FUSE pass-through file system
+// Package powerloss is dbgauge's power-loss test disk: a FUSE pass-through file system
 // over a folder, whose flushes can be made slow (an honest slow disk: every
 // flush waits its turn, as on one spindle) or free (a lying disk that
 // acknowledges flushes it never makes). It counts the flushes it receives.
@@ -17,7 +17,7 @@
 // flush. Newer ones follow each such write with an fsync, which then finds
 // nothing left to flush and costs nothing, so no write is flushed twice.
 // Mounting needs /dev/fuse and root (or Debian's fuse3 for fusermount3).
-package testdisk
+package powerloss
 
 import (
 	"context"
@@ -52,21 +52,21 @@ func mountFS(backing, mnt string) (*fsys, *fuse.Server, error) {
 	d := &fsys{backing: backing}
 	lb, err := fs.NewLoopbackRoot(backing)
 	if err != nil {
-		return nil, nil, fmt.Errorf("testdisk: %w", err)
+		return nil, nil, fmt.Errorf("powerloss: %w", err)
 	}
 	ln, ok := lb.(*fs.LoopbackNode)
 	if !ok {
-		return nil, nil, fmt.Errorf("testdisk: go-fuse's loopback root is a %T", lb)
+		return nil, nil, fmt.Errorf("powerloss: go-fuse's loopback root is a %T", lb)
 	}
 	root := &node{LoopbackNode: ln, d: d}
 	ln.RootData.RootNode = root
 	server, err := fs.Mount(mnt, root, &fs.Options{MountOptions: fuse.MountOptions{
-		DirectMount: os.Geteuid() == 0, FsName: backing, Name: "dbgauge-testdisk",
+		DirectMount: os.Geteuid() == 0, FsName: backing, Name: "dbgauge-powerloss",
 		// As root, let other users in too: a managed server runs as its own.
 		AllowOther: os.Geteuid() == 0,
 	}})
 	if err != nil {
-		return nil, nil, fmt.Errorf("testdisk: mount %s: %w", mnt, err)
+		return nil, nil, fmt.Errorf("powerloss: mount %s: %w", mnt, err)
 	}
 	return d, server, nil
 }

@@ -1,4 +1,4 @@
-package bench_test
+package session_test
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/bench"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -68,12 +68,12 @@ func TestDatasetRefused(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			w := spec(t, c.workload)
-			v := bench.NewValues(w)
+			v := session.NewValues(w)
 			v.Set("results", t.TempDir())
 			for k, s := range c.knobs {
 				v.Set(k, s)
 			}
-			_, err := bench.NewPlan(bench.Request{Workload: w, Values: v})
+			_, err := session.NewPlan(session.Request{Workload: w, Values: v})
 			var bad *knob.Error
 			if !errors.As(err, &bad) {
 				t.Fatalf("want bad input, got %v", err)
@@ -83,11 +83,11 @@ func TestDatasetRefused(t *testing.T) {
 	}
 	// bbolt has no cache of its own, but the machine's memory will do.
 	w := spec(t, "kv")
-	v := bench.NewValues(w)
+	v := session.NewValues(w)
 	for k, s := range map[string]string{"results": t.TempDir(), "db": "bbolt", "dataset": "0.001x", "dataset-of": "ram"} {
 		v.Set(k, s)
 	}
-	if _, err := bench.NewPlan(bench.Request{Workload: w, Values: v}); err != nil {
+	if _, err := session.NewPlan(session.Request{Workload: w, Values: v}); err != nil {
 		t.Errorf("--dataset-of ram on bbolt: %v", err)
 	}
 }
