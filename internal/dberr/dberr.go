@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 )
 
 // Class says how the run engine treats an error. The zero value means no error.
@@ -136,4 +138,44 @@ func Describe(err error) (Class, Kind, string) {
 		return c, Interrupted, ""
 	}
 	return c, Other, ""
+}
+
+// Classified reports whether err needs no classifying: nil, or an error
+// that holds an *Error already. A backend's classify returns it unchanged.
+func Classified(err error) bool {
+	var e *Error
+	return err == nil || errors.As(err, &e)
+}
+
+// Sentinel classifies an error value a driver exports.
+type Sentinel struct {
+	Err   error
+	Class Class
+	Kind  Kind
+	Code  string
+}
+
+// Match wraps err in the class of the first sentinel of table it is
+// (errors.Is: the order of the table decides between two); nil when it is
+// none of them.
+func Match(err error, table []Sentinel) error {
+	for _, s := range table {
+		if errors.Is(err, s.Err) {
+			return New(s.Class, s.Kind, s.Code, err)
+		}
+	}
+	return nil
+}
+
+// SystemIO wraps an error of the operating system (a syscall.Errno or an
+// *fs.PathError in its chain: a full disk, a failed write) as Unavailable
+// I/O, as an embedded engine's files fail; other errors are returned
+// unchanged.
+func SystemIO(err error) error {
+	var errno syscall.Errno
+	var pe *fs.PathError
+	if errors.As(err, &errno) || errors.As(err, &pe) {
+		return New(Unavailable, IO, "", err)
+	}
+	return err
 }

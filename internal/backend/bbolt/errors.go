@@ -2,8 +2,6 @@ package bbolt
 
 import (
 	"errors"
-	"io/fs"
-	"syscall"
 
 	berrors "go.etcd.io/bbolt/errors"
 
@@ -16,50 +14,30 @@ var (
 	errNoTx   = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("bbolt: no transaction is open on this connection"))
 )
 
-type class struct {
-	class dberr.Class
-	kind  dberr.Kind
-	code  string
-}
-
 // sentinels maps bbolt's errors (go.etcd.io/bbolt/errors).
-var sentinels = []struct {
-	err error
-	class
-}{
-	{berrors.ErrTimeout, class{dberr.Retryable, dberr.Busy, "ErrTimeout"}},
-	{berrors.ErrDatabaseNotOpen, class{dberr.Unavailable, dberr.Connection, "ErrDatabaseNotOpen"}},
-	{berrors.ErrMaxSizeReached, class{dberr.Unavailable, dberr.IO, "ErrMaxSizeReached"}},
-	{berrors.ErrInvalid, class{dberr.Fatal, dberr.Corrupt, "ErrInvalid"}},
-	{berrors.ErrChecksum, class{dberr.Fatal, dberr.Corrupt, "ErrChecksum"}},
-	{berrors.ErrVersionMismatch, class{dberr.Fatal, dberr.Corrupt, "ErrVersionMismatch"}},
-	{berrors.ErrKeyTooLarge, class{dberr.Rollback, dberr.Constraint, "ErrKeyTooLarge"}},
-	{berrors.ErrValueTooLarge, class{dberr.Rollback, dberr.Constraint, "ErrValueTooLarge"}},
-	{berrors.ErrKeyRequired, class{dberr.Rollback, dberr.Constraint, "ErrKeyRequired"}},
-	{berrors.ErrTxClosed, class{dberr.Fatal, dberr.Other, "ErrTxClosed"}},
-	{berrors.ErrTxNotWritable, class{dberr.Fatal, dberr.Other, "ErrTxNotWritable"}},
-	{berrors.ErrDatabaseReadOnly, class{dberr.Fatal, dberr.Other, "ErrDatabaseReadOnly"}},
-	{backend.ErrNoSuchTable, class{dberr.Fatal, dberr.Other, "ErrBucketNotFound"}},
+var sentinels = []dberr.Sentinel{
+	{Err: berrors.ErrTimeout, Class: dberr.Retryable, Kind: dberr.Busy, Code: "ErrTimeout"},
+	{Err: berrors.ErrDatabaseNotOpen, Class: dberr.Unavailable, Kind: dberr.Connection, Code: "ErrDatabaseNotOpen"},
+	{Err: berrors.ErrMaxSizeReached, Class: dberr.Unavailable, Kind: dberr.IO, Code: "ErrMaxSizeReached"},
+	{Err: berrors.ErrInvalid, Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "ErrInvalid"},
+	{Err: berrors.ErrChecksum, Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "ErrChecksum"},
+	{Err: berrors.ErrVersionMismatch, Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "ErrVersionMismatch"},
+	{Err: berrors.ErrKeyTooLarge, Class: dberr.Rollback, Kind: dberr.Constraint, Code: "ErrKeyTooLarge"},
+	{Err: berrors.ErrValueTooLarge, Class: dberr.Rollback, Kind: dberr.Constraint, Code: "ErrValueTooLarge"},
+	{Err: berrors.ErrKeyRequired, Class: dberr.Rollback, Kind: dberr.Constraint, Code: "ErrKeyRequired"},
+	{Err: berrors.ErrTxClosed, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrTxClosed"},
+	{Err: berrors.ErrTxNotWritable, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrTxNotWritable"},
+	{Err: berrors.ErrDatabaseReadOnly, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrDatabaseReadOnly"},
+	{Err: backend.ErrNoSuchTable, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrBucketNotFound"},
 }
 
 // classify wraps a bbolt or file-system error in a classified *dberr.Error.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
-	for _, s := range sentinels {
-		if errors.Is(err, s.err) {
-			return dberr.New(s.class.class, s.kind, s.code, err)
-		}
+	if c := dberr.Match(err, sentinels); c != nil {
+		return c
 	}
-	var errno syscall.Errno
-	var pe *fs.PathError
-	if errors.As(err, &errno) || errors.As(err, &pe) {
-		return dberr.New(dberr.Unavailable, dberr.IO, "", err)
-	}
-	return err
+	return dberr.SystemIO(err)
 }

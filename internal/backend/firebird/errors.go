@@ -51,11 +51,7 @@ var gdsCodes = map[int]class{
 // goes from the general to the particular (deadlock, then update conflicts
 // with concurrent update): the last code known here classifies it.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
 	var fe *firebirdsql.FbError

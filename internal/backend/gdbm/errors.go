@@ -3,7 +3,6 @@ package gdbm
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -149,11 +148,7 @@ var codes = map[int]class{
 
 // classify wraps a gdbm or file-system error in a classified *dberr.Error.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
 	var ge *gdbmError
@@ -167,12 +162,7 @@ func classify(err error) error {
 	if errors.Is(err, backend.ErrNoSuchTable) {
 		return dberr.New(dberr.Fatal, dberr.Other, "", err)
 	}
-	var errno syscall.Errno
-	var pe *fs.PathError
-	if errors.As(err, &errno) || errors.As(err, &pe) {
-		return dberr.New(dberr.Unavailable, dberr.IO, "", err)
-	}
-	return err
+	return dberr.SystemIO(err)
 }
 
 // partial reports a commit that failed after some of its writes reached the

@@ -44,11 +44,7 @@ var numbers = map[uint16]class{
 
 // classify wraps a driver error in a *dberr.Error.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
 	var me *mysql.MySQLError

@@ -3,8 +3,6 @@ package pebble
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"syscall"
 
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
@@ -41,37 +39,24 @@ func newFatal(format string, args ...any) fatalError {
 	return f
 }
 
-type class struct {
-	class dberr.Class
-	kind  dberr.Kind
-	code  string
-}
-
 // sentinels maps pebble's exported errors. The order matters:
 // ErrBatchTooLarge is also marked as a corruption error.
-var sentinels = []struct {
-	err error
-	class
-}{
-	{pebbledb.ErrBatchTooLarge, class{dberr.Rollback, dberr.Constraint, "ErrBatchTooLarge"}},
-	{pebbledb.ErrClosed, class{dberr.Unavailable, dberr.Connection, "ErrClosed"}},
-	{pebbledb.ErrReadOnly, class{dberr.Fatal, dberr.Other, "ErrReadOnly"}},
-	{pebbledb.ErrNotIndexed, class{dberr.Fatal, dberr.Other, "ErrNotIndexed"}},
-	{pebbledb.ErrInvalidBatch, class{dberr.Fatal, dberr.Corrupt, "ErrInvalidBatch"}},
-	{pebbledb.ErrDBDoesNotExist, class{dberr.Fatal, dberr.Other, "ErrDBDoesNotExist"}},
-	{pebbledb.ErrDBAlreadyExists, class{dberr.Fatal, dberr.Other, "ErrDBAlreadyExists"}},
-	{pebbledb.ErrDBNotPristine, class{dberr.Fatal, dberr.Other, "ErrDBNotPristine"}},
-	{backend.ErrNoSuchTable, class{dberr.Fatal, dberr.Other, "no such table"}},
-	{errBadName, class{dberr.Fatal, dberr.Other, "bad table name"}},
+var sentinels = []dberr.Sentinel{
+	{Err: pebbledb.ErrBatchTooLarge, Class: dberr.Rollback, Kind: dberr.Constraint, Code: "ErrBatchTooLarge"},
+	{Err: pebbledb.ErrClosed, Class: dberr.Unavailable, Kind: dberr.Connection, Code: "ErrClosed"},
+	{Err: pebbledb.ErrReadOnly, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrReadOnly"},
+	{Err: pebbledb.ErrNotIndexed, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrNotIndexed"},
+	{Err: pebbledb.ErrInvalidBatch, Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "ErrInvalidBatch"},
+	{Err: pebbledb.ErrDBDoesNotExist, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrDBDoesNotExist"},
+	{Err: pebbledb.ErrDBAlreadyExists, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrDBAlreadyExists"},
+	{Err: pebbledb.ErrDBNotPristine, Class: dberr.Fatal, Kind: dberr.Other, Code: "ErrDBNotPristine"},
+	{Err: backend.ErrNoSuchTable, Class: dberr.Fatal, Kind: dberr.Other, Code: "no such table"},
+	{Err: errBadName, Class: dberr.Fatal, Kind: dberr.Other, Code: "bad table name"},
 }
 
 // classify wraps a pebble or file-system error in a classified *dberr.Error.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
 	var fe fatalError
@@ -79,19 +64,12 @@ func classify(err error) error {
 		// The commit pipeline is broken: pebble cannot go on.
 		return dberr.New(dberr.Fatal, dberr.IO, "Fatalf", err)
 	}
-	for _, s := range sentinels {
-		if errors.Is(err, s.err) {
-			return dberr.New(s.class.class, s.kind, s.code, err)
-		}
+	if c := dberr.Match(err, sentinels); c != nil {
+		return c
 	}
 	// Corruption is a mark (cockroachdb/errors), not in the Unwrap chain.
 	if pebbledb.IsCorruptionError(err) {
 		return dberr.New(dberr.Fatal, dberr.Corrupt, "ErrCorruption", err)
 	}
-	var errno syscall.Errno
-	var pe *fs.PathError
-	if errors.As(err, &errno) || errors.As(err, &pe) {
-		return dberr.New(dberr.Unavailable, dberr.IO, "", err)
-	}
-	return err
+	return dberr.SystemIO(err)
 }

@@ -56,11 +56,7 @@ func unavailable(err error) error { return dberr.New(dberr.Unavailable, dberr.Co
 // classify wraps a pgx error in a classified *dberr.Error: by SQLSTATE for
 // server errors; connection failures are unavailable; others pass through.
 func classify(err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *dberr.Error
-	if errors.As(err, &de) {
+	if dberr.Classified(err) {
 		return err
 	}
 	if code := sqlState(err); code != "" {
