@@ -18,29 +18,37 @@ import (
 // Opener opens a fresh instance of the engine with o (o.Dir is a new folder).
 type Opener func(t *testing.T, o backend.Options) backend.DB
 
+// Open opens a fresh instance of spec's engine with o, whose empty fields
+// default to a new folder, the throwaway --db, Prepare once and Durability
+// sync; the test's cleanup closes it.
+func Open(t *testing.T, spec backend.Spec, o backend.Options) backend.DB {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	if o.DB == "" {
+		o.DB = spec.Throwaway
+	}
+	if o.Prepare == "" {
+		o.Prepare = backend.Once
+	}
+	if o.Durability == "" {
+		o.Durability = backend.Sync
+	}
+	db, err := spec.Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("open %s: %v", spec.Name, err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 // Run runs the suite for spec. kvOverSQL wraps a SQL engine as key-value
 // (sqlkv.Wrap), so that the KV part runs on SQL engines too; nil skips it.
 func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.KVDB) {
 	open := func(t *testing.T, o backend.Options) backend.DB {
 		t.Helper()
-		if o.Dir == "" {
-			o.Dir = t.TempDir()
-		}
-		if o.DB == "" {
-			o.DB = spec.Throwaway
-		}
-		if o.Prepare == "" {
-			o.Prepare = backend.Once
-		}
-		if o.Durability == "" {
-			o.Durability = backend.Sync
-		}
-		db, err := spec.Open(context.Background(), o)
-		if err != nil {
-			t.Fatalf("open %s: %v", spec.Name, err)
-		}
-		t.Cleanup(func() { _ = db.Close() })
-		return db
+		return Open(t, spec, o)
 	}
 	t.Run("durability_read_back", func(t *testing.T) { durability(t, spec, open) })
 	t.Run("unknown_setting_refused", func(t *testing.T) {

@@ -5,10 +5,8 @@ package bbolt
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,25 +20,20 @@ const module = "go.etcd.io/bbolt"
 
 // Spec registers bbolt in the catalog.
 var Spec = backend.Spec{
-	Name:      "bbolt",
-	Summary:   "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
-	Throwaway: "bbolt",
-	Ext:       ".bolt",
-	API:       backend.KV,
-	Forms:     []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
-	Match: func(db string) bool {
-		return db == "bbolt" || strings.HasPrefix(db, "bbolt:")
-	},
+	Name:       "bbolt",
+	Summary:    "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
+	Throwaway:  "bbolt",
+	Ext:        ".bolt",
+	API:        backend.KV,
+	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
+	Match:      backend.EmbeddedMatch("bbolt"),
 	Durability: durabilityDoc,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"NoSync": "false", "background_sync": "none"},
 		backend.Lazy: {"NoSync": "true", "background_sync": "100ms"},
 		backend.Off:  {"NoSync": "true", "background_sync": "none"},
 	},
-	Prepare: map[backend.Prepare]string{
-		backend.Once: "no statements: ignored",
-		backend.Each: "no statements: ignored",
-	},
+	Prepare: backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "NoFreelistSync=true|false", Usage: "do not write the freelist at each commit (faster commits, slower open)"},
 		{Key: "FreelistType=array|hashmap", Usage: "freelist implementation"},
@@ -60,33 +53,19 @@ var Spec = backend.Spec{
 	Open: open,
 }
 
-// lazyInterval is the lazy mode's background flush period: the NMS seed's
-// engine wrote its log every 100 ms in its "lazy write" mode.
-const lazyInterval = 100 * time.Millisecond
-
 type db struct {
 	bolt     *bolt.DB
 	path     string
 	dur      backend.Durability
 	interval time.Duration
-	stop     chan struct{}
-	wg       sync.WaitGroup
-	syncErr  error
-	syncMu   sync.Mutex
-	syncs    int64
+	flusher  backend.Flusher
+	syncs    atomic.Int64 // background syncs (lazy), failed ones too
 	commits  atomic.Int64 // write transactions committed, counted here: bbolt does not
-}
-
-func pathOf(o backend.Options) string {
-	if p, ok := strings.CutPrefix(o.DB, "bbolt:"); ok && p != "" {
-		return p
-	}
-	return filepath.Join(o.Data(), "bbolt.db")
 }
 
 func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	opts := &bolt.Options{Timeout: 2 * time.Second}
-	d := &db{path: pathOf(o), dur: o.Durability, interval: lazyInterval, stop: make(chan struct{})}
+	d := &db{path: o.EmbeddedPath("bbolt", "bbolt.db"), dur: o.Durability, interval: backend.LazyInterval}
 	switch o.Durability {
 	case backend.Sync:
 	case backend.Lazy, backend.Off:
@@ -117,8 +96,11 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	b.NoSync = opts.NoSync
 	d.bolt = b
 	if o.Durability == backend.Lazy {
-		d.wg.Add(1)
-		go d.flusher()
+		d.flusher.Start(d.interval, func() error {
+			err := d.bolt.Sync()
+			d.syncs.Add(1)
+			return err
+		})
 	}
 	return d, nil
 }
@@ -158,37 +140,12 @@ func apply(opts *bolt.Options, d *db, kv backend.KeyValue) error {
 			opts.InitialMmapSize = n
 		}
 	case "SyncInterval":
-		iv, err := knob.ParseDuration(kv.Value)
-		if err != nil || iv <= 0 {
-			return bad("give a duration, e.g. 100ms")
-		}
-		d.interval = iv
+		return backend.SetSyncInterval(&d.interval, kv, "bbolt")
 	default:
 		return knob.Bad("bbolt accepts NoFreelistSync, FreelistType, NoGrowSync, InitialMmapSize, PageSize, SyncInterval",
 			"--set %s: bbolt has no such setting", kv.Key)
 	}
 	return nil
-}
-
-// flusher syncs the file in the background for the lazy mode.
-func (d *db) flusher() {
-	defer d.wg.Done()
-	t := time.NewTicker(d.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-			err := d.bolt.Sync()
-			d.syncMu.Lock()
-			d.syncs++
-			if err != nil && d.syncErr == nil {
-				d.syncErr = err
-			}
-			d.syncMu.Unlock()
-		}
-	}
 }
 
 // KVConn returns a handle for one client.
@@ -217,9 +174,6 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 // Stats returns bbolt's own transaction statistics.
 func (d *db) Stats(context.Context) (map[string]int64, error) {
 	st := d.bolt.Stats()
-	d.syncMu.Lock()
-	syncs := d.syncs
-	d.syncMu.Unlock()
 	return map[string]int64{
 		"read_txs":         int64(st.TxN),
 		"pages_written":    st.TxStats.GetWrite(),
@@ -229,23 +183,20 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 		"splits":           st.TxStats.GetSplit(),
 		"rebalances":       st.TxStats.GetRebalance(),
 		"free_pages":       int64(st.FreePageN),
-		"background_syncs": syncs,
+		"background_syncs": d.syncs.Load(),
 		"commits":          d.commits.Load(),
 	}, nil
 }
 
 // Close stops the background flusher, flushes once more and closes the file.
 func (d *db) Close() error {
-	close(d.stop)
-	d.wg.Wait()
+	serr := d.flusher.Stop()
 	if d.dur == backend.Lazy {
 		_ = d.bolt.Sync()
 	}
 	err := d.bolt.Close()
-	d.syncMu.Lock()
-	defer d.syncMu.Unlock()
-	if err == nil && d.syncErr != nil {
-		err = fmt.Errorf("background sync: %w", d.syncErr)
+	if err == nil {
+		err = serr
 	}
 	return classify(err)
 }

@@ -26,25 +26,20 @@ import (
 
 // Spec registers gdbm in the catalog.
 var Spec = backend.Spec{
-	Name:      "gdbm",
-	Summary:   "GNU dbm (libgdbm through cgo): extendible hashing, one file per table, no transactions of its own",
-	Throwaway: "gdbm",
-	Ext:       ".gdbm",
-	API:       backend.KV,
-	Forms:     []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
-	Match: func(db string) bool {
-		return db == "gdbm" || strings.HasPrefix(db, "gdbm:")
-	},
+	Name:       "gdbm",
+	Summary:    "GNU dbm (libgdbm through cgo): extendible hashing, one file per table, no transactions of its own",
+	Throwaway:  "gdbm",
+	Ext:        ".gdbm",
+	API:        backend.KV,
+	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
+	Match:      backend.EmbeddedMatch("gdbm"),
 	Durability: durabilityDoc,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"sync_mode": "false", "sync_on_commit": "true", "background_sync": "none"},
 		backend.Lazy: {"sync_mode": "false", "sync_on_commit": "false", "background_sync": "100ms"},
 		backend.Off:  {"sync_mode": "false", "sync_on_commit": "false", "background_sync": "none"},
 	},
-	Prepare: map[backend.Prepare]string{
-		backend.Once: "no statements: ignored",
-		backend.Each: "no statements: ignored",
-	},
+	Prepare: backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "cache_size=N", Usage: "buckets in each file's cache (GDBM_SETCACHESIZE); 0 = grow as needed (gdbm's default)"},
 		{Key: "block_size=BYTES", Usage: "block size of new files (gdbm_open); ignored for existing ones; default: the file system's"},
@@ -62,10 +57,6 @@ var Spec = backend.Spec{
 
 	Open: open,
 }
-
-// lazyInterval is the lazy mode's background flush period: the NMS seed's
-// engine wrote its log every 100 ms in its "lazy write" mode.
-const lazyInterval = 100 * time.Millisecond
 
 // table is one gdbm file: a table, or the catalog of tables.
 type table struct {
@@ -94,19 +85,11 @@ type db struct {
 	// waiting for it honours the context).
 	writer chan struct{}
 
-	stop    chan struct{}
-	wg      sync.WaitGroup
-	syncErr error // the flusher's first error, reported by Close (under mu)
+	flusher backend.Flusher
+	syncErr error // the first error of a background sync, reported by Close (under mu)
 
 	commits, writeXacts, rollbacks, puts, deletes atomic.Int64
 	commitSyncs, backgroundSyncs                  atomic.Int64
-}
-
-func pathOf(o backend.Options) string {
-	if p, ok := strings.CutPrefix(o.DB, "gdbm:"); ok && p != "" {
-		return p
-	}
-	return filepath.Join(o.Data(), "db.gdbm")
 }
 
 // tablePath is the file of table name: PATH without its extension, the
@@ -122,9 +105,9 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 			"this dbgauge was built without cgo, and gdbm (libgdbm) needs it")
 	}
 	d := &db{
-		path: pathOf(o), dur: o.Durability, interval: lazyInterval,
+		path: o.EmbeddedPath("gdbm", "db.gdbm"), dur: o.Durability, interval: backend.LazyInterval,
 		opts:   fileOptions{cacheSize: -1, centfree: -1, coalesce: -1},
-		tables: map[string]*table{}, writer: make(chan struct{}, 1), stop: make(chan struct{}),
+		tables: map[string]*table{}, writer: make(chan struct{}, 1),
 	}
 	switch o.Durability {
 	case backend.Sync, backend.Lazy, backend.Off:
@@ -154,8 +137,12 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 		}
 	}
 	if d.dur == backend.Lazy {
-		d.wg.Add(1)
-		go d.flusher()
+		d.flusher.Start(d.interval, func() error {
+			d.mu.Lock()
+			defer d.mu.Unlock()
+			d.syncDirty()
+			return nil
+		})
 	}
 	return d, nil
 }
@@ -230,11 +217,7 @@ func apply(d *db, kv backend.KeyValue) error {
 	case "coalesce_blocks":
 		return flag(&d.opts.coalesce)
 	case "SyncInterval":
-		iv, err := knob.ParseDuration(kv.Value)
-		if err != nil || iv <= 0 {
-			return bad("give a duration, e.g. 100ms")
-		}
-		d.interval = iv
+		return backend.SetSyncInterval(&d.interval, kv, "gdbm")
 	default:
 		return knob.Bad("gdbm accepts cache_size, block_size, mmap, centfree, coalesce_blocks, SyncInterval",
 			"--set %s: gdbm has no such setting", kv.Key)
@@ -270,24 +253,6 @@ func (d *db) wrote(t *table) error {
 		t.dirty = true
 	}
 	return nil
-}
-
-// flusher syncs the files written since the last pass, in the background,
-// for the lazy mode.
-func (d *db) flusher() {
-	defer d.wg.Done()
-	t := time.NewTicker(d.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-			d.mu.Lock()
-			d.syncDirty()
-			d.mu.Unlock()
-		}
-	}
 }
 
 // syncDirty syncs every file written since its last sync. Under mu.
@@ -355,8 +320,7 @@ func (d *db) Close() error {
 	}
 	d.closing = true
 	d.mu.Unlock()
-	close(d.stop)
-	d.wg.Wait()
+	_ = d.flusher.Stop() // its flushes return no error: syncDirty keeps it
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.dur == backend.Lazy {

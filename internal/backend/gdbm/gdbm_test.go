@@ -25,22 +25,7 @@ func TestConformance(t *testing.T) { backendtest.Run(t, Spec, nil) }
 
 func openDB(t *testing.T, o backend.Options) *db {
 	t.Helper()
-	if o.DB == "" {
-		o.DB = "gdbm"
-	}
-	if o.Dir == "" {
-		o.Dir = t.TempDir()
-	}
-	if o.Durability == "" {
-		o.Durability = backend.Sync
-	}
-	o.Prepare = backend.Once
-	b, err := Spec.Open(context.Background(), o)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b.(*db)
+	return backendtest.Open(t, Spec, o).(*db)
 }
 
 func kvConn(t *testing.T, d *db) backend.KVConn {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,25 +27,20 @@ const module = "github.com/cockroachdb/pebble/v2"
 
 // Spec registers pebble in the catalog.
 var Spec = backend.Spec{
-	Name:      "pebble",
-	Summary:   "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, write transactions one at a time",
-	Throwaway: "pebble",
-	Ext:       ".pebble",
-	API:       backend.KV,
-	Forms:     []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
-	Match: func(db string) bool {
-		return db == "pebble" || strings.HasPrefix(db, "pebble:")
-	},
+	Name:       "pebble",
+	Summary:    "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, write transactions one at a time",
+	Throwaway:  "pebble",
+	Ext:        ".pebble",
+	API:        backend.KV,
+	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
+	Match:      backend.EmbeddedMatch("pebble"),
 	Durability: durabilityDoc,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"commit_sync": "true", "wal_sync": "every commit", "DisableWAL": "false"},
 		backend.Lazy: {"commit_sync": "false", "wal_sync": "background every 100ms", "DisableWAL": "false"},
 		backend.Off:  {"commit_sync": "false", "wal_sync": "none"},
 	},
-	Prepare: map[backend.Prepare]string{
-		backend.Once: "no statements: ignored",
-		backend.Each: "no statements: ignored",
-	},
+	Prepare: backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "MemTableSize=BYTES", Usage: "size of one memtable (default 4MB); a full one is flushed to an L0 table"},
 		{Key: "L0CompactionThreshold=N", Usage: "L0 read amplification that starts a compaction (default 4)"},
@@ -70,10 +64,6 @@ var Spec = backend.Spec{
 
 // settingKeys lists the --set keys, for the refusal of an unknown one.
 const settingKeys = "MemTableSize, L0CompactionThreshold, L0StopWritesThreshold, CacheSize, BytesPerSync, WALBytesPerSync, DisableWAL, SyncInterval"
-
-// lazyInterval is the lazy mode's background sync period: the NMS seed's
-// engine wrote its log every 100 ms in its "lazy write" mode.
-const lazyInterval = 100 * time.Millisecond
 
 // Key layout. Every table has a catalog key (metaPrefix + name) and its
 // records under dataPrefix + name + 0x00 + key. A name holds no NUL byte, so
@@ -102,33 +92,23 @@ type db struct {
 	dur      backend.Durability
 	write    *pebbledb.WriteOptions
 	interval time.Duration
-	stop     chan struct{}
-	wg       sync.WaitGroup
+	flusher  backend.Flusher
 
 	writer sync.Mutex                      // one write transaction at a time (see conn)
 	ddl    sync.Mutex                      // serialises CreateTable and DropTable
 	tables atomic.Pointer[map[string]span] // copied on write, under ddl
 
 	failed   atomic.Pointer[error] // set when pebble reported a fatal error
-	syncMu   sync.Mutex
-	syncErr  error
-	commits  atomic.Int64 // write transactions committed, counted here: pebble does not
-	bgSyncs  atomic.Int64 // background WAL syncs completed (lazy)
-	stalls   atomic.Int64 // write stalls begun
-	bgErrors atomic.Int64 // background errors (flushes, compactions)
-	logErrs  atomic.Int64 // errors pebble logged
+	commits  atomic.Int64          // write transactions committed, counted here: pebble does not
+	bgSyncs  atomic.Int64          // background WAL syncs completed (lazy)
+	stalls   atomic.Int64          // write stalls begun
+	bgErrors atomic.Int64          // background errors (flushes, compactions)
+	logErrs  atomic.Int64          // errors pebble logged
 	closed   atomic.Bool
 }
 
-func pathOf(o backend.Options) string {
-	if p, ok := strings.CutPrefix(o.DB, "pebble:"); ok && p != "" {
-		return p
-	}
-	return filepath.Join(o.Data(), "pebble")
-}
-
 func open(_ context.Context, o backend.Options) (backend.DB, error) {
-	d := &db{path: pathOf(o), dur: o.Durability, interval: lazyInterval, stop: make(chan struct{})}
+	d := &db{path: o.EmbeddedPath("pebble", "pebble"), dur: o.Durability, interval: backend.LazyInterval}
 	opts := &pebbledb.Options{
 		FormatMajorVersion: pebbledb.FormatNewest,
 		Logger:             quietLogger{errs: &d.logErrs},
@@ -176,8 +156,13 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 		return nil, err
 	}
 	if o.Durability == backend.Lazy {
-		d.wg.Add(1)
-		go d.flusher()
+		d.flusher.Start(d.interval, func() error {
+			if err := d.syncWAL(); err != nil {
+				return err
+			}
+			d.bgSyncs.Add(1)
+			return nil
+		})
 	}
 	return d, nil
 }
@@ -219,11 +204,7 @@ func apply(opts *pebbledb.Options, d *db, kv backend.KeyValue) error {
 		}
 		opts.DisableWAL = b
 	case "SyncInterval":
-		iv, err := knob.ParseDuration(kv.Value)
-		if err != nil || iv <= 0 {
-			return bad("give a duration, e.g. 100ms")
-		}
-		d.interval = iv
+		return backend.SetSyncInterval(&d.interval, kv, "pebble")
 	default:
 		return knob.Bad("pebble accepts "+settingKeys, "--set %s: pebble has no such setting", kv.Key)
 	}
@@ -317,29 +298,6 @@ func (d *db) syncWAL() (err error) {
 	}
 	defer d.recoverFatal(&err)
 	return classify(d.pebble.LogData(nil, pebbledb.Sync))
-}
-
-// flusher syncs the WAL in the background for the lazy mode.
-func (d *db) flusher() {
-	defer d.wg.Done()
-	t := time.NewTicker(d.interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-d.stop:
-			return
-		case <-t.C:
-			if err := d.syncWAL(); err != nil {
-				d.syncMu.Lock()
-				if d.syncErr == nil {
-					d.syncErr = err
-				}
-				d.syncMu.Unlock()
-				continue
-			}
-			d.bgSyncs.Add(1)
-		}
-	}
 }
 
 // KVConn returns a handle for one client.
@@ -457,13 +415,10 @@ func (d *db) Close() error {
 	if !d.closed.CompareAndSwap(false, true) {
 		return nil
 	}
-	close(d.stop)
-	d.wg.Wait()
+	serr := d.flusher.Stop()
 	err := d.pebble.Close()
-	d.syncMu.Lock()
-	defer d.syncMu.Unlock()
-	if err == nil && d.syncErr != nil {
-		err = fmt.Errorf("background sync: %w", d.syncErr)
+	if err == nil {
+		err = serr
 	}
 	return classify(err)
 }

@@ -21,21 +21,7 @@ func TestConformance(t *testing.T) { backendtest.Run(t, Spec, nil) }
 
 func openT(t *testing.T, o backend.Options) *db {
 	t.Helper()
-	if o.Dir == "" {
-		o.Dir = t.TempDir()
-	}
-	if o.DB == "" {
-		o.DB = Spec.Throwaway
-	}
-	if o.Durability == "" {
-		o.Durability = backend.Sync
-	}
-	d, err := Spec.Open(context.Background(), o)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(func() { _ = d.Close() })
-	return d.(*db)
+	return backendtest.Open(t, Spec, o).(*db)
 }
 
 func stat(t *testing.T, d *db, name string) int64 {

@@ -7,7 +7,6 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,15 +22,13 @@ const driverModule = "github.com/mattn/go-sqlite3"
 
 // Spec registers SQLite in the catalog.
 var Spec = backend.Spec{
-	Name:      "sqlite",
-	Summary:   "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
-	Throwaway: "sqlite",
-	Ext:       ".db",
-	API:       backend.SQL,
-	Forms:     []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
-	Match: func(db string) bool {
-		return db == "sqlite" || strings.HasPrefix(db, "sqlite:")
-	},
+	Name:       "sqlite",
+	Summary:    "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
+	Throwaway:  "sqlite",
+	Ext:        ".db",
+	API:        backend.SQL,
+	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
+	Match:      backend.EmbeddedMatch("sqlite"),
 	Durability: durabilityDoc,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"journal_mode": "wal", "synchronous": "FULL"},
@@ -86,13 +83,6 @@ type connector struct {
 func (c *connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
 func (c *connector) Driver() driver.Driver                        { return c.drv }
 
-func pathOf(o backend.Options) string {
-	if p, ok := strings.CutPrefix(o.DB, "sqlite:"); ok && p != "" {
-		return p
-	}
-	return filepath.Join(o.Data(), "sqlite.db")
-}
-
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if !cgoEnabled {
 		return nil, knob.Bad("rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc), or use --db bbolt",
@@ -102,7 +92,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &db{path: pathOf(o), prepare: o.Prepare, userKeys: userKeys}
+	d := &db{path: o.EmbeddedPath("sqlite", "sqlite.db"), prepare: o.Prepare, userKeys: userKeys}
 	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		for _, p := range pragmas {
 			if _, err := c.Exec("PRAGMA "+p.Key+"="+p.Value, nil); err != nil {

@@ -1,0 +1,101 @@
+package backend
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+// What the embedded engines share: their --db forms, where their files go,
+// and the background flush of their lazy durability.
+
+// EmbeddedMatch is the Spec.Match of an embedded engine: its name alone (a
+// fresh database in the run's folder), or name:PATH.
+func EmbeddedMatch(name string) func(db string) bool {
+	return func(db string) bool { return db == name || strings.HasPrefix(db, name+":") }
+}
+
+// EmbeddedPath is where an embedded engine's database is: PATH of --db
+// name:PATH, else file in the folder for the run's data.
+func (o Options) EmbeddedPath(name, file string) string {
+	if p, ok := strings.CutPrefix(o.DB, name+":"); ok && p != "" {
+		return p
+	}
+	return filepath.Join(o.Data(), file)
+}
+
+// NoStatements is the Spec.Prepare of a key-value engine: it has no
+// statements to prepare.
+var NoStatements = map[Prepare]string{
+	Once: "no statements: ignored",
+	Each: "no statements: ignored",
+}
+
+// LazyInterval is the default period of the background flush of an
+// embedded engine's lazy durability: the NMS seed's engine wrote its log
+// every 100 ms in its "lazy write" mode.
+const LazyInterval = 100 * time.Millisecond
+
+// Flusher runs an embedded engine's background flush (lazy durability) and
+// keeps the first error it returned. Start and Stop are called by the
+// engine's Open and Close, not concurrently.
+type Flusher struct {
+	stop chan struct{}
+	done chan struct{}
+	err  error // the first error of a flush; read after done is closed
+}
+
+// Start calls flush every interval, in a goroutine of its own, until Stop.
+func (f *Flusher) Start(interval time.Duration, flush func() error) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	f.stop, f.done = stop, done
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if err := flush(); err != nil && f.err == nil {
+					f.err = err
+				}
+			}
+		}
+	}()
+}
+
+// Stop ends the flushes, after the one under way, and returns the first
+// error one returned. A Flusher never started returns nil; a second Stop
+// returns the same as the first.
+func (f *Flusher) Stop() error {
+	if f.stop == nil {
+		return nil
+	}
+	select {
+	case <-f.stop:
+	default:
+		close(f.stop)
+	}
+	<-f.done
+	if f.err != nil {
+		return fmt.Errorf("background sync: %w", f.err)
+	}
+	return nil
+}
+
+// SetSyncInterval reads --set SyncInterval=DURATION, the period of an
+// embedded engine's background flush, into *dst; it refuses, in the
+// engine's name, a value that is no positive duration.
+func SetSyncInterval(dst *time.Duration, kv KeyValue, engine string) error {
+	iv, err := knob.ParseDuration(kv.Value)
+	if err != nil || iv <= 0 {
+		return knob.Bad("give a duration, e.g. 100ms", "--set %s=%s is not a %s setting value", kv.Key, kv.Value, engine)
+	}
+	*dst = iv
+	return nil
+}

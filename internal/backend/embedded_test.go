@@ -1,0 +1,94 @@
+package backend
+
+import (
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
+
+func TestEmbeddedForms(t *testing.T) {
+	match := EmbeddedMatch("bbolt")
+	for db, want := range map[string]bool{"bbolt": true, "bbolt:/tmp/x.db": true, "bbolts": false, "sqlite": false, "": false} {
+		if got := match(db); got != want {
+			t.Errorf("match(%q) = %v, want %v", db, got, want)
+		}
+	}
+	cases := []struct {
+		name string
+		o    Options
+		want string
+	}{
+		{"db=name", Options{DB: "bbolt", Dir: "/run"}, filepath.Join("/run", "bbolt.db")},
+		{"db=name/data-dir", Options{DB: "bbolt", Dir: "/run", DataDir: "/data"}, filepath.Join("/data", "bbolt.db")},
+		{"db=name:path", Options{DB: "bbolt:/x/y.db", Dir: "/run"}, "/x/y.db"},
+		{"db=name:", Options{DB: "bbolt:", Dir: "/run"}, filepath.Join("/run", "bbolt.db")},
+	}
+	for _, c := range cases {
+		if got := c.o.EmbeddedPath("bbolt", "bbolt.db"); got != c.want {
+			t.Errorf("%s: EmbeddedPath = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFlusher: flushes run until Stop, the first error is kept and said to
+// be the background sync's, and Stop is safe unstarted and twice.
+func TestFlusher(t *testing.T) {
+	var never Flusher
+	if err := never.Stop(); err != nil {
+		t.Fatalf("Stop of a Flusher never started = %v", err)
+	}
+	first, second := errors.New("first"), errors.New("second")
+	var n atomic.Int64
+	var f Flusher
+	f.Start(time.Millisecond, func() error {
+		switch n.Add(1) {
+		case 2:
+			return first
+		case 3:
+			return second
+		}
+		return nil
+	})
+	for deadline := time.Now().Add(10 * time.Second); n.Load() < 4; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d flushes in 10 s", n.Load())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	err := f.Stop()
+	if !errors.Is(err, first) || err.Error() != "background sync: first" {
+		t.Fatalf("Stop = %v, want the first error, as the background sync's", err)
+	}
+	stopped := n.Load()
+	time.Sleep(5 * time.Millisecond)
+	if n.Load() != stopped {
+		t.Errorf("flushes went on after Stop")
+	}
+	if again := f.Stop(); !errors.Is(again, first) {
+		t.Errorf("second Stop = %v, want the first error again", again)
+	}
+}
+
+func TestSetSyncInterval(t *testing.T) {
+	cases := []struct {
+		value string
+		want  time.Duration // 0: refused
+	}{
+		{"50ms", 50 * time.Millisecond}, {"1s", time.Second}, {"0", 0}, {"-1s", 0}, {"soon", 0},
+	}
+	for _, c := range cases {
+		iv := LazyInterval
+		err := SetSyncInterval(&iv, KeyValue{Key: "SyncInterval", Value: c.value}, "bbolt")
+		var bad *knob.Error
+		switch {
+		case c.want == 0 && (!errors.As(err, &bad) || iv != LazyInterval):
+			t.Errorf("SyncInterval=%s: %v, interval %v; want refused as bad input, the interval kept", c.value, err, iv)
+		case c.want != 0 && (err != nil || iv != c.want):
+			t.Errorf("SyncInterval=%s: %v, interval %v; want %v", c.value, err, iv, c.want)
+		}
+	}
+}
