@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,10 +42,37 @@ type window struct {
 	hist       *hdrhistogram.Histogram
 }
 
+// beforeRun puts --backup's record into the result.
+func (b *backupRun) beforeRun(_ context.Context, s *session, _ *run.Config) error {
+	if b.plan != nil {
+		s.res.Backup = b.rec
+	}
+	return nil
+}
+
+// phaseBegins starts the wait for the backup's moment as the measure phase
+// begins.
+func (b *backupRun) phaseBegins(s *session, p *metrics.Phase) {
+	if b.plan != nil && p.Name == run.Measure {
+		s.startBackup(s.runCtx, b, p.Start)
+	}
+}
+
+// completed restores the backup after a completed run; restores take a
+// while, so not after an interrupt.
+func (b *backupRun) completed(ctx context.Context, s *session, completed bool, measure, end time.Time) {
+	switch {
+	case b.plan == nil:
+	case completed && !measure.IsZero():
+		s.restores(ctx, b, measure, end)
+	case !completed && b.plan.restore:
+		b.rec.Note = strings.TrimPrefix(b.rec.Note+"; not restored: the run was interrupted", "; ")
+	}
+}
+
 // startBackup arranges for the backup to be taken p.at into the measure
 // phase, which begins now. Called from PhaseBegins.
-func (s *session) startBackup(ctx context.Context, measure time.Time) {
-	b := s.bk
+func (s *session) startBackup(ctx context.Context, b *backupRun, measure time.Time) {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -56,14 +84,13 @@ func (s *session) startBackup(ctx context.Context, measure time.Time) {
 			s.mu.Unlock()
 			return
 		}
-		s.takeBackup(ctx)
+		s.takeBackup(ctx, b)
 	}()
 }
 
 // takeBackup takes the backup while the workload runs, marking its start
 // and end on the time line.
-func (s *session) takeBackup(ctx context.Context) {
-	b := s.bk
+func (s *session) takeBackup(ctx context.Context, b *backupRun) {
 	bu, ok := s.db.(backend.Backuper)
 	if !ok {
 		s.mu.Lock()
@@ -97,13 +124,13 @@ func (s *session) takeBackup(ctx context.Context) {
 	s.event(end, result.EventBackupEnded, fmt.Sprintf("%.2f s", end.Sub(start).Seconds()))
 }
 
-// backupSecond adds a second of the measure phase to its window. Call with
-// s.mu held.
-func (s *session) backupSecond(p *metrics.Phase, iv *metrics.Interval) {
-	b := s.bk
-	if b == nil || p.Name != run.Measure {
+// second adds a second of the measure phase to its window.
+func (b *backupRun) second(s *session, p *metrics.Phase, iv *metrics.Interval, _ *result.Second) {
+	if b.plan == nil || p.Name != run.Measure {
 		return
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	i := 0 // before
 	if start := b.rec.Start; !start.IsZero() {
 		// A second is "during" when the backup covers at least half of it,
@@ -131,9 +158,11 @@ func (s *session) backupSecond(p *metrics.Phase, iv *metrics.Interval) {
 	metrics.Merge(w.hist, iv.All())
 }
 
-// finishBackup waits for a backup still being taken and records the windows.
-func (s *session) finishBackup() {
-	b := s.bk
+// runEnded waits for a backup still being taken and records the windows.
+func (b *backupRun) runEnded(_ context.Context, s *session, _ *run.Outcome, _ time.Time) {
+	if b.plan == nil {
+		return
+	}
 	close(b.ended)
 	b.wg.Wait()
 	s.mu.Lock()
@@ -154,8 +183,12 @@ func (s *session) finishBackup() {
 	}
 }
 
-// newBackupRun prepares --backup's record.
+// newBackupRun prepares --backup's record; without --backup (p nil) its
+// hooks do nothing.
 func newBackupRun(p *backupPlan) *backupRun {
+	if p == nil {
+		return &backupRun{}
+	}
 	b := &backupRun{plan: p, ended: make(chan struct{}),
 		rec: &result.Backup{AtSeconds: p.at.Seconds(), Windows: []result.Window{}, Restores: []result.Restore{}}}
 	for i, name := range []string{"before", "during", "after"} {
@@ -168,8 +201,7 @@ func newBackupRun(p *backupPlan) *backupRun {
 // each restored database holds against the ledger, its integrity and, at
 // the run's end, the workload's own checks. Each verdict is also a check of
 // the run, so a bad restore fails it.
-func (s *session) restores(ctx context.Context, measureStart, runEnd time.Time) {
-	b := s.bk
+func (s *session) restores(ctx context.Context, b *backupRun, measureStart, runEnd time.Time) {
 	if b.taken == nil || !b.plan.restore {
 		return
 	}

@@ -11,7 +11,26 @@ import (
 	"github.com/dbgauge/dbgauge/internal/disk"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
+
+// coldCaches clears the engine's caches between the load and the clients
+// for a workload that measures cold caches, and reports a checkpointed
+// workload's throughput at its moments.
+type coldCaches struct{}
+
+func (coldCaches) loaded(ctx context.Context, s *session, db backend.DB) (backend.DB, error) {
+	if cs, ok := s.w.(workload.ColdStarter); ok && cs.ColdStart() {
+		return s.clearCaches(ctx, db)
+	}
+	return db, nil
+}
+
+func (coldCaches) check(_ context.Context, s *session, _ backend.DB) {
+	if cp, ok := s.w.(workload.Checkpointed); ok {
+		s.checkpoints(cp.Checkpoints())
+	}
+}
 
 // clearCaches empties the engine's caches between the load and the clients
 // (workload.ColdStarter: objects --phase cold): a managed server is

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -31,15 +33,64 @@ type clusterRun struct {
 	promoted time.Time // when a replica accepted writes
 }
 
+// beforeRun starts following a managed primary's replicas (--topology),
+// sends a read-only workload to them (--read-from replicas), and with
+// --failover lets the clients wait out the outage.
+func (cr *clusterRun) beforeRun(ctx context.Context, s *session, cfg *run.Config) error {
+	if c, ok := s.db.(backend.Cluster); ok {
+		s.startCluster(context.WithoutCancel(ctx), cr, c)
+	}
+	if rr, ok := s.db.(backend.ReadRouter); ok {
+		// The plan made sure that a workload sent to the replicas only reads.
+		if _, err := rr.RouteReads(); err != nil {
+			return err
+		}
+	}
+	if cr.plan != nil {
+		// A promotion can take PostgreSQL's wal_retrieve_retry_interval
+		// (5 s) and more: the clients keep trying meanwhile.
+		cfg.Unavailable = time.Minute
+	}
+	return nil
+}
+
+// phaseBegins arranges the failover as the measure phase begins.
+func (cr *clusterRun) phaseBegins(s *session, p *metrics.Phase) {
+	if p.Name == run.Measure && cr.plan != nil && cr.c != nil {
+		s.startFailover(context.WithoutCancel(s.runCtx), cr, p.Start)
+	}
+}
+
+// second puts the replicas' latest lag into the second's point.
+func (cr *clusterRun) second(s *session, _ *metrics.Phase, _ *metrics.Interval, sec *result.Second) {
+	if cr.c == nil {
+		return
+	}
+	s.mu.Lock()
+	sec.Lag = cr.lag
+	s.mu.Unlock()
+}
+
+func (cr *clusterRun) runEnded(context.Context, *session, *run.Outcome, time.Time) { cr.finish() }
+
+// closing ends the sampling when the session stops before the run did.
+func (cr *clusterRun) closing(*session) { cr.finish() }
+
+func (cr *clusterRun) check(ctx context.Context, s *session, db backend.DB) {
+	if cr.c != nil {
+		s.failoverVerdict(ctx, cr, db)
+	}
+}
+
 // startCluster records the cluster and samples its lag each second until
 // the run ends.
-func (s *session) startCluster(ctx context.Context, c backend.Cluster) {
-	cr := &clusterRun{c: c, plan: s.failover, ended: make(chan struct{}),
-		rec: &result.Cluster{Topology: s.bopts.Values.Get("topology"), Replication: s.bopts.Values.Get("replication")}}
+func (s *session) startCluster(ctx context.Context, cr *clusterRun, c backend.Cluster) {
+	cr.c, cr.ended = c, make(chan struct{})
+	cr.rec = &result.Cluster{Topology: s.bopts.Values.Get("topology"), Replication: s.bopts.Values.Get("replication")}
 	for _, n := range c.Nodes() {
 		cr.rec.Nodes = append(cr.rec.Nodes, result.Node(n))
 	}
-	s.cl, s.res.Cluster = cr, cr.rec
+	s.res.Cluster = cr.rec
 	cr.wg.Add(1)
 	go func() {
 		defer cr.wg.Done()
@@ -63,8 +114,7 @@ func (s *session) startCluster(ctx context.Context, c backend.Cluster) {
 
 // startFailover arranges for the primary to be killed p.at into the
 // measure phase, which begins now, and a replica promoted.
-func (s *session) startFailover(ctx context.Context, measure time.Time) {
-	cr := s.cl
+func (s *session) startFailover(ctx context.Context, cr *clusterRun, measure time.Time) {
 	p := cr.plan
 	rec := &result.Failover{AtSeconds: p.at.Seconds(), PauseSeconds: p.pause.Seconds()}
 	s.mu.Lock()
@@ -143,19 +193,21 @@ func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result
 	return nil
 }
 
-// finishCluster stops the sampling and waits for a failover under way.
-func (s *session) finishCluster() {
-	s.cl.once.Do(func() {
-		close(s.cl.ended)
-		s.cl.wg.Wait()
+// finish stops the sampling and waits for a failover under way.
+func (cr *clusterRun) finish() {
+	if cr.c == nil {
+		return
+	}
+	cr.once.Do(func() {
+		close(cr.ended)
+		cr.wg.Wait()
 	})
 }
 
 // failoverVerdict reads, after the run, what the failover cost: the write
 // outage and the reconnection from the ledger, the acknowledged commits the
 // new primary lacks, and whether exactly one server accepts writes.
-func (s *session) failoverVerdict(ctx context.Context, db backend.DB) {
-	cr := s.cl
+func (s *session) failoverVerdict(ctx context.Context, cr *clusterRun, db backend.DB) {
 	if h, err := cr.c.Health(ctx); err == nil || len(h.Writable) > 0 {
 		cr.rec.Writable, cr.rec.Following = h.Writable, h.Following
 	}

@@ -49,7 +49,7 @@ func (p *Plan) datasetConfig(v *knob.Values) error {
 		}
 	}
 	if of == "cache" && p.bspec.Cache == "" {
-		return knob.Bad("use --dataset-of ram, or an engine with a cache of its own (sqlite, postgres, mariadb, firebird, pebble)",
+		return knob.Bad("use --dataset-of ram, or an engine with a cache of its own ("+engines(hasCache)+")",
 			"--dataset %s of the cache: %s", asked, p.bspec.NoCache)
 	}
 	p.dataset = &datasetPlan{asked: asked, multiple: mult, of: of}
@@ -64,6 +64,18 @@ func parseMultiple(s string) (float64, error) {
 		return 0, knob.Bad("write it as a multiple, e.g. --dataset 0.25x, 1x or 4x", "--dataset %q is not a positive multiple", s)
 	}
 	return f, nil
+}
+
+// datasetSizing is --dataset: the data sized from the engine's cache read
+// back (or the machine's memory) before the load, and its size measured
+// after it, with how close it came (docs/data.md).
+type datasetSizing struct{}
+
+func (datasetSizing) beforeLoad(ctx context.Context, s *session) error { return s.sizeData(ctx) }
+
+func (datasetSizing) loaded(ctx context.Context, s *session, db backend.DB) (backend.DB, error) {
+	s.measureDataset(ctx)
+	return db, nil
 }
 
 // sizeData resolves --dataset into the workload's size, from the cache the

@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"runtime"
@@ -11,10 +12,43 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/hostinfo"
+	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/verdict"
 )
+
+// harness is dbgauge measuring itself: its own CPU and memory over the
+// measure phase, a managed server's CPU over the same phase, and the
+// verdict on whether dbgauge could have been the limit (verdict.Harness).
+type harness struct{ probe *harnessProbe }
+
+func (h *harness) phaseBegins(s *session, p *metrics.Phase) {
+	if p.Name == run.Measure {
+		h.probe = startHarness(p.Start, s.db)
+	}
+}
+
+func (h *harness) second(*session, *metrics.Phase, *metrics.Interval, *result.Second) {
+	if h.probe != nil {
+		h.probe.sample()
+	}
+}
+
+func (h *harness) runEnded(_ context.Context, s *session, out *run.Outcome, end time.Time) {
+	if out == nil || h.probe == nil || len(out.Phases) == 0 {
+		return
+	}
+	ok := out.Phases[len(out.Phases)-1].OK()
+	r := h.probe.finish(end, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "", s.harnessCPUs != nil)
+	sc := h.probe.server(end, ok)
+	verdict.Harness(r, sc, s.res.Config.Unit)
+	s.mu.Lock()
+	s.res.Harness, s.res.ServerCPU = r, sc
+	s.mu.Unlock()
+}
 
 // harnessProbe measures dbgauge's own CPU and memory over the measure phase
 // (result.Harness). It is used by the run engine's observer goroutine only.

@@ -16,8 +16,11 @@ func init() {
 		forms = append(forms, b.Forms...)
 	}
 	for i := range Knobs {
-		if Knobs[i].Name == "db" {
+		switch Knobs[i].Name {
+		case "db":
 			Knobs[i].Usage = "the engine: " + strings.Join(forms, ", ")
+		case "backup":
+			Knobs[i].Usage = strings.Replace(Knobs[i].Usage, "(ENGINES)", "("+engines(func(b backend.Spec) bool { return b.Has(backend.OnlineBackup) })+")", 1)
 		}
 	}
 }
@@ -44,7 +47,7 @@ var Knobs = []knob.Spec{
 	{Name: "log-units", Kind: knob.Switch, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
-	{Name: "backup", Values: "at=D[,to=D]", Single: true, Usage: "take the engine's own online backup D into the measure phase (sqlite, bbolt, postgres:managed, mariadb:managed, firebird:managed); to=D: also restore it rolled forward to D into the measure phase (PostgreSQL)"},
+	{Name: "backup", Values: "at=D[,to=D]", Single: true, Usage: "take the engine's own online backup D into the measure phase (ENGINES); to=D: also restore it rolled forward to D into the measure phase (PostgreSQL)"},
 	{Name: "failover", Values: "at=D[,pause=D]", Single: true, Usage: "with --topology: kill the primary D into the measure phase and promote a replica; pause=D stops the replicas' WAL receivers that long before, so that they lag"},
 	{Name: "restore-check", Kind: knob.Switch, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
 	{Name: "crash-recovery", Kind: knob.Switch, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},

@@ -263,7 +263,7 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 	}
 	b := &backupPlan{at: t["at"], to: t["to"]}
 	if !p.bspec.Has(backend.OnlineBackup) {
-		return knob.Bad("drop --backup, or use sqlite, bbolt, postgres:managed, mariadb:managed or firebird:managed", "dbgauge cannot take an online backup of %s", p.bspec.Name)
+		return knob.Bad("drop --backup, or use "+engines(func(b backend.Spec) bool { return b.Has(backend.OnlineBackup) }), "dbgauge cannot take an online backup of %s", p.bspec.Name)
 	}
 	if d := p.run.Duration; d > 0 && b.at >= d {
 		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", d), "--backup at=%s comes after the measure phase ends", b.at)
@@ -419,7 +419,7 @@ func (p *Plan) storage(v *knob.Values) error {
 	}
 	if v.IsSet("cache") {
 		if b.Cache == "" {
-			return knob.Bad("drop --cache, or use an engine with a cache of its own (sqlite, postgres, mariadb, firebird, pebble)",
+			return knob.Bad("drop --cache, or use an engine with a cache of its own ("+engines(hasCache)+")",
 				"--cache %s: %s", v.Get("cache"), b.NoCache)
 		}
 		n, err := v.Size("cache", 128<<10, 1<<40)
@@ -458,7 +458,7 @@ func (p *Plan) storage(v *knob.Values) error {
 			return knob.Bad("write it as server=0,harness=1 (CPU lists such as 0-2,5), with CPUs this machine has", "--cpus %s: %v", v.Get("cpus"), err)
 		}
 		if sp.Server != nil && !strings.HasSuffix(o.DB, ":managed") {
-			return knob.Bad("drop server=, or use postgres:managed, mariadb:managed or firebird:managed",
+			return knob.Bad("drop server=, or use "+engines(managed),
 				"--cpus %s: dbgauge places only a server it starts (--db %s)", v.Get("cpus"), redact.DSN(o.DB))
 		}
 		o.ServerCPUs, p.harnessCPUs = sp.Server, sp.Harness
@@ -481,10 +481,10 @@ func serverMemory(v *knob.Values, db string, cache int64) (int64, error) {
 	s := v.Get("server-memory")
 	switch {
 	case strings.Contains(db, "://"):
-		return 0, knob.Bad("drop --server-memory, or use a server dbgauge starts (postgres:managed, mariadb:managed, firebird:managed)",
+		return 0, knob.Bad("drop --server-memory, or use a server dbgauge starts ("+engines(managed)+")",
 			"--server-memory %s: dbgauge cannot limit the memory of a server it does not manage (--db %s)", s, redact.DSN(db))
 	case !strings.HasSuffix(db, ":managed"):
-		return 0, knob.Bad("drop --server-memory, or use postgres:managed, mariadb:managed or firebird:managed",
+		return 0, knob.Bad("drop --server-memory, or use "+engines(managed),
 			"--server-memory %s: %s has no server: the engine runs inside dbgauge", s, db)
 	}
 	if err := tooSmall(s, n, cache, "--cache"); err != nil {
@@ -599,3 +599,25 @@ func (p *Plan) ResultsRoot() string { return p.results }
 
 // Backend returns the chosen backend's spec.
 func (p *Plan) Backend() backend.Spec { return p.bspec }
+
+// engines names the engines of the catalog for which has holds, as --db
+// takes them fresh ("sqlite, bbolt or postgres:managed"): the hints of
+// bad input list what the catalog offers, not a copy of it.
+func engines(has func(backend.Spec) bool) string {
+	var names []string
+	for _, b := range catalog.Backends() {
+		if has(b) {
+			names = append(names, b.Throwaway)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// hasCache says whether an engine has a cache --cache sets.
+func hasCache(b backend.Spec) bool { return b.Cache != "" }
+
+// managed says whether dbgauge starts the engine's server itself.
+func managed(b backend.Spec) bool { return strings.HasSuffix(b.Throwaway, ":managed") }

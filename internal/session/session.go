@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,7 +20,6 @@ import (
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
-	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/verdict"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
@@ -49,7 +47,7 @@ func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) 
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Plan: p, writer: w, obs: obs}
+	s := &session{Plan: p, writer: w, obs: obs, exts: newExtensions(p)}
 	s.res = &result.Result{
 		Schema: result.Schema, ID: filepath.Base(w.Dir()), Status: result.Running,
 		Command: p.args, Started: time.Now().UTC(), Config: p.config,
@@ -115,25 +113,21 @@ type session struct {
 	res       *result.Result
 	obs       Observer
 	db        backend.DB
+	exts      []any            // the extensions (extension.go), in the order their hooks run
 	measured  bool             // the clock has started
 	before    map[string]int64 // engine counters when the measure phase began
 	storage   *result.Storage  // sizes when the measure phase began
-	harness   *harnessProbe    // dbgauge's own CPU and memory from the measure phase on
 	mu        sync.Mutex
 	acc       *span     // the --interval being gathered, when longer than a second
-	unitLog   *unitLog  // --log-units
 	t0        time.Time // when the first phase began: events' time line
-	tail      *logTail  // a managed server's log, followed during the run
 	runCtx    context.Context
 	runDone   chan struct{} // closed when the clients have stopped
 	watchDone chan struct{} // closed when watch no longer looks at the server
-	bk        *backupRun    // --backup
-	cl        *clusterRun   // a managed primary's replicas (--topology)
-	recovery  struct {      // the crash-recovery measurement after the run
-		seconds  float64
-		note     string
-		from, to int64 // the server log's bytes the deliberate crash wrote
-	}
+	// ownLog are the bytes of a managed server's log that dbgauge's own
+	// actions made it write (the crash-recovery test's kill and restart):
+	// not anomalies of the run.
+	ownLog  struct{ from, to int64 }
+	cleanup []func() // after the engine has closed
 }
 
 // span gathers the one-second intervals of a longer --interval, merging their
@@ -181,13 +175,52 @@ func (s *session) describeData(folder string) {
 }
 
 func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
+	defer s.close()
+	db, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	if db, err = s.load(ctx, db); err != nil {
+		return err
+	}
+	out, runEnd, err := s.measure(ctx, stop, db)
+	if err != nil {
+		return err
+	}
+	if out.Reason != run.Canceled {
+		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
+			return err
+		}
+		for _, h := range hooks[checkHook](s) {
+			h.check(context.WithoutCancel(ctx), s, db)
+		}
+	}
+	var measureStart time.Time
+	if m := s.res.Phase(run.Measure); m != nil {
+		measureStart = m.Start
+	}
+	for _, h := range hooks[completedHook](s) {
+		h.completed(context.WithoutCancel(ctx), s, out.Reason == run.Completed, measureStart, runEnd)
+	}
+	s.judge()
+	for _, h := range hooks[judgeHook](s) {
+		h.judge(s)
+	}
+	return nil
+}
+
+// open opens the engine (in --data-dir's folder of the run's own, which is
+// removed after the session) and reads it back: its settings, its server,
+// what the run's connections will meet, where its data lives. It returns
+// the DB the workload is to use (kv on a SQL engine: its kv_ tables).
+func (s *session) open(ctx context.Context) (backend.DB, error) {
 	s.bopts.Dir = s.writer.Dir()
 	if s.dataDir != "" {
 		dir, err := s.makeDataDir()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		defer os.RemoveAll(dir) // after the engine has closed (defers run last first)
+		s.cleanup = append(s.cleanup, func() { os.RemoveAll(dir) }) // after the engine has closed
 		s.bopts.DataDir = dir
 	}
 	s.res.Environment.PageCache = "not dropped: a single run (each cell of a matrix drops it, as root)"
@@ -196,28 +229,26 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	db, err := s.bspec.Open(ctx, s.bopts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s.db = db
-	defer s.close()
 	if srv, ok := db.(backend.Server); ok {
 		info := result.Server(srv.ServerInfo())
 		s.res.Server = &info
 		if info.Note != "" {
 			s.obs.Note(info.Note)
 		}
-		s.tail = newLogTail(srv.LogRules(), info)
 	}
 	eng, err := db.Engine(ctx)
 	if err != nil {
-		return fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
+		return nil, fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
 	if l, ok := db.(backend.Limiter); ok {
 		ro, _ := s.w.(workload.ReadOnly)
 		notes, err := l.Limits(ctx, s.bopts.Conns, ro == nil || !ro.ReadOnly())
 		if err != nil {
-			return err
+			return nil, err
 		}
 		s.res.Limits = notes
 		for _, n := range notes {
@@ -227,7 +258,7 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	if s.bopts.ServerMemory > 0 && s.bopts.CacheBytes == 0 {
 		// The engine's default cache, known only now.
 		if err := tooSmall(knob.FormatSize(s.bopts.ServerMemory), s.bopts.ServerMemory, eng.CacheBytes, "the engine's default"); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if eng.Path == "" {
@@ -236,48 +267,52 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 			"data folder: the engine keeps its data on a server dbgauge does not manage; its device is not described and no flush ceiling is measured")
 	} else {
 		s.describeData(filepath.Dir(eng.Path))
-		if s.ceiling {
-			s.probeCeiling(ctx, filepath.Dir(eng.Path))
+	}
+	for _, h := range hooks[openedHook](s) {
+		if err := h.opened(ctx, s); err != nil {
+			return nil, err
 		}
 	}
 	if sq, ok := db.(backend.SQLDB); ok && s.api == backend.KV {
 		db = sqlkv.Wrap(sq)
 	}
-	if err := s.save(); err != nil {
-		return err
-	}
+	return db, s.save()
+}
 
-	if err := s.sizeData(ctx); err != nil { // --dataset, from the cache read back
-		return err
+// load loads the workload's data (or finds it loaded) and marks the ids
+// it holds; it returns the DB the clients are to use.
+func (s *session) load(ctx context.Context, db backend.DB) (backend.DB, error) {
+	for _, h := range hooks[beforeLoadHook](s) {
+		if err := h.beforeLoad(ctx, s); err != nil {
+			return nil, err
+		}
 	}
 	s.obs.Note(fmt.Sprintf("loading %s data", s.wspec.Name))
 	t := time.Now()
 	ds, err := s.w.Load(ctx, db)
 	if err != nil {
-		return fmt.Errorf("load: %w", err)
+		return nil, fmt.Errorf("load: %w", err)
 	}
 	s.res.Dataset = result.Dataset{Reused: ds.Reused, Seconds: time.Since(t).Seconds(), Facts: ds.Facts, Target: s.res.Dataset.Target, EmptyBytes: s.res.Dataset.EmptyBytes}
-	s.measureDataset(ctx)
 	if err := s.markExisting(ctx, db); err != nil {
-		return err
+		return nil, err
 	}
-	if cs, ok := s.w.(workload.ColdStarter); ok && cs.ColdStart() {
-		if db, err = s.clearCaches(ctx, db); err != nil {
-			return err
+	for _, h := range hooks[loadedHook](s) {
+		if db, err = h.loaded(ctx, s, db); err != nil {
+			return nil, err
 		}
 	}
-	if s.backup != nil {
-		s.bk = newBackupRun(s.backup)
-		s.res.Backup = s.bk.rec
-	}
-	if c, ok := s.db.(backend.Cluster); ok {
-		s.startCluster(context.WithoutCancel(ctx), c)
-		defer s.finishCluster()
-	}
-	if rr, ok := s.db.(backend.ReadRouter); ok {
-		// The plan made sure that a workload sent to the replicas only reads.
-		if _, err := rr.RouteReads(); err != nil {
-			return err
+	return db, nil
+}
+
+// measure runs the clients: warm-up, then the measure phase, until it
+// ends; it records the phases, the storage and the engine's counters. It
+// returns what the run engine said and when the clients stopped.
+func (s *session) measure(ctx context.Context, stop <-chan struct{}, db backend.DB) (*run.Outcome, time.Time, error) {
+	cfg := s.run
+	for _, h := range hooks[beforeRunHook](s) {
+		if err := h.beforeRun(ctx, s, &cfg); err != nil {
+			return nil, time.Time{}, err
 		}
 	}
 	s.runCtx = ctx
@@ -289,49 +324,21 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	s.runDone = make(chan struct{})
 	stop, died := s.watch(stop)
-	cfg := s.run
-	if s.failover != nil {
-		// A promotion can take PostgreSQL's wal_retrieve_retry_interval
-		// (5 s) and more: the clients keep trying meanwhile.
-		cfg.Unavailable = time.Minute
-	}
-	if s.logUnits {
-		ul, err := newUnitLog(s.writer.Dir(), s.w.Shape().Kinds(), time.Now())
-		if err != nil {
-			return fmt.Errorf("--log-units: %w", err)
-		}
-		s.unitLog, cfg.Log = ul, ul.Unit
-		s.res.UnitLog = UnitLogFile
-		defer func() {
-			if err := ul.Close(); err != nil {
-				s.obs.Note("closing " + UnitLogFile + " failed: " + err.Error())
-			}
-		}()
-	}
 	out, err := run.Run(ctx, cfg, s.w.Shape(), open, stop, s)
 	runEnd := time.Now()
-	if err == nil && s.harness != nil && len(out.Phases) > 0 {
-		ok := out.Phases[len(out.Phases)-1].OK()
-		h := s.harness.finish(runEnd, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "", s.harnessCPUs != nil)
-		sc := s.harness.server(runEnd, ok)
-		verdict.Harness(h, sc, s.res.Config.Unit)
-		s.mu.Lock()
-		s.res.Harness, s.res.ServerCPU = h, sc
-		s.mu.Unlock()
-	}
 	close(s.runDone)
 	if s.watchDone != nil {
 		<-s.watchDone // before anything restarts the server
 	}
-	s.followLog()
-	if s.bk != nil {
-		s.finishBackup()
+	ended := out
+	if err != nil {
+		ended = nil
 	}
-	if s.cl != nil {
-		s.finishCluster()
+	for _, h := range hooks[runEndedHook](s) {
+		h.runEnded(ctx, s, ended, runEnd)
 	}
 	if err != nil {
-		return err
+		return nil, runEnd, err
 	}
 	if len(out.Phases) > 0 {
 		s.mu.Lock()
@@ -340,7 +347,7 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	}
 	if err := died(); err != nil {
 		s.finishPhases(out.Phases)
-		return fmt.Errorf("the server died during the run: %w", err)
+		return nil, runEnd, fmt.Errorf("the server died during the run: %w", err)
 	}
 	s.finishPhases(out.Phases)
 	if m := s.res.Phase("measure"); s.storage != nil && m != nil && m.Seconds > 0 {
@@ -360,31 +367,9 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 		s.res.Status, s.res.Reason = result.Interrupted, string(out.Reason)
 	}
 	if out.Err != nil {
-		return fmt.Errorf("stopped by a fatal error: %w", out.Err)
+		return nil, runEnd, fmt.Errorf("stopped by a fatal error: %w", out.Err)
 	}
-	if out.Reason != run.Canceled {
-		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
-			return err
-		}
-		if cp, ok := s.w.(workload.Checkpointed); ok {
-			s.checkpoints(cp.Checkpoints())
-		}
-		if s.cl != nil {
-			s.failoverVerdict(context.WithoutCancel(ctx), db)
-		}
-	}
-	if out.Reason == run.Completed {
-		// Restores and the crash-recovery test take a while: not after Ctrl-C.
-		if m := s.res.Phase(run.Measure); s.bk != nil && m != nil {
-			s.restores(context.WithoutCancel(ctx), m.Start, runEnd)
-		}
-		s.crashRecovery(context.WithoutCancel(ctx))
-	} else if s.bk != nil && s.bk.plan.restore {
-		s.bk.rec.Note = strings.TrimPrefix(s.bk.rec.Note+"; not restored: the run was interrupted", "; ")
-	}
-	s.judge()
-	verdict.Durability(s.res)
-	return nil
+	return out, runEnd, nil
 }
 
 // makeDataDir makes the run's own folder inside --data-dir, which another
@@ -419,57 +404,6 @@ func (s *session) markExisting(ctx context.Context, db backend.DB) error {
 	return nil
 }
 
-// crashRecovery kills a managed server after the run and times its restart
-// (--crash-recovery): from the kill to the first accepted connection.
-func (s *session) crashRecovery(ctx context.Context) {
-	r, ok := s.db.(backend.Recoverer)
-	if !ok {
-		return
-	}
-	if !s.recoveryOn {
-		s.recovery.note = "--crash-recovery=false"
-		return
-	}
-	if s.cl != nil && s.cl.rec.Failover != nil {
-		s.recovery.note = "the primary was failed over"
-		return
-	}
-	s.obs.Note("killing the server (SIGKILL) and timing its crash recovery")
-	logPath := ""
-	if s.res.Server != nil {
-		logPath = s.res.Server.Log
-	}
-	s.recovery.from = backend.FileSize(logPath)
-	t := time.Now()
-	err := r.CrashRestart(ctx)
-	s.recovery.to = backend.FileSize(logPath)
-	if err != nil {
-		s.recovery.note = "the server did not come back: " + err.Error()
-		s.res.Checks = append(s.res.Checks, result.Check{Name: "crash_recovery", Detail: s.recovery.note})
-		s.summarize()
-		return
-	}
-	s.recovery.seconds = time.Since(t).Seconds()
-}
-
-// probeCeiling measures (or recalls) the flush ceiling of the device under
-// the engine's data folder, before any load makes the disk busy.
-func (s *session) probeCeiling(ctx context.Context, folder string) {
-	s.obs.Note("measuring the flush ceiling of " + folder + " (once a day per device)")
-	m, err := disk.CeilingOf(ctx, folder)
-	if err != nil {
-		s.obs.Note("flush ceiling not measured: " + err.Error())
-		return
-	}
-	d := &result.Durability{Folder: folder, Ceiling: m.Rate, Method: m.Method, ProbedAt: m.At.Format(time.RFC3339), Cached: m.Cached}
-	for _, f := range m.Findings {
-		if f.Level == "warning" {
-			d.DiskWarning = append(d.DiskWarning, f.Text)
-		}
-	}
-	s.res.Durability = d
-}
-
 // watch returns a stop channel closed when stop is, or when a managed server
 // dies; died tells whether it did, and why. It stops looking at the server
 // when the run is done (runDone), and then closes watchDone.
@@ -502,20 +436,25 @@ func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
 	return merged, srv.DeathErr
 }
 
-// close closes the engine once; a managed server's shut-down time is then known.
+// close closes the engine once; a managed server's shut-down time is then
+// known. Then what the session made for itself goes (--data-dir's folder).
 func (s *session) close() {
+	defer func() {
+		for _, f := range s.cleanup {
+			f()
+		}
+		s.cleanup = nil
+	}()
 	if s.db == nil {
 		return
+	}
+	for _, h := range hooks[closingHook](s) {
+		h.closing(s)
 	}
 	err := s.db.Close()
 	if srv, ok := s.db.(backend.Server); ok {
 		info := result.Server(srv.ServerInfo())
-		info.RecoverySeconds = s.recovery.seconds
-		if s.recovery.note != "" {
-			info.RecoveryNote = s.recovery.note
-		}
 		s.res.Server = &info
-		s.res.ServerLog = scanServerLog(srv.LogRules(), info, s.recovery.from, s.recovery.to)
 	}
 	if st := s.res.Storage; st != nil && st.MeasuredSeconds > 0 {
 		st.DataPerHour = float64(st.DataEnd-st.DataBegin) / st.MeasuredSeconds * 3600
@@ -523,37 +462,13 @@ func (s *session) close() {
 			st.LogPerHour = float64(st.LogEnd-st.LogBegin) / st.MeasuredSeconds * 3600
 		}
 	}
+	for _, h := range hooks[closedHook](s) {
+		h.closed(s)
+	}
 	s.db = nil
 	if err != nil {
 		s.obs.Note("closing the engine: " + err.Error())
 	}
-}
-
-// scanServerLog reads a managed server's log (kept in the result folder) for
-// anomalies, or returns nil when the engine has no rules. The
-// bytes from skip to until are what dbgauge's own crash-recovery test made
-// the server write (a crash, a recovery): not anomalies of the run.
-func scanServerLog(rules *server.LogRules, info result.Server, skip, until int64) *result.ServerLog {
-	if rules == nil || info.Log == "" {
-		return nil
-	}
-	text, err := os.ReadFile(info.Log)
-	if err != nil {
-		return nil
-	}
-	if until > skip && until <= int64(len(text)) {
-		// Blank the lines, keep the newlines: line numbers stay true.
-		for i := skip; i < until; i++ {
-			if text[i] != '\n' {
-				text[i] = ' '
-			}
-		}
-	}
-	sl := &result.ServerLog{Path: info.Log, Lines: strings.Count(string(text), "\n"), Anomalies: []result.LogAnomaly{}}
-	for _, a := range rules.Scan(string(text)) {
-		sl.Anomalies = append(sl.Anomalies, result.LogAnomaly(a))
-	}
-	return sl
 }
 
 // stats reads the engine's counters, or nil when it has none.
@@ -586,16 +501,12 @@ func (s *session) PhaseBegins(p *metrics.Phase) {
 		s.t0 = p.Start
 	}
 	s.mu.Unlock()
-	if p.Name == run.Measure && s.bk != nil {
-		s.startBackup(s.runCtx, p.Start)
-	}
-	if p.Name == run.Measure && s.failover != nil && s.cl != nil {
-		s.startFailover(context.WithoutCancel(s.runCtx), p.Start)
-	}
 	if p.Name == run.Measure {
 		s.before = s.stats(context.Background())
 		s.storage = s.sizes(nil)
-		s.harness = startHarness(p.Start, s.db)
+	}
+	for _, h := range hooks[phaseHook](s) {
+		h.phaseBegins(s, p)
 	}
 }
 
@@ -636,20 +547,15 @@ func sizeOf(path string) int64 {
 // Interval receives each closed interval from the run engine: it extends the
 // series, refreshes the phase record and saves the result.
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
-	s.followLog()
-	if s.harness != nil {
-		s.harness.sample()
-	}
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
 	sec.Nothing = iv.Nothing()
+	for _, h := range hooks[secondHook](s) {
+		h.second(s, p, iv, &sec)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.backupSecond(p, iv)
-	if s.cl != nil {
-		sec.Lag = s.cl.lag
-	}
 	if s.interval > time.Second {
 		// The series holds --interval points; the live line stays per second.
 		if s.acc != nil && s.acc.phase != p.Name {
@@ -672,11 +578,6 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	s.setPhase(p.Record(true))
 	if err := s.writer.Save(s.res); err != nil {
 		s.obs.Note("saving the result failed: " + err.Error())
-	}
-	if s.unitLog != nil {
-		if err := s.unitLog.Flush(); err != nil {
-			s.obs.Note("writing " + UnitLogFile + " failed: " + err.Error())
-		}
 	}
 	s.obs.Second(s.res, sec)
 }

@@ -3,7 +3,9 @@ package session
 import (
 	"bufio"
 	"compress/gzip"
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,11 +13,55 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // UnitLogFile is the name of --log-units' file inside the result folder.
 const UnitLogFile = "units.csv.gz"
+
+// unitLogger is --log-units: every unit written to units.csv.gz in the
+// result folder, flushed every second.
+type unitLogger struct{ l *unitLog }
+
+func (u *unitLogger) beforeRun(_ context.Context, s *session, cfg *run.Config) error {
+	if !s.logUnits {
+		return nil
+	}
+	l, err := newUnitLog(s.writer.Dir(), s.w.Shape().Kinds(), time.Now())
+	if err != nil {
+		return fmt.Errorf("--log-units: %w", err)
+	}
+	u.l, cfg.Log = l, l.Unit
+	s.res.UnitLog = UnitLogFile
+	return nil
+}
+
+func (u *unitLogger) second(s *session, _ *metrics.Phase, _ *metrics.Interval, _ *result.Second) {
+	if u.l == nil {
+		return
+	}
+	if err := u.l.Flush(); err != nil {
+		s.obs.Note("writing " + UnitLogFile + " failed: " + err.Error())
+	}
+}
+
+func (u *unitLogger) runEnded(_ context.Context, s *session, _ *run.Outcome, _ time.Time) {
+	u.closing(s)
+}
+
+// closing ends the file, once.
+func (u *unitLogger) closing(s *session) {
+	if u.l == nil {
+		return
+	}
+	if err := u.l.Close(); err != nil {
+		s.obs.Note("closing " + UnitLogFile + " failed: " + err.Error())
+	}
+	u.l = nil
+}
 
 // unitLog writes every unit to a gzipped CSV: when it started (seconds since
 // the run began), the client, the unit kind, its latency, its outcome (ok,
