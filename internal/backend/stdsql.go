@@ -508,3 +508,16 @@ func nullOr(err error, into string) error {
 	}
 	return fmt.Errorf("converting NULL to %s is unsupported", into)
 }
+
+// Ping opens a database/sql pool on dsn through driver, pings it within
+// timeout and closes it: a managed server's Ready, tried until it serves.
+func Ping(ctx context.Context, driver, dsn string, timeout time.Duration) error {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return db.PingContext(cctx)
+}

@@ -10,7 +10,7 @@ import (
 )
 
 // Helpers the engines' managed servers share: their passwords, their logs'
-// growth and tails, a flushed file.
+// growth and tails.
 
 // Secret returns a fresh random password for a managed server's account.
 func Secret() string {
@@ -57,17 +57,4 @@ func LastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, " | ")
-}
-
-// SyncFile flushes a file that is already written.
-func SyncFile(path string) error {
-	fh, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	err = fh.Sync()
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -17,7 +18,7 @@ func (f *Server) NBackup(ctx context.Context, file string) error {
 	if out, err := f.Service(ctx, "action_nbak", "nbk_file", file, "nbk_level", "0"); err != nil {
 		return fmt.Errorf("nbackup (fbsvcmgr action_nbak): %w: %s", err, server.LastLines(out, 3))
 	}
-	return server.SyncFile(file)
+	return backend.SyncFile(file)
 }
 
 // NRestore restores a level-0 backup into database, a new file in the

@@ -2,7 +2,6 @@ package firebird
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -18,6 +17,7 @@ import (
 
 	_ "github.com/nakagami/firebirdsql" // registers "firebirdsql"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -170,40 +170,26 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if mode == "Classic" {
 		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
 	}
-	var cg *server.Cgroup
-	for attempt := 0; ; attempt++ {
-		if f.Port, err = server.FreePort(); err != nil {
-			return nil, err
-		}
-		if cfg.Memory > 0 && cg == nil {
-			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), f.Port), cfg.Memory); err != nil {
+	f.Startup, err = server.Launch{
+		Memory: cfg.Memory,
+		Start: func(port int) (*server.Process, error) {
+			f.Port = port
+			if err := f.writeConf(conf); err != nil {
 				return nil, err
 			}
-		}
-		if err := f.writeConf(conf); err != nil {
-			return nil, err
-		}
-		t0 := time.Now()
-		if f.Process, err = server.StartEnv(acct, f.env, cfg.CPUs, filepath.Join(cfg.Dir, "firebird.out"), bin, args...); err != nil {
-			_ = cg.Remove()
-			return nil, err
-		}
-		if err = f.Confine(cg); err == nil {
-			err = f.waitReady(ctx)
-		}
-		f.Startup = time.Since(t0)
-		if err == nil {
-			go f.follow(f.Done())
-			return f, nil
-		}
-		_, _ = f.Stop(syscall.SIGKILL, 5*time.Second)
-		if attempt < 2 && strings.Contains(f.LogTail(5)+f.newLog(), "ddress already in use") {
-			continue
-		}
-		_ = cg.Remove()
+			var err error
+			f.Process, err = server.StartEnv(acct, f.env, cfg.CPUs, filepath.Join(cfg.Dir, "firebird.out"), bin, args...)
+			return f.Process, err
+		},
+		Ready: func() error { return f.waitReady(ctx) },
+		Taken: func() bool { return strings.Contains(f.LogTail(5)+f.newLog(), "ddress already in use") },
+	}.Run()
+	if err != nil {
 		f.saveLog()
 		return nil, err
 	}
+	go f.follow(f.Done())
+	return f, nil
 }
 
 // makeInstance makes the instance's root: the configuration files, lock and
@@ -301,30 +287,16 @@ func (f *Server) DSNFor(database string) string {
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
+// What the server said goes to its own firebird.log too: its new lines end
+// the error.
 func (f *Server) waitReady(ctx context.Context) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		db, err := sql.Open("firebirdsql", f.DSN())
-		if err == nil {
-			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			err = db.PingContext(cctx)
-			cancel()
-			db.Close()
-		}
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-f.Done():
-			return fmt.Errorf("firebird exited while starting; it said: %s %s", f.LogTail(5), f.newLog())
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("firebird did not accept connections within 60 s: %w", err)
-		}
+	err := f.WaitReady(ctx, 50*time.Millisecond, func() error {
+		return backend.Ping(ctx, "firebirdsql", f.DSN(), 2*time.Second)
+	})
+	if said := f.newLog(); err != nil && said != "" {
+		err = fmt.Errorf("%w; firebird.log: %s", err, said)
 	}
+	return err
 }
 
 // systemLog returns the firebird.log the server writes (its folder is fixed

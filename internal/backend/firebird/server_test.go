@@ -48,6 +48,29 @@ func TestFirebird(t *testing.T) {
 	}
 }
 
+// startFilled starts a server in mode with forced writes, its database
+// holding a table t of 5,000 rows; the test's cleanup stops it.
+func startFilled(t *testing.T, mode string) (*Server, *sql.DB) {
+	t.Helper()
+	f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.StopClean() })
+	db, err := sql.Open("firebirdsql", f.DSN())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, q := range []string{"CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
+		"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END"} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f, db
+}
+
 // TestFirebirdCrashRestart: after a kill -9 and a restart, the server answers
 // again on the same port and keeps what was committed before.
 func TestFirebirdCrashRestart(t *testing.T) {
@@ -56,22 +79,7 @@ func TestFirebirdCrashRestart(t *testing.T) {
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
-			f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.StopClean()
-			db, err := sql.Open("firebirdsql", f.DSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			for _, q := range []string{"CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
-				"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END"} {
-				if _, err := db.Exec(q); err != nil {
-					t.Fatal(err)
-				}
-			}
+			f, _ := startFilled(t, mode)
 			pid, port := f.Pid(), f.Port
 			note, err := f.CrashRestart(context.Background())
 			if err != nil {
@@ -114,22 +122,7 @@ func TestFirebirdBackup(t *testing.T) {
 
 func firebirdBackup(t *testing.T, mode string) {
 	ctx := context.Background()
-	f, err := Start(ctx, ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.StopClean()
-	db, err := sql.Open("firebirdsql", f.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{"CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
-		"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f, db := startFilled(t, mode)
 	bk := filepath.Join(f.DataDir, "backup.nbk")
 	t0 := time.Now()
 	if err := f.NBackup(ctx, bk); err != nil {

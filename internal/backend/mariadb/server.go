@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -153,17 +154,8 @@ func (m *Server) launch(ctx context.Context, logPath, password string) error {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	var cg *server.Cgroup
-	for attempt := 0; ; attempt++ {
-		var err error
-		if m.Port, err = server.FreePort(); err != nil {
-			return err
-		}
-		if m.memory > 0 && cg == nil {
-			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), m.Port), m.memory); err != nil {
-				return err
-			}
-		}
+	start := func(port int) (*server.Process, error) {
+		m.Port = port
 		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
 			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
 			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
@@ -173,52 +165,25 @@ func (m *Server) launch(ctx context.Context, logPath, password string) error {
 		for _, k := range keys {
 			args = append(args, "--"+k+"="+m.settings[k])
 		}
-		start := time.Now()
-		if m.Process, err = server.StartOn(m.Account, m.cpus, logPath, m.bin, args...); err != nil {
-			_ = cg.Remove()
-			return err
-		}
-		if err = m.Confine(cg); err == nil {
-			err = m.waitReady(ctx, password)
-		}
-		m.Startup = time.Since(start)
-		if err == nil {
-			return nil
-		}
-		_, _ = m.Stop(syscall.SIGKILL, 5*time.Second)
-		if attempt < 2 && strings.Contains(m.LogTail(5), "Address already in use") {
-			continue
-		}
-		_ = cg.Remove()
-		return err
+		var err error
+		m.Process, err = server.StartOn(m.Account, m.cpus, logPath, m.bin, args...)
+		return m.Process, err
 	}
+	var err error
+	m.Startup, err = server.Launch{
+		Memory: m.memory,
+		Start:  start,
+		Ready:  func() error { return m.waitReady(ctx, password) },
+		Taken:  func() bool { return strings.Contains(m.LogTail(5), "Address already in use") },
+	}.Run()
+	return err
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
 func (m *Server) waitReady(ctx context.Context, password string) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		db, err := sql.Open("mysql", m.dsnWith("root", password, "", true))
-		if err == nil {
-			cctx, cancel := context.WithTimeout(ctx, time.Second)
-			err = db.PingContext(cctx)
-			cancel()
-			db.Close()
-		}
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-m.Done():
-			return fmt.Errorf("mariadbd exited while starting; its log ends with: %s", m.LogTail(5))
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("mariadbd did not accept connections within 60 s: %w; its log ends with: %s", err, m.LogTail(5))
-		}
-	}
+	return m.WaitReady(ctx, 50*time.Millisecond, func() error {
+		return backend.Ping(ctx, "mysql", m.dsnWith("root", password, "", true), time.Second)
+	})
 }
 
 // CrashRestart kills the server's process group with SIGKILL and starts it

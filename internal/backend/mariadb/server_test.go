@@ -41,28 +41,36 @@ func TestMariaDB(t *testing.T) {
 	t.Logf("started in %v as %s: %s", m.Startup, m.Account.Name, m.Note)
 }
 
-// TestMariaDBCrashRestart: after a kill -9 and a restart, the server answers
-// again and keeps what was committed before.
-func TestMariaDBCrashRestart(t *testing.T) {
-	if _, _, err := FindServer(); err != nil {
-		t.Skip(err)
-	}
-	m, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
+// startFilled starts a server in dir that flushes its log at every commit,
+// with a table t of 20,000 rows; the test's cleanup stops it.
+func startFilled(t *testing.T, dir string) (*Server, *sql.DB) {
+	t.Helper()
+	m, err := Start(context.Background(), ServerConfig{Dir: dir, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.StopClean()
+	t.Cleanup(func() { m.StopClean() })
 	db, err := sql.Open("mysql", m.DSN(false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
+	t.Cleanup(func() { db.Close() })
 	for _, q := range []string{"CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(100))",
 		"INSERT INTO t SELECT seq, REPEAT('x', 100) FROM seq_1_to_20000"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return m, db
+}
+
+// TestMariaDBCrashRestart: after a kill -9 and a restart, the server answers
+// again and keeps what was committed before.
+func TestMariaDBCrashRestart(t *testing.T) {
+	if _, _, err := FindServer(); err != nil {
+		t.Skip(err)
+	}
+	m, db := startFilled(t, t.TempDir())
 	pid := m.Pid()
 	note, err := m.CrashRestart(context.Background())
 	if err != nil {
@@ -94,22 +102,7 @@ func TestMariaDBBackup(t *testing.T) {
 	}
 	ctx := context.Background()
 	dir := t.TempDir()
-	m, err := Start(ctx, ServerConfig{Dir: dir, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.StopClean()
-	db, err := sql.Open("mysql", m.DSN(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	for _, q := range []string{"CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(100))",
-		"INSERT INTO t SELECT seq, REPEAT('x', 100) FROM seq_1_to_20000"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	m, db := startFilled(t, dir)
 	bk := filepath.Join(filepath.Dir(m.DataDir), "backup")
 	t0 := time.Now()
 	if err := m.Backup(ctx, bk); err != nil {

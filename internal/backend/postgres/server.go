@@ -166,47 +166,30 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // settings as -c name=value, and waits until it accepts connections.
 // With a memory limit, the server runs in a cgroup of its own.
 func (p *Server) launch(ctx context.Context, logPath string, settings map[string]string) error {
-	var cg *server.Cgroup
-	for attempt := 0; ; attempt++ {
-		var err error
-		if p.Port, err = server.FreePort(); err != nil {
-			return err
-		}
-		if p.memory > 0 && cg == nil {
-			if cg, err = server.NewCgroup(fmt.Sprintf("dbgauge-%d-%d", os.Getpid(), p.Port), p.memory); err != nil {
-				return err
-			}
-		}
+	keys := make([]string, 0, len(settings))
+	for k := range settings {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	start := func(port int) (*server.Process, error) {
+		p.Port = port
 		args := []string{"-D", p.DataDir, "-p", strconv.Itoa(p.Port), "-c", "listen_addresses=127.0.0.1",
 			"-c", "unix_socket_directories=" + p.SocketDir}
-		keys := make([]string, 0, len(settings))
-		for k := range settings {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
 		for _, k := range keys {
 			args = append(args, "-c", k+"="+settings[k])
 		}
-		start := time.Now()
-		if p.Process, err = server.StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...); err != nil {
-			_ = cg.Remove()
-			return err
-		}
-		if err = p.Confine(cg); err == nil {
-			err = p.waitReady(ctx)
-		}
-		p.Startup = time.Since(start)
-		if err == nil {
-			return nil
-		}
-		_, _ = p.Stop(syscall.SIGKILL, 5*time.Second)
-		// Another process may have taken the port between asking and binding.
-		if attempt < 2 && strings.Contains(p.LogTail(5), "could not bind") {
-			continue
-		}
-		_ = cg.Remove()
-		return err
+		var err error
+		p.Process, err = server.StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...)
+		return p.Process, err
 	}
+	var err error
+	p.Startup, err = server.Launch{
+		Memory: p.memory,
+		Start:  start,
+		Ready:  func() error { return p.waitReady(ctx) },
+		Taken:  func() bool { return strings.Contains(p.LogTail(5), "could not bind") },
+	}.Run()
+	return err
 }
 
 // waitReady connects until the server accepts, or it exits, or 60 s pass.
@@ -214,25 +197,15 @@ func (p *Server) waitReady(ctx context.Context) error { return p.waitReadyOn(ctx
 
 // waitReadyOn waits over TCP, or over the Unix socket.
 func (p *Server) waitReadyOn(ctx context.Context, socket bool) error {
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	return p.WaitReady(ctx, 20*time.Millisecond, func() error {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		c, err := pgconn.Connect(cctx, p.DSN(socket))
 		cancel()
-		if err == nil {
-			return c.Close(ctx)
+		if err != nil {
+			return err
 		}
-		select {
-		case <-p.Done():
-			return fmt.Errorf("postgres exited while starting; its log ends with: %s", p.LogTail(5))
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("postgres did not accept connections within 60 s: %w; its log ends with: %s", err, p.LogTail(5))
-		}
-	}
+		return c.Close(ctx)
+	})
 }
 
 // DSN returns a connection string for the server, over TCP or, with socket,
@@ -359,19 +332,20 @@ func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Server, err
 	if err := acct.Own(p.SocketDir); err != nil {
 		return nil, err
 	}
-	if p.Port, err = server.FreePort(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	if p.Process, err = server.Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
-		"-c", "listen_addresses=", "-c", "unix_socket_directories="+p.SocketDir); err != nil {
-		return nil, err
-	}
-	if err := p.waitReadyOn(ctx, true); err != nil {
-		_, _ = p.Stop(syscall.SIGKILL, 5*time.Second)
+	// No other try: the port only names the socket (no TCP).
+	p.Startup, err = server.Launch{
+		Start: func(port int) (*server.Process, error) {
+			p.Port = port
+			var err error
+			p.Process, err = server.Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
+				"-c", "listen_addresses=", "-c", "unix_socket_directories="+p.SocketDir)
+			return p.Process, err
+		},
+		Ready: func() error { return p.waitReadyOn(ctx, true) },
+	}.Run()
+	if err != nil {
 		os.RemoveAll(p.SocketDir)
 		return nil, err
 	}
-	p.Startup = time.Since(start)
 	return p, nil
 }

@@ -1,0 +1,114 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// me runs the test's processes as the test's own user.
+func me() Account { return Account{Name: "me", UID: os.Getuid(), GID: os.Getgid()} }
+
+// TestLaunch: a try whose port was taken is made again on another port,
+// three tries in all; a failed try's process is killed.
+func TestLaunch(t *testing.T) {
+	cases := []struct {
+		name      string
+		fails     int  // tries whose Ready fails
+		taken     bool // and blame a taken port
+		wantTries int
+		wantErr   bool
+	}{
+		{"ready", 0, false, 1, false},
+		{"taken=2", 2, true, 3, false},
+		{"taken=always", 9, true, 3, true},
+		{"failed", 9, false, 1, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			log := filepath.Join(t.TempDir(), "server.log")
+			var procs []*Process
+			var ports []int
+			startup, err := Launch{
+				Start: func(port int) (*Process, error) {
+					p, err := Start(me(), log, "sleep", "30")
+					if err == nil {
+						procs, ports = append(procs, p), append(ports, port)
+					}
+					return p, err
+				},
+				Ready: func() error {
+					if len(procs) <= c.fails {
+						return errors.New("not ready")
+					}
+					return nil
+				},
+				Taken: func() bool { return c.taken },
+			}.Run()
+			t.Cleanup(func() {
+				for _, p := range procs {
+					_ = p.Kill()
+				}
+			})
+			if len(procs) != c.wantTries || (err != nil) != c.wantErr {
+				t.Fatalf("%d tries, error %v; want %d tries, an error: %v", len(procs), err, c.wantTries, c.wantErr)
+			}
+			for i, p := range procs {
+				if ports[i] <= 0 {
+					t.Errorf("try %d on port %d", i+1, ports[i])
+				}
+				failed := i < c.fails
+				select {
+				case <-p.Done():
+					if !failed {
+						t.Errorf("try %d served, and was stopped", i+1)
+					}
+				default:
+					if failed {
+						t.Errorf("try %d failed, and its process runs on", i+1)
+					}
+				}
+			}
+			if err == nil && startup <= 0 {
+				t.Errorf("start-up %v", startup)
+			}
+		})
+	}
+}
+
+// TestWaitReady: it returns when connect does, and says so with the log's
+// end when the process exits first or the caller gives up.
+func TestWaitReady(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "server.log")
+	p, err := Start(me(), log, "sh", "-c", "echo 'FATAL: no such role'; sleep 30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	n := 0
+	if err := p.WaitReady(context.Background(), time.Millisecond, func() error {
+		if n++; n < 3 {
+			return errors.New("refused")
+		}
+		return nil
+	}); err != nil || n != 3 {
+		t.Errorf("WaitReady = %v after %d connects, want nil after 3", err, n)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.WaitReady(ctx, time.Millisecond, func() error { return errors.New("refused") }); !errors.Is(err, context.Canceled) {
+		t.Errorf("WaitReady with a canceled context = %v", err)
+	}
+	dead, err := Start(me(), log, "sh", "-c", "echo 'FATAL: bad setting'; exit 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = dead.WaitReady(context.Background(), time.Millisecond, func() error { return errors.New("refused") })
+	if err == nil || !strings.Contains(err.Error(), "sh exited while starting") || !strings.Contains(err.Error(), "FATAL: bad setting") {
+		t.Errorf("WaitReady on a process that exits = %v, want its exit and its log", err)
+	}
+}
