@@ -361,3 +361,31 @@ func KVOf(workload string, db backend.DB) (backend.KVDB, error) {
 	}
 	return d, nil
 }
+
+// SQLOf returns db as a SQL engine, for a workload that speaks only SQL.
+func SQLOf(workload string, db backend.DB) (backend.SQLDB, error) {
+	d, ok := db.(backend.SQLDB)
+	if !ok {
+		return nil, fmt.Errorf("%s: backend %T does not speak SQL", workload, db)
+	}
+	return d, nil
+}
+
+// SQLConnOf opens a connection to db as a SQL engine (SQLOf).
+func SQLConnOf(ctx context.Context, workload string, db backend.DB) (backend.Conn, error) {
+	d, err := SQLOf(workload, db)
+	if err != nil {
+		return nil, err
+	}
+	return d.Conn(ctx)
+}
+
+// KVConnOf opens a connection to db as a key-value engine (KVOf): what a
+// key-value workload's Load, Check and clients each start with.
+func KVConnOf(ctx context.Context, workload string, db backend.DB) (backend.KVConn, error) {
+	d, err := KVOf(workload, db)
+	if err != nil {
+		return nil, err
+	}
+	return d.KVConn(ctx)
+}

@@ -1,10 +1,13 @@
 package workload
 
 import (
+	"context"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
 
@@ -81,5 +84,26 @@ func TestGroup(t *testing.T) {
 	}
 	if LostUnits(&Lost{Units: 2, Err: errors.New("x")}) != 2 || LostUnits(errors.New("x")) != 0 {
 		t.Error("LostUnits")
+	}
+}
+
+// fakeKV is a key-value engine whose connections are nil: enough to tell
+// the APIs apart.
+type fakeKV struct{ backend.DB }
+
+func (fakeKV) KVConn(context.Context) (backend.KVConn, error) { return nil, nil }
+
+// TestConnOf: a workload gets a connection of the API it speaks, and a
+// named error from an engine that does not speak it.
+func TestConnOf(t *testing.T) {
+	ctx := context.Background()
+	if _, err := KVConnOf(ctx, "kv", fakeKV{}); err != nil {
+		t.Errorf("KVConnOf(a key-value engine) = %v", err)
+	}
+	if _, err := SQLConnOf(ctx, "tpcb", fakeKV{}); err == nil || !strings.HasPrefix(err.Error(), "tpcb: backend workload.fakeKV does not speak SQL") {
+		t.Errorf("SQLConnOf(a key-value engine) = %v", err)
+	}
+	if _, err := KVConnOf(ctx, "kv", struct{ backend.DB }{}); err == nil || !strings.HasPrefix(err.Error(), "kv: backend") {
+		t.Errorf("KVConnOf(an engine that is neither) = %v", err)
 	}
 }

@@ -237,11 +237,7 @@ func (w *kv) datasetTag() string {
 // (its inserts included) or loads a new one, then reads it through once: how
 // many records, which inserted numbers are there, every value intact.
 func (w *kv) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
-	d, err := workload.KVOf("kv", db)
-	if err != nil {
-		return workload.Dataset{}, err
-	}
-	c, err := d.KVConn(ctx)
+	c, err := workload.KVConnOf(ctx, "kv", db)
 	if err != nil {
 		return workload.Dataset{}, err
 	}
@@ -385,11 +381,7 @@ func (w *kv) tally(ctx context.Context, c backend.KVConn) (tally, error) {
 // Check compares the records with the loaded ones and the inserts
 // acknowledged, reads every value through, and reports what the reads found.
 func (w *kv) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	d, err := workload.KVOf("kv", db)
-	if err != nil {
-		return nil, err
-	}
-	c, err := d.KVConn(ctx)
+	c, err := workload.KVConnOf(ctx, "kv", db)
 	if err != nil {
 		return nil, err
 	}
@@ -418,11 +410,7 @@ func (w *kv) Check(ctx context.Context, db backend.DB) ([]workload.Check, error)
 
 // Client returns client id, choosing records with its own generator.
 func (w *kv) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand) (workload.Client, error) {
-	d, err := workload.KVOf("kv", db)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := d.KVConn(ctx)
+	conn, err := workload.KVConnOf(ctx, "kv", db)
 	if err != nil {
 		return nil, err
 	}

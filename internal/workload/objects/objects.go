@@ -489,11 +489,7 @@ func inTx(ctx context.Context, c backend.KVConn, fn func() error) error {
 // conference must be there, every add and update acknowledged must be
 // there at its version, and the reads of the run must have found theirs.
 func (w *objects) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	d, err := workload.KVOf("objects", db)
-	if err != nil {
-		return nil, err
-	}
-	c, err := d.KVConn(ctx)
+	c, err := workload.KVConnOf(ctx, "objects", db)
 	if err != nil {
 		return nil, err
 	}
@@ -579,11 +575,7 @@ func (w *objects) Check(ctx context.Context, db backend.DB) ([]workload.Check, e
 // warm, as after zodbshootout's add and update), hot into the shared record
 // cache, steamin into its object cache too.
 func (w *objects) Client(ctx context.Context, db backend.DB, id int, rng *rand.Rand) (workload.Client, error) {
-	d, err := workload.KVOf("objects", db)
-	if err != nil {
-		return nil, err
-	}
-	conn, err := d.KVConn(ctx)
+	conn, err := workload.KVConnOf(ctx, "objects", db)
 	if err != nil {
 		return nil, err
 	}

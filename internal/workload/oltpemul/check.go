@@ -18,9 +18,9 @@ var cols = [7]string{"clo", "ord", "sup", "avl", "res", "inc", "out"}
 // their logs and to what the documents and the FIFO say, every document's
 // total equal to the sum of its lines. A failed check names its rows.
 func (w *emul) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	sdb, ok := db.(backend.SQLDB)
-	if !ok {
-		return nil, fmt.Errorf("oltp-emul: backend %T does not speak SQL", db)
+	sdb, err := workload.SQLOf("oltp-emul", db)
+	if err != nil {
+		return nil, err
 	}
 	c, err := sdb.Conn(ctx)
 	if err != nil {

@@ -11,7 +11,6 @@ package oltpemul
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
@@ -145,9 +144,9 @@ func (w *emul) customer(rng *rand.Rand) int64 {
 // themselves, many to a transaction, with one client: a realistic mix of
 // document states, in minutes for the seed's 30,000.
 func (w *emul) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
-	sdb, ok := db.(backend.SQLDB)
-	if !ok {
-		return workload.Dataset{}, fmt.Errorf("oltp-emul: backend %T does not speak SQL", db)
+	sdb, err := workload.SQLOf("oltp-emul", db)
+	if err != nil {
+		return workload.Dataset{}, err
 	}
 	w.st = newStmts(sdb.Dialect())
 	w.dial = sdb.Dialect().Name
@@ -279,11 +278,7 @@ func (noOps) Time(_ int, fn func() error) error { return fn() }
 
 // Client returns a client running business actions, each one transaction.
 func (w *emul) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand) (workload.Client, error) {
-	sdb, ok := db.(backend.SQLDB)
-	if !ok {
-		return nil, fmt.Errorf("oltp-emul: backend %T does not speak SQL", db)
-	}
-	c, err := sdb.Conn(ctx)
+	c, err := workload.SQLConnOf(ctx, "oltp-emul", db)
 	if err != nil {
 		return nil, err
 	}

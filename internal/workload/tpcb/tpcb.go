@@ -125,19 +125,11 @@ var ddl = []string{
 	"CREATE TABLE pgbench_branches (bid int not null, bbalance int, filler char(88))",
 }
 
-func sqlDB(db backend.DB) (backend.SQLDB, error) {
-	s, ok := db.(backend.SQLDB)
-	if !ok {
-		return nil, fmt.Errorf("tpcb: %T speaks no SQL", db)
-	}
-	return s, nil
-}
-
 // Load reuses a dataset of the same scale (one pgbench -i made, too) or
 // builds one as pgbench -i does: tables, data (COPY where the engine has it),
 // VACUUM, then primary keys.
 func (w *tpcb) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
-	sdb, err := sqlDB(db)
+	sdb, err := workload.SQLOf("tpcb", db)
 	if err != nil {
 		return workload.Dataset{}, err
 	}
@@ -251,11 +243,7 @@ func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) err
 
 // Client returns a client running pgbench's transaction.
 func (w *tpcb) Client(ctx context.Context, db backend.DB, _ int, rng *rand.Rand) (workload.Client, error) {
-	sdb, err := sqlDB(db)
-	if err != nil {
-		return nil, err
-	}
-	c, err := sdb.Conn(ctx)
+	c, err := workload.SQLConnOf(ctx, "tpcb", db)
 	if err != nil {
 		return nil, err
 	}
@@ -392,11 +380,7 @@ func (c *client) Close(ctx context.Context) error {
 // Check verifies what pgbench's transaction keeps true: every balance moved
 // by the same deltas, and one history row per acknowledged transaction.
 func (w *tpcb) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
-	sdb, err := sqlDB(db)
-	if err != nil {
-		return nil, err
-	}
-	c, err := sdb.Conn(ctx)
+	c, err := workload.SQLConnOf(ctx, "tpcb", db)
 	if err != nil {
 		return nil, err
 	}
