@@ -13,6 +13,9 @@
 //     too, is cli's;
 //  6. no environment variable of dbgauge's own (EnvNames) carries part of a
 //     command line: a child is told what to do by its spec (internal/child).
+//
+// It also holds docs/architecture.md to the tree (DocGaps): every package
+// folder the page names exists, and it names every package under internal/.
 package archtest
 
 import (
