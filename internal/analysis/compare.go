@@ -110,9 +110,9 @@ func labelDifferences(inputs []*Input, labels []string) {
 		r := in.Groups[0].Runs[0]
 		knobs[i] = map[string]string{"db": r.Config.Backend, "durability": r.Config.Durability, "commit": r.Config.Commit,
 			"prepare": r.Config.Prepare, "clients": strconv.Itoa(r.Config.Clients), "engine": r.Engine.Version}
-		for k, v := range r.Config.Knobs {
+		for k := range r.Config.Knobs {
 			if _, ok := knobs[i][k]; !ok && k != "results" && k != "seed" {
-				knobs[i][k] = v
+				knobs[i][k] = r.Config.Knobs.Text(k)
 			}
 		}
 		for k := range knobs[i] {

@@ -63,7 +63,7 @@ func TestClusterTopologies(t *testing.T) {
 		t.Fatalf("%d cells", len(cells))
 	}
 	for _, r := range cells {
-		topo := r.Config.Knobs["topology"]
+		topo := r.Config.Knobs.Text("topology")
 		if topo == "none" {
 			if r.Cluster != nil {
 				t.Errorf("none has a cluster: %+v", r.Cluster)

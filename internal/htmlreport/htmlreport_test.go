@@ -487,7 +487,7 @@ func TestPure(t *testing.T) {
 
 func TestEscapes(t *testing.T) {
 	r := &result.Result{Status: result.Failed, Reason: `<img src=x onerror=alert(1)>`,
-		Config: result.Config{Workload: "</script><script>alert(1)</script>", Knobs: map[string]string{"x": `"><b>`}}}
+		Config: result.Config{Workload: "</script><script>alert(1)</script>", Knobs: result.Knobs{"x": `"><b>`}}}
 	page := render(t, htmlreport.Page{Run: r})
 	for _, bad := range []string{"<img src=x", "</script><script>alert", `"><b>`} {
 		if bytes.Contains(page, []byte(bad)) {

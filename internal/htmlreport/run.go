@@ -611,7 +611,7 @@ func setupSection(r *result.Result) *section {
 	)
 	var given []string
 	for _, k := range sortedKeys(c.Knobs) {
-		v := strings.ReplaceAll(c.Knobs[k], "\n", ", ")
+		v := strings.ReplaceAll(c.Knobs.Text(k), "\n", ", ")
 		given = append(given, "--"+k)
 		if shownKnobs[k] {
 			continue

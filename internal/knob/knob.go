@@ -143,6 +143,35 @@ func (v *Values) Explicit() map[string]string {
 	return out
 }
 
+// Typed returns the knobs the user set, each typed as its Spec declares: an
+// Int as an int64, a Number as a float64, a Switch as a bool, a repeatable
+// knob as its list, the rest (and a value that does not parse: the plan
+// refuses it) as its text. For the result's record.
+func (v *Values) Typed() map[string]any {
+	out := make(map[string]any, len(v.set))
+	for name, s := range v.set {
+		spec := v.specs[name]
+		out[name] = s
+		switch {
+		case spec.Repeat:
+			out[name] = v.List(name)
+		case spec.Kind == Int:
+			if n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64); err == nil {
+				out[name] = n
+			}
+		case spec.Kind == Number:
+			if f, err := strconv.ParseFloat(s, 64); err == nil {
+				out[name] = f
+			}
+		case spec.Kind == Switch:
+			if b, err := strconv.ParseBool(s); err == nil {
+				out[name] = b
+			}
+		}
+	}
+	return out
+}
+
 // Names returns the declared knob names, sorted.
 func (v *Values) Names() []string {
 	out := make([]string, 0, len(v.specs))

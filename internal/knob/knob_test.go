@@ -2,6 +2,7 @@ package knob
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -79,5 +80,24 @@ func TestType(t *testing.T) {
 		if c.spec.Axis() != (c.spec.Kind != Switch && !c.spec.Single) {
 			t.Errorf("%s: Axis() = %v", c.spec.Name, c.spec.Axis())
 		}
+	}
+}
+
+// TestTyped: the knobs given are recorded as their declarations type them;
+// a value that does not parse stays text.
+func TestTyped(t *testing.T) {
+	v := NewValues([]Spec{
+		{Name: "n", Kind: Int}, {Name: "r", Kind: Number}, {Name: "s", Kind: Switch}, {Name: "d", Kind: Duration},
+		{Name: "set", Repeat: true}, {Name: "bad", Kind: Int}, {Name: "unset", Kind: Int, Default: "3"},
+	})
+	for name, val := range map[string]string{"n": "1_000", "r": "2.5", "s": "true", "d": "30s", "bad": "many"} {
+		v.Set(name, val)
+	}
+	v.Set("set", "a=1")
+	v.Set("set", "b=2")
+	got := v.Typed()
+	want := map[string]any{"n": int64(1000), "r": 2.5, "s": true, "d": "30s", "set": []string{"a=1", "b=2"}, "bad": "many"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Typed() = %#v, want %#v", got, want)
 	}
 }

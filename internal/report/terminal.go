@@ -244,7 +244,7 @@ func configLine(r *result.Result) string {
 		case "clients", "durability", "commit", "prepare", "api", "db", "require", "results", "duration", "units", "warmup":
 			continue
 		}
-		parts = append(parts, k+" "+strings.ReplaceAll(c.Knobs[k], "\n", ","))
+		parts = append(parts, k+" "+strings.ReplaceAll(c.Knobs.Text(k), "\n", ","))
 	}
 	switch {
 	case c.Units > 0 && c.Duration > 0:

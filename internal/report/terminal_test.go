@@ -22,7 +22,7 @@ func sample() *result.Result {
 		Config: result.Config{
 			Workload: "nms", Unit: "call", UnitRate: "calls/s", Backend: "sqlite", DB: "sqlite", API: "sql",
 			Clients: 4, Warmup: result.Duration(2 * time.Second), Duration: result.Duration(30 * time.Second),
-			Seed: 42, Durability: "sync", Commit: "unit", Prepare: "once", Knobs: map[string]string{"lines": "2500", "clients": "4"},
+			Seed: 42, Durability: "sync", Commit: "unit", Prepare: "once", Knobs: result.Knobs{"lines": int64(2500), "clients": int64(4)},
 		},
 		Engine:      result.Engine{Name: "sqlite", Version: "3.54.1", Settings: map[string]string{"synchronous": "FULL", "journal_mode": "wal"}},
 		Environment: result.Environment{DataDir: result.Device{Path: "/data", FS: "ext4", Device: "vda", Rotational: &rot, WriteCache: "write back"}},

@@ -7,7 +7,12 @@
 // file. Reports are views of a Result and import nothing else.
 package result
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // Schema names the version of the record. Readers refuse versions other
 // than Schema and the older ones in Readable.
@@ -16,11 +21,16 @@ import "time"
 // Latency.Nothing, Second.Nothing, Summary.Nothing); in version 1 they were
 // counted as ok (oltp-emul's actions that found no document, no stock, or the
 // aggregation held by another client), so a version-1 rate may be too high.
-const Schema = "dbgauge.result/2"
+//
+// Version 3 records the knobs given (Config.Knobs) typed, as each knob is
+// declared: whole numbers and numbers as JSON numbers, switches as true or
+// false, a repeatable knob as a list, the rest as text; in version 2 all
+// were text.
+const Schema = "dbgauge.result/3"
 
 // Readable lists the older versions this dbgauge still reads. Their records
 // lack the fields added since, which read as zero.
-var Readable = []string{"dbgauge.result/1"}
+var Readable = []string{"dbgauge.result/1", "dbgauge.result/2"}
 
 // Status of a run.
 type Status string
@@ -215,6 +225,37 @@ type Restore struct {
 	Note       string     `json:"note,omitempty"`
 }
 
+// Knobs are the knobs a user gave, by name, each typed as declared
+// (knob.Values.Typed): a number, a bool, a list of text, or text.
+type Knobs map[string]any
+
+// Text returns knob name's value as text, as version 2 recorded it (""
+// when not given): a repeatable knob's values joined by "\n".
+func (k Knobs) Text(name string) string {
+	switch v := k[name].(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case []string:
+		return strings.Join(v, "\n")
+	case []any:
+		parts := make([]string, len(v))
+		for i, x := range v {
+			parts[i] = fmt.Sprint(x)
+		}
+		return strings.Join(parts, "\n")
+	default:
+		return fmt.Sprint(v)
+	}
+}
+
 // ClientsKnob is the knob of the clients: a matrix axis of it is the
 // scaling curve's (analysis).
 const ClientsKnob = "clients"
@@ -222,28 +263,28 @@ const ClientsKnob = "clients"
 // Config is what the user asked for, after defaults, before the engine had its
 // say. Secrets are already redacted.
 type Config struct {
-	Workload   string            `json:"workload"`
-	Unit       string            `json:"unit"`        // "call"
-	UnitRate   string            `json:"unit_metric"` // "calls/s"
-	Backend    string            `json:"backend"`     // the backend's name: "sqlite"
-	DB         string            `json:"db"`          // --db as given, password masked
-	API        string            `json:"api"`         // "sql" or "kv"
-	Clients    int               `json:"clients"`
-	Warmup     Duration          `json:"warmup"`
-	Duration   Duration          `json:"duration"` // 0 when --units ends the run
-	Units      int64             `json:"units,omitempty"`
-	Rate       float64           `json:"rate,omitempty"` // open loop: intended units/s
-	Retries    int               `json:"retries"`
-	Seed       uint64            `json:"seed"`
-	Durability string            `json:"durability"`
-	Commit     string            `json:"commit"`
-	Prepare    string            `json:"prepare"`
-	Set        []string          `json:"set,omitempty"`
-	Require    []string          `json:"require,omitempty"`
-	StopFile   string            `json:"stop_file,omitempty"`
-	Interval   Duration          `json:"interval"`        // the series' resolution
-	Knobs      map[string]string `json:"knobs"`           // every knob the user set explicitly
-	Workloads  any               `json:"workload_config"` // the workload's typed config
+	Workload   string   `json:"workload"`
+	Unit       string   `json:"unit"`        // "call"
+	UnitRate   string   `json:"unit_metric"` // "calls/s"
+	Backend    string   `json:"backend"`     // the backend's name: "sqlite"
+	DB         string   `json:"db"`          // --db as given, password masked
+	API        string   `json:"api"`         // "sql" or "kv"
+	Clients    int      `json:"clients"`
+	Warmup     Duration `json:"warmup"`
+	Duration   Duration `json:"duration"` // 0 when --units ends the run
+	Units      int64    `json:"units,omitempty"`
+	Rate       float64  `json:"rate,omitempty"` // open loop: intended units/s
+	Retries    int      `json:"retries"`
+	Seed       uint64   `json:"seed"`
+	Durability string   `json:"durability"`
+	Commit     string   `json:"commit"`
+	Prepare    string   `json:"prepare"`
+	Set        []string `json:"set,omitempty"`
+	Require    []string `json:"require,omitempty"`
+	StopFile   string   `json:"stop_file,omitempty"`
+	Interval   Duration `json:"interval"`        // the series' resolution
+	Knobs      Knobs    `json:"knobs"`           // every knob the user set explicitly, typed
+	Workloads  any      `json:"workload_config"` // the workload's typed config
 }
 
 // Engine is what the engine says about itself, read back after the settings

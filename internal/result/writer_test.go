@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strconv"
 	"testing"
 )
 
@@ -55,5 +57,38 @@ func TestLoadVersion1(t *testing.T) {
 	}
 	if Schema == "dbgauge.result/1" || !Known("dbgauge.result/1") || Known("dbgauge.result/9") {
 		t.Errorf("schema %q, readable %v", Schema, Readable)
+	}
+}
+
+// TestKnobsTyped: version 3 records knobs typed; read back from JSON, and
+// from a version-2 record whose knobs are all text, Text gives the same.
+func TestKnobsTyped(t *testing.T) {
+	dir := t.TempDir()
+	typed := `{"schema":"` + Schema + `","id":"new","status":"completed","config":{"knobs":{"clients":8,"rate":2.5,"procedure":true,"set":["a=1","b=2"],"db":"sqlite"}}}`
+	text := `{"schema":"dbgauge.result/2","id":"old","status":"completed","config":{"knobs":{"clients":"8","rate":"2.5","procedure":"true","set":"a=1\nb=2","db":"sqlite"}}}`
+	var texts []map[string]string
+	for i, doc := range []string{typed, text} {
+		p := filepath.Join(dir, strconv.Itoa(i)+".json")
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for k := range r.Config.Knobs {
+			m[k] = r.Config.Knobs.Text(k)
+		}
+		texts = append(texts, m)
+	}
+	want := map[string]string{"clients": "8", "rate": "2.5", "procedure": "true", "set": "a=1\nb=2", "db": "sqlite"}
+	for i, m := range texts {
+		if !reflect.DeepEqual(m, want) {
+			t.Errorf("record %d: %v, want %v", i, m, want)
+		}
+	}
+	if _, ok := (Knobs{"clients": int64(8)})["clients"].(int64); !ok || (Knobs{"clients": int64(8)}).Text("clients") != "8" || (Knobs{}).Text("x") != "" {
+		t.Error("Text of an int64 or of a knob not given")
 	}
 }

@@ -40,7 +40,7 @@ func ProbeDisk(ctx context.Context, req DiskRequest, stop <-chan struct{}, each 
 		Command: redact.Args(req.Args), Started: time.Now().UTC(),
 		Config: result.Config{
 			Workload: "disk", Unit: "flush", UnitRate: "flushes/s", Clients: 1,
-			Duration: result.Duration(req.Probe.Duration), Units: req.Probe.Ops, Knobs: map[string]string{},
+			Duration: result.Duration(req.Probe.Duration), Units: req.Probe.Ops, Knobs: result.Knobs{},
 		},
 		Environment: hostinfo.Collect(),
 		Phases:      []result.Phase{}, Series: []result.Second{}, Checks: []result.Check{}, Verdicts: []result.Verdict{},

@@ -202,7 +202,7 @@ func NewPlan(req Request) (*Plan, error) {
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
 		Durability: string(p.bopts.Durability), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
-		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Explicit()), Interval: result.Duration(p.interval),
+		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Typed()), Interval: result.Duration(p.interval),
 		Workloads: p.w.Config(),
 	}
 	for _, kv := range p.bopts.Set {
@@ -306,9 +306,17 @@ func (p *Plan) failoverConfig(v *knob.Values) error {
 	return nil
 }
 
-func redactKnobs(m map[string]string) map[string]string {
-	for k, s := range m {
-		m[k] = redact.DSN(s)
+// redactKnobs masks passwords in the knobs' text.
+func redactKnobs(m map[string]any) result.Knobs {
+	for k, v := range m {
+		switch v := v.(type) {
+		case string:
+			m[k] = redact.DSN(v)
+		case []string:
+			for i := range v {
+				v[i] = redact.DSN(v[i])
+			}
+		}
 	}
 	return m
 }
