@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlkv"
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
@@ -21,6 +22,42 @@ import (
 // BackupDir is the folder of the result that receives an embedded engine's
 // backup.
 const BackupDir = "backup"
+
+// backupPlan is --backup: when to take it, and how to check it.
+type backupPlan struct {
+	at      time.Duration // into the measure phase
+	to      time.Duration // a point-in-time restore target into the measure phase; 0: none
+	restore bool          // restore it and check it after the run
+}
+
+// backupConfig reads --backup at=D[,to=D] and --restore-check.
+func (p *Plan) backupConfig(v *knob.Values) error {
+	spec := v.Get("backup")
+	if spec == "" {
+		return nil
+	}
+	const hint = "write it as --backup at=60s, or at=60s,to=4m"
+	t, err := moments("backup", spec, hint, "to")
+	if err != nil {
+		return err
+	}
+	b := &backupPlan{at: t["at"], to: t["to"]}
+	if !p.bspec.Has(backend.OnlineBackup) {
+		return knob.Bad("drop --backup, or use "+engines(func(b backend.Spec) bool { return b.Has(backend.OnlineBackup) }), "dbgauge cannot take an online backup of %s", p.bspec.Name)
+	}
+	if d := p.run.Duration; d > 0 && b.at >= d {
+		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", d), "--backup at=%s comes after the measure phase ends", b.at)
+	}
+	if b.to > 0 && b.to <= b.at {
+		return knob.Bad("give to= after at=: the restore rolls the backup forward", "--backup to=%s is not after at=%s", b.to, b.at)
+	}
+	if b.restore, err = v.Bool("restore-check"); err != nil {
+		return err
+	}
+	p.backup = b
+	p.bopts.Archive = b.restore
+	return nil
+}
 
 // backupRun is --backup during one run: the backup taken at its moment of
 // the measure phase, and the measure phase's seconds before, during and

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
@@ -17,6 +18,33 @@ import (
 type failoverPlan struct {
 	at    time.Duration // into the measure phase: the primary is killed
 	pause time.Duration // the replicas' WAL receivers are stopped this long before
+}
+
+// failoverConfig reads --failover at=D[,pause=D].
+func (p *Plan) failoverConfig(v *knob.Values) error {
+	spec := v.Get("failover")
+	if spec == "" {
+		return nil
+	}
+	const hint = "write it as --failover at=20s, or at=20s,pause=1s"
+	t, err := moments("failover", spec, hint, "pause")
+	if err != nil {
+		return err
+	}
+	f := &failoverPlan{at: t["at"], pause: t["pause"]}
+	switch topo := v.Get("topology"); {
+	case topo == "" || topo == "none":
+		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed)", "--failover needs a replica to promote")
+	case f.pause > f.at:
+		return knob.Bad("give pause= at most at=", "--failover pause=%s begins before the measure phase", f.pause)
+	case p.run.Duration > 0 && f.at >= p.run.Duration:
+		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", p.run.Duration), "--failover at=%s comes after the measure phase ends", f.at)
+	}
+	if _, ok := p.w.(workload.Ledgered); !ok {
+		return knob.Bad("use insert or nms, whose commits dbgauge can account for", "--failover counts the acknowledged commits a failover loses, which %s cannot tell", p.wspec.Name)
+	}
+	p.failover = f
+	return nil
 }
 
 // clusterRun follows a cluster through the run: its replicas' lag each

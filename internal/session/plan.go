@@ -71,13 +71,6 @@ type Plan struct {
 	dataset     *datasetPlan    // --dataset Nx
 }
 
-// backupPlan is --backup: when to take it, and how to check it.
-type backupPlan struct {
-	at      time.Duration // into the measure phase
-	to      time.Duration // a point-in-time restore target into the measure phase; 0: none
-	restore bool          // restore it and check it after the run
-}
-
 // CommonKnobs returns the common knobs with spec's defaults applied.
 func CommonKnobs(spec workload.Spec) []knob.Spec {
 	common := slices.Clone(Knobs)
@@ -248,62 +241,6 @@ func moments(name, spec, hint, other string) (map[string]time.Duration, error) {
 		return nil, knob.Bad(hint, "--%s %q says not when: give at=D", name, spec)
 	}
 	return out, nil
-}
-
-// backupConfig reads --backup at=D[,to=D] and --restore-check.
-func (p *Plan) backupConfig(v *knob.Values) error {
-	spec := v.Get("backup")
-	if spec == "" {
-		return nil
-	}
-	const hint = "write it as --backup at=60s, or at=60s,to=4m"
-	t, err := moments("backup", spec, hint, "to")
-	if err != nil {
-		return err
-	}
-	b := &backupPlan{at: t["at"], to: t["to"]}
-	if !p.bspec.Has(backend.OnlineBackup) {
-		return knob.Bad("drop --backup, or use "+engines(func(b backend.Spec) bool { return b.Has(backend.OnlineBackup) }), "dbgauge cannot take an online backup of %s", p.bspec.Name)
-	}
-	if d := p.run.Duration; d > 0 && b.at >= d {
-		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", d), "--backup at=%s comes after the measure phase ends", b.at)
-	}
-	if b.to > 0 && b.to <= b.at {
-		return knob.Bad("give to= after at=: the restore rolls the backup forward", "--backup to=%s is not after at=%s", b.to, b.at)
-	}
-	if b.restore, err = v.Bool("restore-check"); err != nil {
-		return err
-	}
-	p.backup = b
-	p.bopts.Archive = b.restore
-	return nil
-}
-
-// failoverConfig reads --failover at=D[,pause=D].
-func (p *Plan) failoverConfig(v *knob.Values) error {
-	spec := v.Get("failover")
-	if spec == "" {
-		return nil
-	}
-	const hint = "write it as --failover at=20s, or at=20s,pause=1s"
-	t, err := moments("failover", spec, hint, "pause")
-	if err != nil {
-		return err
-	}
-	f := &failoverPlan{at: t["at"], pause: t["pause"]}
-	switch topo := v.Get("topology"); {
-	case topo == "" || topo == "none":
-		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed)", "--failover needs a replica to promote")
-	case f.pause > f.at:
-		return knob.Bad("give pause= at most at=", "--failover pause=%s begins before the measure phase", f.pause)
-	case p.run.Duration > 0 && f.at >= p.run.Duration:
-		return knob.Bad(fmt.Sprintf("give at= less than --duration %s", p.run.Duration), "--failover at=%s comes after the measure phase ends", f.at)
-	}
-	if _, ok := p.w.(workload.Ledgered); !ok {
-		return knob.Bad("use insert or nms, whose commits dbgauge can account for", "--failover counts the acknowledged commits a failover loses, which %s cannot tell", p.wspec.Name)
-	}
-	p.failover = f
-	return nil
 }
 
 // redactKnobs masks passwords in the knobs' text.
