@@ -11,9 +11,12 @@
 # uniform keys), with the same clients and duration, the tools alternating
 # (dbgauge first in odd rounds, sysbench first in even ones).
 #
-# Printed per round: each tool's reads/s, dbgauge ÷ sysbench, and each
-# tool's client CPU per read (user + system of its process, from rusage);
-# then the median ratio and its range.
+# Printed per round: each tool's reads/s, dbgauge ÷ sysbench, each tool's
+# client CPU per read (user + system of its process, from rusage), and the
+# server's CPU per read under each (mariadbd's, from /proc/PID/stat): when
+# the server spends more per read under one tool, the gap is in the
+# queries (kv_kv's VARBINARY key against sbtest1's INTEGER id), not in the
+# client. Then the medians.
 #
 # N=100000 rows, CLIENTS=8, DURATION=20 s, ROUNDS=3, VALUE=120 bytes (the
 # size of sbtest's c column).
@@ -68,6 +71,13 @@ def cpu():
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime
 
+TICK = os.sysconf("SC_CLK_TCK")
+
+def server_cpu_now():
+    # mariadbd is one process: its threads' user + system time.
+    f = open(f"/proc/{srv.pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / TICK
+
 try:
     for _ in range(600):
         if subprocess.run(["mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "SELECT 1"],
@@ -86,36 +96,40 @@ try:
     subprocess.run([DBGAUGE, "load", "kv"] + common, check=True, stdout=subprocess.DEVNULL)
 
     def sysbench():
-        t = cpu()
+        t, st = cpu(), server_cpu_now()
         out = subprocess.run(sb + [f"--threads={CLIENTS}", f"--time={DURATION}", "--rand-type=uniform", "--report-interval=0", "run"],
                              check=True, capture_output=True, text=True, preexec_fn=client_cpu).stdout
-        used = cpu() - t
+        used, sused = cpu() - t, server_cpu_now() - st
         m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out)
-        return float(m.group(2)), used / int(m.group(1)) * 1e6
+        n = int(m.group(1))
+        return float(m.group(2)), used / n * 1e6, sused / n * 1e6
 
     def dbgauge():
         res = os.path.join(work, "results")
         shutil.rmtree(res, ignore_errors=True)
-        t = cpu()
+        t, st = cpu(), server_cpu_now()
         subprocess.run([DBGAUGE, "run", "kv", "--mix", "read=100", "--clients", str(CLIENTS), "--duration", f"{DURATION}s",
                         "--warmup", "0", "--ceiling", "off", "--results", res] + common,
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=client_cpu)
-        used = cpu() - t
+        used, sused = cpu() - t, server_cpu_now() - st
         r = json.load(open(glob.glob(res + "/*/result.json")[0]))
-        return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
+        n = max(r["summary"]["ok"], 1)
+        return r["summary"]["rate"], used / n * 1e6, sused / n * 1e6
 
-    print("%5s %13s %13s %7s %15s %15s" % ("round", "dbgauge r/s", "sysbench r/s", "÷", "dbgauge µs/read", "sysbench µs/read"))
-    ratios, dcpu, scpu = [], [], []
+    print("%5s %13s %13s %7s %15s %15s %15s %15s" % ("round", "dbgauge r/s", "sysbench r/s", "÷", "dbgauge µs/read", "sysbench µs/read",
+                                                    "server µs (dbg)", "server µs (sb)"))
+    ratios, dcpu, scpu, dsrv, ssrv = [], [], [], [], []
     for r in range(1, ROUNDS + 1):
         if r % 2:
-            (d, dc), (p, pc) = dbgauge(), sysbench()
+            (d, dc, ds), (p, pc, ps) = dbgauge(), sysbench()
         else:
-            (p, pc), (d, dc) = sysbench(), dbgauge()
-        ratios.append(d / p); dcpu.append(dc); scpu.append(pc)
-        print("%5d %13.0f %13.0f %7.3f %15.2f %15.2f" % (r, d, p, d / p, dc, pc), flush=True)
+            (p, pc, ps), (d, dc, ds) = sysbench(), dbgauge()
+        ratios.append(d / p); dcpu.append(dc); scpu.append(pc); dsrv.append(ds); ssrv.append(ps)
+        print("%5d %13.0f %13.0f %7.3f %15.2f %15.2f %15.2f %15.2f" % (r, d, p, d / p, dc, pc, ds, ps), flush=True)
     med = lambda xs: sorted(xs)[len(xs) // 2]
-    print("median dbgauge ÷ sysbench: %.3f  (%d rounds, %.3f–%.3f); median client CPU per read: dbgauge %.2f µs, sysbench %.2f µs"
-          % (med(ratios), len(ratios), min(ratios), max(ratios), med(dcpu), med(scpu)))
+    print("median dbgauge ÷ sysbench: %.3f  (%d rounds, %.3f–%.3f); median client CPU per read: dbgauge %.2f µs, sysbench %.2f µs;"
+          " median server CPU per read: under dbgauge %.2f µs, under sysbench %.2f µs"
+          % (med(ratios), len(ratios), min(ratios), max(ratios), med(dcpu), med(scpu), med(dsrv), med(ssrv)))
     ver = subprocess.run(["sysbench", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{N} rows ({VALUE}-byte values), {CLIENTS} clients, {DURATION} s per test, TCP loopback, "
           f"{'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {ver}, "
