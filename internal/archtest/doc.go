@@ -1,10 +1,11 @@
 package archtest
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -51,12 +52,7 @@ func DocPaths(doc string) []string {
 			seen[p] = true
 		}
 	}
-	out := make([]string, 0, len(seen))
-	for p := range seen {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // DocGaps holds doc to the tree under root: the folders doc names that are
@@ -78,11 +74,10 @@ func DocGaps(root, doc string) (missing, unnamed []string, err error) {
 		}
 		return err
 	})
-	for p := range pkgs {
+	for _, p := range slices.Sorted(maps.Keys(pkgs)) {
 		if !named[p] {
 			unnamed = append(unnamed, p)
 		}
 	}
-	sort.Strings(unnamed)
 	return missing, unnamed, err
 }
