@@ -1,11 +1,13 @@
 package backend
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
 
@@ -98,4 +100,13 @@ func SetSyncInterval(dst *time.Duration, kv KeyValue, engine string) error {
 	}
 	*dst = iv
 	return nil
+}
+
+// TxStateErrors are a key-value connection's errors when it is used out of
+// turn, in the engine's name: a Begin while a transaction is open (open),
+// and a use that needs a transaction without one (none). Both are fatal: the
+// workload has a bug.
+func TxStateErrors(engine string) (open, none error) {
+	return dberr.New(dberr.Fatal, dberr.Other, "", errors.New(engine+": a transaction is already open on this connection")),
+		dberr.New(dberr.Fatal, dberr.Other, "", errors.New(engine+": no transaction is open on this connection"))
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
 
@@ -89,6 +90,18 @@ func TestSetSyncInterval(t *testing.T) {
 			t.Errorf("SyncInterval=%s: %v, interval %v; want refused as bad input, the interval kept", c.value, err, iv)
 		case c.want != 0 && (err != nil || iv != c.want):
 			t.Errorf("SyncInterval=%s: %v, interval %v; want %v", c.value, err, iv, c.want)
+		}
+	}
+}
+
+func TestTxStateErrors(t *testing.T) {
+	open, none := TxStateErrors("bbolt")
+	for err, want := range map[error]string{
+		open: "bbolt: a transaction is already open on this connection",
+		none: "bbolt: no transaction is open on this connection",
+	} {
+		if dberr.ClassOf(err) != dberr.Fatal || err.Error() != want {
+			t.Errorf("%v (%v), want %q, fatal", err, dberr.ClassOf(err), want)
 		}
 	}
 }

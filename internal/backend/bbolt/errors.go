@@ -1,18 +1,13 @@
 package bbolt
 
 import (
-	"errors"
-
 	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
-var (
-	errTxOpen = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("bbolt: a transaction is already open on this connection"))
-	errNoTx   = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("bbolt: no transaction is open on this connection"))
-)
+var errTxOpen, errNoTx = backend.TxStateErrors("bbolt")
 
 // sentinels maps bbolt's errors (go.etcd.io/bbolt/errors).
 var sentinels = []dberr.Sentinel{

@@ -86,10 +86,9 @@ func (e *gdbmError) Unwrap() error {
 }
 
 var (
-	errTxOpen   = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("gdbm: a transaction is already open on this connection"))
-	errNoTx     = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("gdbm: no transaction is open on this connection"))
-	errReadOnly = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("gdbm: a write in a read-only transaction"))
-	errClosed   = dberr.New(dberr.Unavailable, dberr.Connection, "", errors.New("gdbm: the database is closed"))
+	errTxOpen, errNoTx = backend.TxStateErrors("gdbm")
+	errReadOnly        = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("gdbm: a write in a read-only transaction"))
+	errClosed          = dberr.New(dberr.Unavailable, dberr.Connection, "", errors.New("gdbm: the database is closed"))
 )
 
 type class struct {

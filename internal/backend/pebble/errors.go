@@ -11,9 +11,8 @@ import (
 )
 
 var (
-	errTxOpen  = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("pebble: a transaction is already open on this connection"))
-	errNoTx    = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("pebble: no transaction is open on this connection"))
-	errBadName = errors.New("pebble: a table name must be non-empty and free of NUL bytes")
+	errTxOpen, errNoTx = backend.TxStateErrors("pebble")
+	errBadName         = errors.New("pebble: a table name must be non-empty and free of NUL bytes")
 )
 
 // fatalError is what pebble reports through Logger.Fatalf (a failed WAL
