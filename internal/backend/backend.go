@@ -239,6 +239,16 @@ type ServerInfo struct {
 	CPUs            string // --cpus server=…: the CPUs it may run on, read back from the kernel; "": not placed
 }
 
+// Of fills in what a managed server's process knows of itself: its main
+// process, its memory cgroup (the limit read back, its folder, the OOM
+// kills in it) and the CPUs it may run on.
+func (i ServerInfo) Of(p *server.Process) ServerInfo {
+	i.PID = p.Pid()
+	i.MemoryLimit, i.Cgroup, i.OOMKills = p.Memory()
+	i.CPUs = p.CPUs()
+	return i
+}
+
 // Recoverer is an optional ability of a managed server: kill it as a crash
 // would (SIGKILL to its process group) and start it again on the same data,
 // returning once it accepts connections. The caller times it. Afterwards

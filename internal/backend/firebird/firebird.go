@@ -495,25 +495,20 @@ func validate(ctx context.Context, srv *Server, database string) (bool, string, 
 	return true, "online validation: no errors", nil
 }
 
-// ServerInfo describes the managed server.
 // LogRules are the engine's rules for its log (logrules.go).
 func (managedDB) LogRules() *server.LogRules { return LogRules }
 
-var _ backend.Server = managedDB{}
-
+// ServerInfo describes the managed server.
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := m.srv
 	note := s.Note
 	if s.Killed {
 		note = strings.TrimPrefix(note+"; Firebird did not finish its shutdown within 5 s of SIGTERM and was killed after its database was closed (a Firebird 3 hang, see docs/backends/firebird.md)", "; ")
 	}
-	info := backend.ServerInfo{
-		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(),
+	return backend.ServerInfo{
+		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port,
 		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: note,
-	}
-	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
-	info.CPUs = s.CPUs()
-	return info
+	}.Of(s.Process)
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and

@@ -335,21 +335,16 @@ var (
 	_ backend.Checker   = (*db)(nil)
 )
 
-// ServerInfo describes the managed server.
 // LogRules are the engine's rules for its log (logrules.go).
 func (managedDB) LogRules() *server.LogRules { return LogRules }
 
-var _ backend.Server = managedDB{}
-
+// ServerInfo describes the managed server.
 func (m managedDB) ServerInfo() backend.ServerInfo {
 	s := m.srv
-	info := backend.ServerInfo{
-		Engine: "mariadb", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
+	return backend.ServerInfo{
+		Engine: "mariadb", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
 		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
-	}
-	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
-	info.CPUs = s.CPUs()
-	return info
+	}.Of(s.Process)
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and

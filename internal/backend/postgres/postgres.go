@@ -325,22 +325,16 @@ var (
 	_ backend.SQLDB     = managedDB{}
 )
 
-// ServerInfo describes the managed server.
 // LogRules are the engine's rules for its log (logrules.go).
 func (managedDB) LogRules() *server.LogRules { return LogRules }
 
-var _ backend.Server = managedDB{}
-
+// ServerInfo describes the managed server.
 func (m managedDB) ServerInfo() backend.ServerInfo {
-	d := m.db
-	s := d.srv
-	info := backend.ServerInfo{
-		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, PID: s.Pid(), Socket: s.SocketDir,
-		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: d.shutdown.Seconds(), RecoveryNote: d.recovery, Note: s.Note,
-	}
-	info.MemoryLimit, info.Cgroup, info.OOMKills = s.Memory()
-	info.CPUs = s.CPUs()
-	return info
+	s := m.srv
+	return backend.ServerInfo{
+		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
+		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
+	}.Of(s.Process)
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
