@@ -5,6 +5,7 @@ package backendtest
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -40,6 +41,23 @@ func Open(t *testing.T, spec backend.Spec, o backend.Options) backend.DB {
 		t.Fatalf("open %s: %v", spec.Name, err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// OpenSQL opens a database/sql pool through driver on dsn (a managed
+// server's), runs stmts on it and returns it; the test's cleanup closes it.
+func OpenSQL(t *testing.T, driver, dsn string, stmts ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return db
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 func TestFirebird(t *testing.T) {
@@ -57,18 +59,8 @@ func startFilled(t *testing.T, mode string) (*Server, *sql.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.StopClean() })
-	db, err := sql.Open("firebirdsql", f.DSN())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	for _, q := range []string{"CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
-		"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return f, db
+	return f, backendtest.OpenSQL(t, "firebirdsql", f.DSN(), "CREATE TABLE t (k INTEGER NOT NULL PRIMARY KEY, v VARCHAR(100))",
+		"EXECUTE BLOCK AS DECLARE i INTEGER = 0; BEGIN WHILE (i < 5000) DO BEGIN INSERT INTO t VALUES (:i, 'x'); i = i + 1; END END")
 }
 
 // TestFirebirdCrashRestart: after a kill -9 and a restart, the server answers

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	_ "github.com/go-sql-driver/mysql"
+
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 func TestMariaDB(t *testing.T) {
@@ -50,18 +52,8 @@ func startFilled(t *testing.T, dir string) (*Server, *sql.DB) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.StopClean() })
-	db, err := sql.Open("mysql", m.DSN(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	for _, q := range []string{"CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(100))",
-		"INSERT INTO t SELECT seq, REPEAT('x', 100) FROM seq_1_to_20000"} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return m, db
+	return m, backendtest.OpenSQL(t, "mysql", m.DSN(false), "CREATE TABLE t (k INT PRIMARY KEY, v VARCHAR(100))",
+		"INSERT INTO t SELECT seq, REPEAT('x', 100) FROM seq_1_to_20000")
 }
 
 // TestMariaDBCrashRestart: after a kill -9 and a restart, the server answers
