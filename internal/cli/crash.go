@@ -55,21 +55,14 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
 		Short: "crash " + spec.Name + " and count what survives",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return knob.Bad("flags start with --, e.g. --cycles 5", "unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args:  flagsOnly("--cycles 5"),
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	cycles := fs.Int("cycles", 5, "faults per configuration, each on a fresh database")
 	power := fs.Bool("power-loss", false, "after the kill, cut the power: the database lives on dbgauge's FUSE test disk, which drops every write never flushed")
 	after := fs.String("fault-after", "1s-3s", "the fault comes at a seeded random moment this long after the first acknowledged commit")
-	bind(fs, spec.Knobs)
-	bind(fs, session.CommonKnobs(spec))
-	bind(fs, session.BackendKnobs())
+	bind(fs, runKnobs(spec))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		fault := "kill -9"
 		if *power {

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/session"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // listHelp says, under a workload's help, how a knob becomes a matrix axis.
@@ -66,5 +70,22 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 		if k.IsSwitch() {
 			fl.NoOptDefVal = "true"
 		}
+	}
+}
+
+// runKnobs are the knobs a workload's run, load and crash take, in --help's
+// order: the workload's own, the common ones, the backends'.
+func runKnobs(spec workload.Spec) []knob.Spec {
+	return slices.Concat(spec.Knobs, session.CommonKnobs(spec), session.BackendKnobs())
+}
+
+// flagsOnly refuses a positional argument: a workload's command takes flags
+// only (example is one of them, for the hint).
+func flagsOnly(example string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return knob.Bad("flags start with --, e.g. "+example, "unexpected argument %q", args[0])
+		}
+		return nil
 	}
 }

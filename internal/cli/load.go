@@ -32,18 +32,11 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		Long: "Loads " + spec.Name + "'s dataset into --db (a path or a server of yours: sqlite:PATH, bbolt:PATH, postgres://…) and\n" +
 			"reports the time it took; a run with the same --db and dataset knobs reuses it. With postgres:managed\n" +
 			"the load is timed and the throwaway server removed.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return knob.Bad("flags start with --, e.g. --db sqlite:/data/kv.db", "unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args: flagsOnly("--db sqlite:/data/kv.db"),
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	bind(fs, spec.Knobs)
-	bind(fs, session.CommonKnobs(spec))
-	bind(fs, session.BackendKnobs())
+	bind(fs, runKnobs(spec))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		setValues(fs, values)
 		for _, k := range given(fs, env.Args) {

@@ -47,10 +47,8 @@ func given(fs *pflag.FlagSet, args []string) []matrix.Knob {
 // single says whether a knob can never be an axis.
 func single(spec workload.Spec) func(string) bool {
 	specs := map[string]knob.Spec{}
-	for _, list := range [][]knob.Spec{spec.Knobs, session.CommonKnobs(spec), session.BackendKnobs()} {
-		for _, k := range list {
-			specs[k.Name] = k
-		}
+	for _, k := range runKnobs(spec) {
+		specs[k.Name] = k
 	}
 	return func(name string) bool { return !specs[name].Axis() }
 }
@@ -106,9 +104,7 @@ func validateCells(spec workload.Spec, m *result.Matrix) error {
 		}
 		seen[c.Key] = true
 		fs := pflag.NewFlagSet("cell", pflag.ContinueOnError)
-		bind(fs, spec.Knobs)
-		bind(fs, session.CommonKnobs(spec))
-		bind(fs, session.BackendKnobs())
+		bind(fs, runKnobs(spec))
 		if err := fs.Parse(matrix.CellFlags(m, c)); err != nil {
 			return knob.Bad("see dbgauge run "+spec.Name+" --help", "cell %s: %v", c.Key, err)
 		}

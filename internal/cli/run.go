@@ -57,18 +57,11 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 		Use:   spec.Name + " [flags]",
 		Short: spec.Summary,
 		Long:  spec.Summary + "\nFrom " + spec.Source + ".\nHeadline: " + spec.Metric() + ".\n\n" + listHelp,
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return knob.Bad("flags start with --, e.g. --clients 4", "unexpected argument %q", args[0])
-			}
-			return nil
-		},
+		Args:  flagsOnly("--clients 4"),
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	bind(fs, spec.Knobs)
-	bind(fs, session.CommonKnobs(spec))
-	bind(fs, session.BackendKnobs())
+	bind(fs, runKnobs(spec))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		knobs := given(fs, env.Args)
 		if _, axes := matrix.Split(knobs, single(spec)); len(axes) > 0 || fs.Changed("resume") || (fs.Changed("repeat") && fs.Lookup("repeat").Value.String() != "1") {
