@@ -29,18 +29,27 @@ func loadCrash(t *testing.T, root string) (result.Crash, string) {
 	return rec, dirs[0]
 }
 
+// runCrash runs dbgauge crash with args, its results in a folder of the
+// test's, fails the test unless it exits 0, and returns its record, its
+// folder and what it printed.
+func runCrash(t *testing.T, args ...string) (result.Crash, string, string) {
+	t.Helper()
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, append(append([]string{"crash"}, args...), "--results", root)...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	rec, dir := loadCrash(t, root)
+	return rec, dir, out
+}
+
 // TestCrashKill kills insert on SQLite and bbolt, synchronous and not, twice
 // each: under kill -9 the operating system keeps every write the engine made,
 // so nothing acknowledged may be lost, and each database must open again and
 // pass its own integrity check.
 func TestCrashKill(t *testing.T) {
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
-		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	rec, dir := loadCrash(t, root)
+	rec, dir, out := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
+		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42")
 	if rec.Status != result.Completed || len(rec.Configs) != 4 || rec.Seed != 42 {
 		t.Fatalf("status %s, %d configs, seed %d", rec.Status, len(rec.Configs), rec.Seed)
 	}
@@ -69,13 +78,8 @@ func TestCrashKill(t *testing.T) {
 // and the channels there before the run: after kill -9 nothing acknowledged
 // is lost (nor a clearing undone), and nothing is present that no commit made.
 func TestCrashNMS(t *testing.T) {
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "nms", "--lines", "200", "--clients", "2", "--cycles", "2",
-		"--fault-after", "200ms-500ms", "--seed", "7", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	rec, _ := loadCrash(t, root)
+	rec, _, _ := runCrash(t, "nms", "--lines", "200", "--clients", "2", "--cycles", "2",
+		"--fault-after", "200ms-500ms", "--seed", "7")
 	for _, c := range rec.Configs {
 		for _, cy := range c.Cycles {
 			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Lost != 0 || cy.Phantom != 0 || cy.Error != "" {
@@ -106,13 +110,8 @@ func TestCrashPowerLoss(t *testing.T) {
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "sqlite,bbolt", "--durability", "sync,lazy", "--power-loss",
-		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "11", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	rec, _ := loadCrash(t, root)
+	rec, _, _ := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,lazy", "--power-loss",
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "11")
 	if !strings.HasPrefix(rec.Fault, "power loss") {
 		t.Errorf("fault %q", rec.Fault)
 	}

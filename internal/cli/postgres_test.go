@@ -130,13 +130,8 @@ func TestPostgresDiesMidRun(t *testing.T) {
 // reported, never hidden. Every cluster passes amcheck.
 func TestCrashPostgres(t *testing.T) {
 	needPostgres(t)
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "postgres:managed", "--durability", "sync,lazy",
-		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "3", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	rec, _ := loadCrash(t, root)
+	rec, _, _ := runCrash(t, "insert", "--db", "postgres:managed", "--durability", "sync,lazy",
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "3")
 	for _, c := range rec.Configs {
 		for _, cy := range c.Cycles {
 			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Phantom != 0 || !strings.HasPrefix(cy.Integrity, "amcheck: ok") {
@@ -158,13 +153,8 @@ func TestCrashPostgresPowerLoss(t *testing.T) {
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "crash", "insert", "--db", "postgres:managed", "--durability", "sync,off", "--power-loss",
-		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "5", "--results", root)
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	rec, _ := loadCrash(t, root)
+	rec, _, _ := runCrash(t, "insert", "--db", "postgres:managed", "--durability", "sync,off", "--power-loss",
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "5")
 	for _, c := range rec.Configs {
 		for _, cy := range c.Cycles {
 			if cy.Harness || cy.Acknowledged == 0 {
