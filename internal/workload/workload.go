@@ -389,3 +389,33 @@ func KVConnOf(ctx context.Context, workload string, db backend.DB) (backend.KVCo
 	}
 	return d.KVConn(ctx)
 }
+
+// InKVTx runs fn in a write transaction of c, committed when fn returns
+// nil and rolled back when it fails: a Load's or a Check's own writes.
+func InKVTx(ctx context.Context, c backend.KVConn, fn func() error) error {
+	if err := c.Begin(ctx, true); err != nil {
+		return err
+	}
+	return end(ctx, c, fn())
+}
+
+// InSQLTx is InKVTx on a SQL connection.
+func InSQLTx(ctx context.Context, c backend.Conn, fn func() error) error {
+	if err := c.Begin(ctx); err != nil {
+		return err
+	}
+	return end(ctx, c, fn())
+}
+
+// end commits a transaction whose work succeeded and rolls back one whose
+// work failed (err).
+func end(ctx context.Context, tx interface {
+	Commit(context.Context) error
+	Rollback(context.Context) error
+}, err error) error {
+	if err != nil {
+		_ = tx.Rollback(ctx)
+		return err
+	}
+	return tx.Commit(ctx)
+}

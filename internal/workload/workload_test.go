@@ -3,6 +3,7 @@ package workload
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -105,5 +106,52 @@ func TestConnOf(t *testing.T) {
 	}
 	if _, err := KVConnOf(ctx, "kv", struct{ backend.DB }{}); err == nil || !strings.HasPrefix(err.Error(), "kv: backend") {
 		t.Errorf("KVConnOf(an engine that is neither) = %v", err)
+	}
+}
+
+// txLog records a connection's transaction calls; the rest of the
+// connection is nil.
+type txLog struct {
+	backend.KVConn
+	calls []string
+}
+
+func (l *txLog) Begin(_ context.Context, write bool) error {
+	l.calls = append(l.calls, fmt.Sprintf("begin(write=%v)", write))
+	return nil
+}
+func (l *txLog) Commit(context.Context) error   { l.calls = append(l.calls, "commit"); return nil }
+func (l *txLog) Rollback(context.Context) error { l.calls = append(l.calls, "rollback"); return nil }
+
+// sqlLog is txLog as a SQL connection.
+type sqlLog struct {
+	backend.Conn
+	*txLog
+}
+
+func (l sqlLog) Begin(ctx context.Context) error    { return l.txLog.Begin(ctx, true) }
+func (l sqlLog) Commit(ctx context.Context) error   { return l.txLog.Commit(ctx) }
+func (l sqlLog) Rollback(ctx context.Context) error { return l.txLog.Rollback(ctx) }
+
+// TestInTx: the work is committed when it succeeds, rolled back and its
+// error returned when it fails.
+func TestInTx(t *testing.T) {
+	boom := errors.New("boom")
+	for _, c := range []struct {
+		name string
+		work error
+		want string
+	}{{"work=ok", nil, "begin(write=true) commit"}, {"work=failed", boom, "begin(write=true) rollback"}} {
+		kv, sql := &txLog{}, sqlLog{txLog: &txLog{}}
+		errKV := InKVTx(context.Background(), kv, func() error { return c.work })
+		errSQL := InSQLTx(context.Background(), sql, func() error { return c.work })
+		for api, got := range map[string]struct {
+			calls []string
+			err   error
+		}{"kv": {kv.calls, errKV}, "sql": {sql.calls, errSQL}} {
+			if strings.Join(got.calls, " ") != c.want || !errors.Is(got.err, c.work) || (c.work == nil) != (got.err == nil) {
+				t.Errorf("%s/%s: %v, %v; want %s, %v", c.name, api, got.calls, got.err, c.want, c.work)
+			}
+		}
 	}
 }

@@ -289,7 +289,7 @@ func readMeta(ctx context.Context, c backend.KVConn) (string, error) {
 // records; the meta record is written last, so a load cut short is never
 // reused.
 func (w *kv) rebuild(ctx context.Context, c backend.KVConn) error {
-	if err := w.inTx(ctx, c, func() error { return c.Delete(ctx, tMeta, []byte(metaKey)) }); err != nil {
+	if err := workload.InKVTx(ctx, c, func() error { return c.Delete(ctx, tMeta, []byte(metaKey)) }); err != nil {
 		return err
 	}
 	if err := c.DropTable(ctx, table); err != nil {
@@ -307,7 +307,7 @@ func (w *kv) rebuild(ctx context.Context, c backend.KVConn) error {
 	buf := make([]byte, min(batch, w.cfg.Records)*size)
 	for lo := int64(0); lo < w.cfg.Records; lo += batch {
 		hi := min(lo+batch, w.cfg.Records)
-		err := w.inTx(ctx, c, func() error {
+		err := workload.InKVTx(ctx, c, func() error {
 			for n := lo; n < hi; n++ {
 				b := buf[(n-lo)*size:][:size]
 				k = key(b[:0:8], n)
@@ -322,18 +322,7 @@ func (w *kv) rebuild(ctx context.Context, c backend.KVConn) error {
 			return err
 		}
 	}
-	return w.inTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
-}
-
-func (w *kv) inTx(ctx context.Context, c backend.KVConn, fn func() error) error {
-	if err := c.Begin(ctx, true); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		_ = c.Rollback(ctx)
-		return err
-	}
-	return c.Commit(ctx)
+	return workload.InKVTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
 }
 
 // tally is what one pass over the records found.

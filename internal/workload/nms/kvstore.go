@@ -90,15 +90,7 @@ func (s *kvStore) rebuild(ctx context.Context, lines, channels int, g *generator
 			return err
 		}
 	}
-	if err := s.c.Begin(ctx, true); err != nil {
-		return err
-	}
-	err := s.fill(ctx, lines, channels, g)
-	if err == nil {
-		return s.c.Commit(ctx)
-	}
-	_ = s.c.Rollback(ctx)
-	return err
+	return workload.InKVTx(ctx, s.c, func() error { return s.fill(ctx, lines, channels, g) })
 }
 
 func (s *kvStore) fill(ctx context.Context, lines, channels int, g *generator) error {

@@ -122,15 +122,7 @@ func (s *sqlStore) rebuild(ctx context.Context, lines, channels int, g *generato
 			return err
 		}
 	}
-	if err := s.c.Begin(ctx); err != nil {
-		return err
-	}
-	err := s.fill(ctx, lines, channels, g)
-	if err == nil {
-		return s.c.Commit(ctx)
-	}
-	_ = s.c.Rollback(ctx)
-	return err
+	return workload.InSQLTx(ctx, s.c, func() error { return s.fill(ctx, lines, channels, g) })
 }
 
 func (s *sqlStore) fill(ctx context.Context, lines, channels int, g *generator) error {

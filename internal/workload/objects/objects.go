@@ -393,7 +393,7 @@ feed:
 	if err := w.loadCategories(ctx, c, report); err != nil {
 		return err
 	}
-	return inTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
+	return workload.InKVTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
 }
 
 // loadWorker loads batches of conferences on a connection of its own. It
@@ -426,7 +426,7 @@ func (w *objects) loadWorker(ctx context.Context, d backend.KVDB, batches <-chan
 // putNew stores new records in one transaction, through the bulk path
 // when the connection has one.
 func putNew(ctx context.Context, c backend.KVConn, keys, vals [][]byte) error {
-	return inTx(ctx, c, func() error {
+	return workload.InKVTx(ctx, c, func() error {
 		if b, ok := c.(backend.BulkLoader); ok {
 			return b.PutNew(ctx, table, keys, vals)
 		}
@@ -471,17 +471,6 @@ func (w *objects) loadCategories(ctx context.Context, c backend.KVConn, report f
 		}
 	}
 	return flush()
-}
-
-func inTx(ctx context.Context, c backend.KVConn, fn func() error) error {
-	if err := c.Begin(ctx, true); err != nil {
-		return err
-	}
-	if err := fn(); err != nil {
-		_ = c.Rollback(ctx)
-		return err
-	}
-	return c.Commit(ctx)
 }
 
 // Check reads every object: it must decode, be the object its oid says,

@@ -179,10 +179,7 @@ func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) err
 		}
 	}
 	scale := w.cfg.Scale
-	if err := c.Begin(ctx); err != nil {
-		return err
-	}
-	err := func() error {
+	err := workload.InSQLTx(ctx, c, func() error {
 		for b := 1; b <= scale; b++ {
 			if _, err := c.Exec(ctx, insBranch, b); err != nil {
 				return err
@@ -211,12 +208,8 @@ func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) err
 			}
 		}
 		return nil
-	}()
+	})
 	if err != nil {
-		_ = c.Rollback(ctx)
-		return err
-	}
-	if err := c.Commit(ctx); err != nil {
 		return err
 	}
 	// pgbench -i: vacuum, then primary keys; elsewhere unique indexes.
