@@ -134,14 +134,20 @@ func (c *client) fail(ctx context.Context, err error) error {
 	return c.g.Abort(err, func() { _ = c.s.rollback(ctx) })
 }
 
-func (c *client) insert(ctx context.Context) error {
-	id := c.w.nextID.Add(1) - 1
+// newChannel takes the next channel id and draws the new channel's fields
+// from the client's generator: an insert's, or a procedure call's first.
+func (c *client) newChannel() channel {
 	r, lines := c.rng, int64(c.w.cfg.Lines)
-	c.ch = channel{
-		ID: id, VSAT: 1 + r.Int64N(lines), CU: 1 + r.Int64N(lines),
+	return channel{
+		ID: c.w.nextID.Add(1) - 1, VSAT: 1 + r.Int64N(lines), CU: 1 + r.Int64N(lines),
 		FreqHz: 14_000_000_000 + r.Int64N(500_000_000), BandwidthHz: 64_000 * (1 + r.Int64N(32)),
 		PowerDBm: r.Int64N(30), State: 1, Created: time.Now().UnixMicro(),
 	}
+}
+
+func (c *client) insert(ctx context.Context) error {
+	c.ch = c.newChannel()
+	id := c.ch.ID
 	if err := c.s.insertChannel(ctx, &c.ch); err != nil {
 		return err
 	}
@@ -220,13 +226,9 @@ func (c *client) doProcedure(ctx context.Context, ops workload.Ops) error {
 		c.g.Open = true
 	}
 	call := &c.call
-	id := c.w.nextID.Add(1) - 1
+	call.ch = c.newChannel()
+	id := call.ch.ID
 	r, lines := c.rng, int64(c.w.cfg.Lines)
-	call.ch = channel{
-		ID: id, VSAT: 1 + r.Int64N(lines), CU: 1 + r.Int64N(lines),
-		FreqHz: 14_000_000_000 + r.Int64N(500_000_000), BandwidthHz: 64_000 * (1 + r.Int64N(32)),
-		PowerDBm: r.Int64N(30), State: 1, Created: time.Now().UnixMicro(),
-	}
 	c.q.push(id)
 	call.updates = call.updates[:0]
 	var vsat, cu int64
