@@ -149,15 +149,13 @@ func Welch(a, b []float64) Diff {
 	lr := math.Log(r)
 	p := math.Min(1, 2*t.CDF(-math.Abs(lr/se)))
 	q := t.Quantile(0.975)
-	lo, hi := math.Exp(lr-q*se), math.Exp(lr+q*se)
-	return Diff{
-		Ratio:       r,
-		Lo:          lo,
-		Hi:          hi,
-		P:           p,
-		Significant: lo > 1 || hi < 1,
-		Method:      "welch",
-	}
+	return ratioDiff("welch", r, math.Exp(lr-q*se), math.Exp(lr+q*se), p)
+}
+
+// ratioDiff is the Diff of a ratio r with its 95 % interval [lo, hi] and
+// p-value, by method: significant when the interval leaves 1 out.
+func ratioDiff(method string, r, lo, hi, p float64) Diff {
+	return Diff{Ratio: r, Lo: lo, Hi: hi, P: p, Significant: lo > 1 || hi < 1, Method: method}
 }
 
 // blockResampler draws moving-block bootstrap resamples of one series and
@@ -259,13 +257,5 @@ func Bootstrap(a, b []float64, seed uint64) Diff {
 	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) {
 		return none(a, b, "the base's seconds are mostly 0: the interval of the ratio is unbounded")
 	}
-	p := math.Min(1, 2*float64(min(le, ge))/float64(bootstrapIters))
-	return Diff{
-		Ratio:       r,
-		Lo:          lo,
-		Hi:          hi,
-		P:           p,
-		Significant: lo > 1 || hi < 1,
-		Method:      "bootstrap",
-	}
+	return ratioDiff("bootstrap", r, lo, hi, math.Min(1, 2*float64(min(le, ge))/float64(bootstrapIters)))
 }
