@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -82,12 +83,13 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	m.ReuseData = reuse
 	if reuse {
 		db := values.Get("db")
-		if slices.ContainsFunc(axes, func(a result.Axis) bool { return a.Knob == "db" }) || strings.Contains(db, ":") {
-			return nil, "", knob.Bad("drop --reuse-data, or give one embedded --db by name (sqlite, bbolt)",
+		bspec, _ := catalog.Backend(db)
+		if slices.ContainsFunc(axes, func(a result.Axis) bool { return a.Knob == "db" }) || db != bspec.Throwaway || bspec.Ext == "" {
+			return nil, "", knob.Bad("drop --reuse-data, or give one embedded --db by name ("+strings.Join(embedded(), ", ")+")",
 				"--reuse-data shares one embedded database file among the cells; it cannot with --db %s", redact.DSN(db))
 		}
 		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
-		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+".db"))
+		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+bspec.Ext))
 	}
 	if err := validateCells(spec, m); err != nil {
 		return nil, "", err
@@ -244,4 +246,16 @@ func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
 		return
 	}
 	fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s %s, p99 %s\n", c.ID, res.Status, report.Rate(res.Summary.Rate), res.Summary.Metric, report.Us(res.Summary.P99Us))
+}
+
+// embedded lists the embedded engines, whose fresh database is a file (or a
+// folder) of their own: what --reuse-data can share.
+func embedded() []string {
+	var out []string
+	for _, b := range catalog.Backends() {
+		if b.Ext != "" {
+			out = append(out, b.Throwaway)
+		}
+	}
+	return out
 }
