@@ -1,0 +1,14 @@
+// Package script runs pgbench's scripts (issue 25). So far it holds their
+// expression language, the one of `\set`: ParseExpr parses an expression
+// with its place in the script, Expr.Eval computes it in an Env (the
+// client's variables, PRNG and default seed).
+//
+// It follows pgbench 15 (src/bin/pgbench: exprscan.l, exprparse.y and
+// pgbench.c's evaluateExpr): the same precedence, NULL handling, int64
+// overflow and division-by-zero errors, coercions, debug() and variable
+// formatting; hash, hash_fnv1a, hash_murmur2 and permute give pgbench's
+// exact values; the random functions draw the same distributions from the
+// client's math/rand/v2 PRNG (not pgbench's sequences). The table in
+// expr_test.go was checked against real pgbench, and TestAgainstPgbench
+// checks it again wherever pgbench and a PostgreSQL server are installed.
+package script
