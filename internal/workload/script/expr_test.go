@@ -168,6 +168,18 @@ var pgbenchCases = []struct{ expr, want string }{
 	{"random_zipfian(1, 10, 1.0)", "error: zipfian parameter must be in range [1.001, 1000] (not 1.000000)"},
 	{"random_exponential(1, 10, 0)", "error: exponential parameter must be greater than zero (not 0.000000)"},
 	{"random(-9223372036854775808, 9223372036854775807)", "error: random range is too large"},
+	// grammar: grouping and spelling
+	{"NOT 1 = 2", "boolean true"},
+	{"- 9223372036854775808", "int -9223372036854775808"},
+	{"+true", "boolean true"},
+	{"Random(3, 3) + ABS(-1)", "int 4"},
+	{"TRUE AND NOT FALSE", "boolean true"},
+	{"1 IS NULL = false", "error: cannot coerce boolean to int"},
+	{"case when true then 1 end + 1", "int 2"},
+	{"1.5e+1 + 1.", "double 16"},
+	{"2 * (3 + 4)", "int 14"},
+	{"1 notnull and 2 isnull", "boolean false"},
+	{"debug(1) + 1", "int 2"},
 	// variables
 	{":i * 2", "int 14"},
 	{":d * 2", "double 5"},
