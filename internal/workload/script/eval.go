@@ -174,11 +174,29 @@ func ParseValue(s string) (Value, error) {
 		}
 		return IntValue(i), nil
 	}
-	d, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsInf(d, 0) && err != nil {
+	d, ok := strtod(strings.TrimLeft(s, " \t\n\r\f\v"))
+	if !ok {
 		return Value{}, fmt.Errorf("malformed value %q: neither a number nor a boolean", s)
 	}
 	return DoubleValue(d), nil
+}
+
+// strtod reads a double as C's strtod does when it sets no error: not out
+// of range, in either direction (an underflow to zero or to a subnormal is
+// ERANGE too).
+func strtod(s string) (float64, bool) {
+	d, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return d, false
+	}
+	if d != 0 && math.Abs(d) < 0x1p-1022 {
+		return d, false
+	}
+	mantissa := strings.SplitN(strings.ToLower(s), "e", 2)[0]
+	if d == 0 && strings.ContainsAny(mantissa, "123456789") && !strings.HasPrefix(strings.TrimLeft(mantissa, "+-"), "0x") {
+		return d, false
+	}
+	return d, true
 }
 
 // Env is what an expression reads when it runs: the client's variables,
@@ -530,8 +548,9 @@ func init() {
 						}
 						m := d[0]
 						for _, x := range d[1:] {
-							// C's Min/Max macros: a NaN argument is kept only when first
-							if least && x < m || !least && x > m {
+							// C's Min(m, x) is m < x ? m : x, Max(m, x) m > x ? m : x:
+							// a NaN so far gives way, a NaN argument wins
+							if least && !(m < x) || !least && !(m > x) {
 								m = x
 							}
 						}

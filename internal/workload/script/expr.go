@@ -95,7 +95,6 @@ type lexer struct {
 	line int
 	col  int
 	file string
-	// startCol is the column of src's first character on its first line.
 }
 
 func isAlpha(c byte) bool {
@@ -241,10 +240,8 @@ func (l *lexer) number(t token, s string) (token, error) {
 		t.kind, t.i = tInt, v
 		return t, nil
 	}
-	v, err := strconv.ParseFloat(t.text, 64)
-	// strtod sets ERANGE on overflow and on underflow alike.
-	if err != nil || v == 0 && strings.ContainsAny(strings.SplitN(strings.ToLower(t.text), "e", 2)[0], "123456789") ||
-		v != 0 && math.Abs(v) < 0x1p-1022 {
+	v, ok := strtod(t.text)
+	if !ok {
 		return t, &Error{Pos: t.pos, Msg: "double constant overflow: " + t.text,
 			Hint: "a double is between 2.2250738585072014e-308 and 1.7976931348623157e+308 in magnitude"}
 	}
@@ -420,11 +417,11 @@ func (p *parser) expr(rp int, ra assoc) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case op.kind == tAnd:
+		switch op.kind {
+		case tAnd:
 			lhs = &logic{pos: op.pos, and: true, a: lhs, b: rhs}
 			continue
-		case op.kind == tOr:
+		case tOr:
 			lhs = &logic{pos: op.pos, a: lhs, b: rhs}
 			continue
 		}

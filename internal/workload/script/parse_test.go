@@ -118,7 +118,7 @@ func TestParseValue(t *testing.T) {
 		{"42", "int 42"}, {" -7", "int -7"}, {"+3", "int 3"}, {"2.5", "double 2.5"}, {"1e3", "double 1000"},
 		{"null", "null"}, {"NULL", "null"}, {"t", "boolean true"}, {"yes", "boolean true"}, {"on", "boolean true"},
 		{"f", "boolean false"}, {"no", "boolean false"}, {"off", "boolean false"}, {"of", "boolean false"},
-		{"o", "error"}, {"abc", "error"}, {"", "error"}, {"99999999999999999999", "error"}, {"1-2", "error"},
+		{"o", "error"}, {"abc", "error"}, {"", "error"}, {"99999999999999999999", "error"}, {"1-2", "error"}, {"7 ", "error"}, {"1e-400", "error"}, {"1e400", "error"}, {" 0.0", "double 0"},
 	}
 	for _, c := range cases {
 		v, err := ParseValue(c.in)
