@@ -97,12 +97,21 @@ func TestAgainstPgbench(t *testing.T) {
 	emit := func(s string, c int) { sb.WriteString(s + "\n"); lines = append(lines, c) }
 	emit(`\if :client_id = 0`, -1)
 	var failing []int
+	var draws [][]int // per distribution, pgbench's count of each key
 	for i, c := range pgbenchCases {
 		if strings.HasPrefix(c.want, "error: ") {
 			failing = append(failing, i)
 			continue
 		}
 		emit(fmt.Sprintf(`\set x%d debug(%s)`, i, c.expr), i)
+	}
+	// and draws from two distributions, whose frequencies must be the
+	// distributions' too
+	for _, d := range pgbenchDraws {
+		for range drawsPerDistribution {
+			emit(fmt.Sprintf(`\set z debug(%s)`, d.expr), -2-len(draws))
+		}
+		draws = append(draws, make([]int, len(d.p)))
 	}
 	for k, i := range failing {
 		emit(fmt.Sprintf(`\elif :client_id = %d`, k+1), -1)
@@ -114,7 +123,7 @@ func TestAgainstPgbench(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(filepath.Join(bin, "pgbench"), "-n", "-t", "1", "-j", "1", "-c", strconv.Itoa(len(failing)+1),
-		"-h", socket, "-p", strconv.Itoa(port), "-U", "dbgauge", "-D", "i=7", "-D", "d=2.5", "-D", "default_seed=7",
+		"-h", socket, "-p", strconv.Itoa(port), "-U", "dbgauge", "-D", "i=7", "-D", "d=2.5", "-D", "default_seed=7", "--random-seed=42",
 		"-f", file, "postgres")
 	out, _ := cmd.CombinedOutput() // pgbench exits 2 when clients abort, as they do here
 
@@ -127,6 +136,15 @@ func TestAgainstPgbench(t *testing.T) {
 		l := sc.Text()
 		if m := debugRe.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
+			if c := lines[n-1]; c <= -2 {
+				d := -2 - c
+				k, err := strconv.ParseInt(strings.TrimPrefix(m[2], "int "), 10, 64)
+				if k -= pgbenchDraws[d].lo; err != nil || k < 0 || k >= int64(len(draws[d])) {
+					t.Fatalf("%s gave %s", pgbenchDraws[d].expr, m[2])
+				}
+				draws[d][k]++
+				continue
+			}
 			got[lines[n-1]] = m[2]
 		} else if m := abortRe.FindStringSubmatch(l); m != nil {
 			n, _ := strconv.Atoi(m[1])
@@ -135,6 +153,7 @@ func TestAgainstPgbench(t *testing.T) {
 			lastErr = msg
 		}
 	}
+	checkDraws(t, draws)
 	for i, c := range pgbenchCases {
 		pg, ok := got[i]
 		if !ok {
@@ -146,6 +165,39 @@ func TestAgainstPgbench(t *testing.T) {
 		}
 		if ours := evalCase(c.expr); !matches(ours, pg) {
 			t.Errorf("%s: pgbench says %q, we say %q", c.expr, pg, ours)
+		}
+	}
+}
+
+// pgbenchDraws are the distributions TestAgainstPgbench samples from
+// pgbench, with their definitions' probabilities (random_test.go).
+var pgbenchDraws = []struct {
+	expr string
+	lo   int64
+	p    []float64
+}{
+	{"random_zipfian(11, 20, 1.5)", 11, zipfProbs(1.5)},
+	{"random_exponential(-5, 4, 3)", -5, exponentialProbs(3)},
+}
+
+const drawsPerDistribution = 2000
+
+// checkDraws holds pgbench's frequencies to the definitions, and to ours
+// (a two-sample chi-squared test).
+func checkDraws(t *testing.T, draws [][]int) {
+	for d, counts := range draws {
+		c := pgbenchDraws[d]
+		if n := chiSquareN(counts); n != drawsPerDistribution {
+			t.Errorf("pgbench drew %d values of %s, want %d", n, c.expr, drawsPerDistribution)
+			continue
+		}
+		if chi := chiSquareOf(counts, c.p); chi > chi2Crit999 {
+			t.Errorf("pgbench's %s: chi² = %.1f against the definition > %.1f; counts %v", c.expr, chi, chi2Crit999, counts)
+		}
+		ours := drawCounts(t, c.expr, c.lo, len(c.p), 20_000)
+		t.Logf("%s: pgbench %v, ours (of 20000) %v", c.expr, counts, ours)
+		if chi := chiSquare2(counts, ours); chi > chi2Crit999 {
+			t.Errorf("%s: chi² = %.1f between pgbench's %v and ours %v > %.1f", c.expr, chi, counts, ours, chi2Crit999)
 		}
 	}
 }
