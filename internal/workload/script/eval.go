@@ -206,7 +206,8 @@ type Env interface {
 	Var(name string) (Value, bool)
 	// Rand is the client's PRNG, which the random functions draw from.
 	Rand() *rand.Rand
-	// DefaultSeed is pgbench's default_seed variable.
+	// DefaultSeed is the seed hash(x) and permute(i, n) use when no
+	// default_seed variable is set (pgbench sets one from --random-seed).
 	DefaultSeed() int64
 }
 
