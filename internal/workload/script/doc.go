@@ -1,7 +1,11 @@
-// Package script runs pgbench's scripts (issue 25). So far it holds their
-// expression language, the one of `\set`: ParseExpr parses an expression
-// with its place in the script, Expr.Eval computes it in an Env (the
-// client's variables, PRNG and default seed).
+// Package script runs pgbench's scripts (issue 25). So far it reads them
+// and holds their expression language. ParseScript reads a script
+// (script.go): SQL commands ending with ; (their :variables bound as
+// parameters), \set, \sleep, \if/\elif/\else/\endif (each branch knowing
+// where to go), \gset and \aset; ParseWeighted reads -f FILE@WEIGHT.
+// ParseExpr parses an expression of \set or \if with its place in the
+// script, Expr.Eval computes it in an Env (the client's variables, PRNG
+// and default seed). Running a script on an engine is still to come.
 //
 // It follows pgbench 15 (src/bin/pgbench: exprscan.l, exprparse.y and
 // pgbench.c's evaluateExpr): the same precedence, NULL handling, int64
