@@ -261,32 +261,31 @@ type logic struct {
 func (l *logic) Pos() Pos { return l.pos }
 
 func (l *logic) Eval(env Env) (Value, error) {
-	a, err := l.a.Eval(env)
-	if err != nil {
+	a, null, err := boolOf(l.a, env)
+	if err != nil || null {
 		return Value{}, err
 	}
-	if a.kind == Null {
-		return Value{}, nil
+	if a != l.and {
+		return BoolValue(a), nil
 	}
-	ba, err := a.AsBool()
-	if err != nil {
-		return Value{}, &Error{Pos: l.a.Pos(), Msg: err.Error(), Hint: "AND, OR and NOT take booleans; compare a number, e.g. :x <> 0"}
-	}
-	if ba != l.and {
-		return BoolValue(ba), nil
-	}
-	b, err := l.b.Eval(env)
-	if err != nil {
+	b, null, err := boolOf(l.b, env)
+	if err != nil || null {
 		return Value{}, err
 	}
-	if b.kind == Null {
-		return Value{}, nil
+	return BoolValue(b), nil
+}
+
+// boolOf evaluates a side of AND or OR as a boolean; null says it was NULL.
+func boolOf(e Expr, env Env) (v, null bool, err error) {
+	x, err := e.Eval(env)
+	if err != nil || x.kind == Null {
+		return false, x.kind == Null && err == nil, err
 	}
-	bb, err := b.AsBool()
+	v, err = x.AsBool()
 	if err != nil {
-		return Value{}, &Error{Pos: l.b.Pos(), Msg: err.Error(), Hint: "AND, OR and NOT take booleans; compare a number, e.g. :x <> 0"}
+		return false, false, &Error{Pos: e.Pos(), Msg: err.Error(), Hint: "AND, OR and NOT take booleans; compare a number, e.g. :x <> 0"}
 	}
-	return BoolValue(bb), nil
+	return v, false, nil
 }
 
 // caseNode is CASE WHEN … THEN … ELSE … END: the first WHEN whose value is
