@@ -22,15 +22,6 @@ func Secret() string {
 // MiB formats a byte count in MiB, as recovery notes print it.
 func MiB(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// FileSize is a file's size, 0 when unreadable.
-func FileSize(path string) int64 {
-	st, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return st.Size()
-}
-
 // ReadFrom returns a file's text from byte off on (at most 64 MiB).
 func ReadFrom(path string, off int64) string {
 	f, err := os.Open(path)

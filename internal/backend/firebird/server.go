@@ -373,7 +373,7 @@ func (f *Server) CrashRestart(ctx context.Context) (string, error) {
 		note += fmt.Sprintf("; on new port %d (Classic cannot rebind the killed one's while its connections linger)", port)
 	}
 	f.saveLog() // the run's lines, up to the kill
-	from := server.FileSize(f.sysLog)
+	from := backend.FileSize(f.sysLog)
 	np, err := f.Crash()
 	if err != nil {
 		return "", err

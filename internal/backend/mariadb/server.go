@@ -191,7 +191,7 @@ func (m *Server) waitReady(ctx context.Context, password string) error {
 // It returns once the server accepts connections, with what InnoDB said of
 // its recovery, read from the log ("" when it said nothing recognisable).
 func (m *Server) CrashRestart(ctx context.Context) (string, error) {
-	from := server.FileSize(m.LogPath)
+	from := backend.FileSize(m.LogPath)
 	np, err := m.Crash()
 	if err != nil {
 		return "", err

@@ -16,6 +16,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -230,7 +231,7 @@ func (p *Server) DSN(socket bool) string {
 // connections, with what the server said of its recovery ("redo done at
 // 0/5A3C2B8 … replayed 12.3 MiB of WAL"), read from its log.
 func (p *Server) CrashRestart(ctx context.Context) (string, error) {
-	from := server.FileSize(p.LogPath)
+	from := backend.FileSize(p.LogPath)
 	np, err := p.Crash()
 	if err != nil {
 		return "", err
