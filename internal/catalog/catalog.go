@@ -83,3 +83,15 @@ func BackendNames() []string {
 	}
 	return out
 }
+
+// Throwaways lists, in catalog order, the fresh --db form (Spec.Throwaway)
+// of every engine for which has holds: what a hint of bad input offers.
+func Throwaways(has func(backend.Spec) bool) []string {
+	var out []string
+	for _, b := range Backends() {
+		if has(b) {
+			out = append(out, b.Throwaway)
+		}
+	}
+	return out
+}

@@ -255,11 +255,5 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 // make a fresh database per cycle (an embedded file, a managed server
 // restarted on a killed one's data).
 func crashable() []string {
-	var out []string
-	for _, b := range catalog.Backends() {
-		if b.Ext != "" || b.Reopen != nil {
-			out = append(out, b.Throwaway)
-		}
-	}
-	return out
+	return catalog.Throwaways(func(b backend.Spec) bool { return b.Ext != "" || b.Reopen != nil })
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
@@ -251,11 +252,5 @@ func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
 // embedded lists the embedded engines, whose fresh database is a file (or a
 // folder) of their own: what --reuse-data can share.
 func embedded() []string {
-	var out []string
-	for _, b := range catalog.Backends() {
-		if b.Ext != "" {
-			out = append(out, b.Throwaway)
-		}
-	}
-	return out
+	return catalog.Throwaways(func(b backend.Spec) bool { return b.Ext != "" })
 }

@@ -549,12 +549,7 @@ func (p *Plan) Backend() backend.Spec { return p.bspec }
 // takes them fresh ("sqlite, bbolt or postgres:managed"): the hints of
 // bad input list what the catalog offers, not a copy of it.
 func engines(has func(backend.Spec) bool) string {
-	var names []string
-	for _, b := range catalog.Backends() {
-		if has(b) {
-			names = append(names, b.Throwaway)
-		}
-	}
+	names := catalog.Throwaways(has)
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
