@@ -91,9 +91,14 @@ func (c *conn) end(commit bool) error {
 // of them back, one round trip each, when it closes. The set is unexported,
 // so it is reached by reflection; TestNoTransactionLeak fails if the
 // driver's layout changes. This is the one place dbgauge reads another
-// module's private field, kept because the driver's bug is real: no issue
-// for it was found in github.com/nakagami/firebirdsql's tracker (searched
-// 2026-11-26); the report to file there, with its reproduction, is in
+// module's private field, kept because the driver's bug is real and still
+// upstream: https://github.com/nakagami/firebirdsql/blob/3444c27/transaction.go
+// (begin adds the transaction to fc.transactionSet) and
+// https://github.com/nakagami/firebirdsql/blob/3444c27/connection.go
+// (Close rolls back every one; nothing ever deletes one), checked at the
+// driver's newest commit on 2026-11-26. No issue for it exists in
+// github.com/nakagami/firebirdsql's tracker (searched the same day); the
+// report to file there, with its reproduction, is in
 // docs/backends/firebird.md ("The driver's transaction set"). Once the
 // driver deletes a transaction from its set when it ends, forget finds
 // nothing to remove and can go.
