@@ -421,6 +421,15 @@ type Conn interface {
 	QueryRow(ctx context.Context, st *Stmt, args []any, dest ...any) error
 	// Query runs st and calls row for each row, with a scan function.
 	Query(ctx context.Context, st *Stmt, args []any, row func(scan func(dest ...any) error) error) error
+	// QueryAny runs st and calls row for each row with the columns' names
+	// and its values as plain Go values, whatever their SQL types: int64,
+	// float64, bool, string (text, numeric/decimal as their text, dates and
+	// times as the engine's text), []byte (binary only), nil (NULL). A
+	// user's script (pgbench's \gset and \aset) reads columns dbgauge does
+	// not know. The names are in lower case where the engine folds them to
+	// upper case (Firebird). cols and vals are reused from one row to the
+	// next. See Plain for what a database/sql driver's values become.
+	QueryAny(ctx context.Context, st *Stmt, args []any, row func(cols []string, vals []any) error) error
 	// ExecScript runs DDL or other statements outside the prepared path.
 	ExecScript(ctx context.Context, sql string) error
 	Close() error

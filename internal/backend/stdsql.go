@@ -219,6 +219,25 @@ func (s *StdConn) QueryRow(ctx context.Context, st *Stmt, args []any, dest ...an
 
 // Query runs st and calls row for each row.
 func (s *StdConn) Query(ctx context.Context, st *Stmt, args []any, row func(scan func(dest ...any) error) error) error {
+	return s.query(ctx, st, args, func(rows *sql.Rows) error {
+		for rows.Next() {
+			if err := row(rows.Scan); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+}
+
+// QueryAny runs st and calls row for each row with its values made plain
+// (EachAny), on database/sql's path as Query.
+func (s *StdConn) QueryAny(ctx context.Context, st *Stmt, args []any, row func(cols []string, vals []any) error) error {
+	return s.query(ctx, st, args, func(rows *sql.Rows) error { return EachAny(rows, nil, row) })
+}
+
+// query runs st on database/sql's path (Query, QueryAny) and hands its rows
+// to each, whose error it classifies.
+func (s *StdConn) query(ctx context.Context, st *Stmt, args []any, each func(rows *sql.Rows) error) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
@@ -234,12 +253,7 @@ func (s *StdConn) Query(ctx context.Context, st *Stmt, args []any, row func(scan
 		return s.classify(err)
 	}
 	defer rows.Close()
-	for rows.Next() {
-		if err := row(rows.Scan); err != nil {
-			return s.classify(err)
-		}
-	}
-	return s.classify(rows.Err())
+	return s.classify(each(rows))
 }
 
 // Close closes the prepared statements and the connection.

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -232,6 +233,67 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 	must(c.QueryRow(ctx, countAll, nil, &n))
 	if n != 4 {
 		t.Errorf("count %d after a commit on another connection, want 4", n)
+	}
+	queryAny(t, c, d)
+}
+
+// queryAny checks QueryAny: names in lower case, values as plain Go
+// values (a decimal and a date as their text), one call per row, the
+// errors returned.
+func queryAny(t *testing.T, c backend.Conn, d backend.Dialect) {
+	ctx := context.Background()
+	noError(t, c.ExecScript(ctx, "CREATE TABLE conf_any (id BIGINT PRIMARY KEY, qty INTEGER, price DOUBLE PRECISION, label VARCHAR(20), note VARCHAR(20), amount DECIMAL(10,2), since DATE)"))
+	insAny := &backend.Stmt{SQL: "INSERT INTO conf_any (id, qty, price, label, amount, since) VALUES (?, ?, ?, ?, 1.50, ?)"}
+	noError(t, c.Begin(ctx))
+	for _, r := range [][]any{{1, 42, 1.5, "one", "2024-01-02"}, {2, -7, 0.25, "two", "2024-12-31"}} {
+		if _, err := c.Exec(ctx, insAny, r...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noError(t, c.Commit(ctx))
+
+	type row struct {
+		cols []string
+		vals []any
+	}
+	query := func(st *backend.Stmt, args ...any) ([]row, error) {
+		var rows []row
+		err := c.QueryAny(ctx, st, args, func(cols []string, vals []any) error {
+			rows = append(rows, row{slices.Clone(cols), slices.Clone(vals)}) // both are reused
+			return nil
+		})
+		return rows, err
+	}
+	one := &backend.Stmt{SQL: "SELECT id, qty, price, label, note, amount, since FROM conf_any WHERE id = ?"}
+	rows, err := query(one, 1)
+	noError(t, err)
+	var amount any = "1.50"
+	if d.Name == "sqlite" {
+		amount = 1.5 // SQLite has no decimal: DECIMAL's affinity is NUMERIC, 1.50 is stored as REAL
+	}
+	want := row{[]string{"id", "qty", "price", "label", "note", "amount", "since"}, []any{int64(1), int64(42), 1.5, "one", nil, amount, "2024-01-02"}}
+	if len(rows) != 1 || !reflect.DeepEqual(rows[0], want) {
+		t.Errorf("QueryAny gave %#v, want one row %#v", rows, want)
+	}
+	if rows, err := query(one, 99); err != nil || len(rows) != 0 {
+		t.Errorf("QueryAny of no row: %d calls, err %v; want none", len(rows), err)
+	}
+	rows, err = query(&backend.Stmt{SQL: "SELECT id, label FROM conf_any ORDER BY id"})
+	noError(t, err)
+	if len(rows) != 2 || !reflect.DeepEqual(rows[0].vals, []any{int64(1), "one"}) || !reflect.DeepEqual(rows[1].vals, []any{int64(2), "two"}) {
+		t.Errorf("QueryAny of two rows gave %#v", rows)
+	}
+	if _, err := query(&backend.Stmt{SQL: "SELECT id FROM no_such_table_here"}); err == nil {
+		t.Error("QueryAny of a table that does not exist returned no error")
+	}
+	stop := errors.New("stop")
+	calls := 0
+	err = c.QueryAny(ctx, &backend.Stmt{SQL: "SELECT id FROM conf_any ORDER BY id"}, nil, func([]string, []any) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("QueryAny whose row failed: %d calls, err %v; want 1 call and the row's error", calls, err)
 	}
 }
 

@@ -207,6 +207,20 @@ func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(s
 	})
 }
 
+// QueryAny runs st and calls row for each row with its values made plain
+// (backend.EachAny) and the columns' names in lower case: Firebird folds
+// unquoted names to upper case, and scripts write them in lower case.
+func (c *conn) QueryAny(_ context.Context, st *backend.Stmt, args []any, row func(cols []string, vals []any) error) error {
+	return c.with(st, func(p *sql.Stmt) error {
+		rows, err := p.QueryContext(bg, args...)
+		if err != nil {
+			return classify(err)
+		}
+		defer rows.Close()
+		return classify(backend.EachAny(rows, strings.ToLower, row))
+	})
+}
+
 // ExecScript runs one statement without preparing it for reuse. The
 // portable forms workloads write that Firebird 3 lacks are translated: see
 // Rewrite and ddl.

@@ -207,6 +207,46 @@ func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(s
 	return c.classify(rows.Err())
 }
 
+// QueryAny runs st and calls row for each row with its values made plain
+// from PostgreSQL's own text (plainRow): on pgx's path too, the results
+// are asked for in text, bytea's in binary.
+func (c *conn) QueryAny(_ context.Context, st *backend.Stmt, args []any, row func(cols []string, vals []any) error) error {
+	if c.prepared != nil {
+		p, rr, err := c.run(st, args)
+		if err != nil {
+			return c.fail(st, err)
+		}
+		cols, vals := names(p.desc.Fields), make([]any, len(p.desc.Fields))
+		var rowErr error
+		for rowErr == nil && rr.NextRow() {
+			plainRow(p.desc.Fields, rr.Values(), vals)
+			rowErr = row(cols, vals)
+		}
+		if _, err := rr.Close(); err != nil {
+			return c.fail(st, err)
+		}
+		return rowErr
+	}
+	rows, err := c.px.Query(bg, c.sql(st), append([]any{textResults}, args...)...)
+	if err != nil {
+		return c.classify(err)
+	}
+	defer rows.Close()
+	fields := rows.FieldDescriptions()
+	cols, vals := names(fields), make([]any, len(fields))
+	for rows.Next() {
+		plainRow(fields, rows.RawValues(), vals)
+		if err := row(cols, vals); err != nil {
+			return c.classify(err)
+		}
+	}
+	return c.classify(rows.Err())
+}
+
+// textResults asks pgx for every result column in text but bytea's
+// (QueryAny): the unlisted types get 0, text.
+var textResults = pgx.QueryResultFormatsByOID{oidBytea: pgtype.BinaryFormatCode}
+
 // CopyFrom loads rows with COPY.
 func (c *conn) CopyFrom(_ context.Context, table string, columns []string, next func() ([]any, bool)) (int64, error) {
 	if c.px == nil {

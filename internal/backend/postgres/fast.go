@@ -287,6 +287,40 @@ func scanFast(oid uint32, src []byte, dest any) bool {
 
 func isInt(oid uint32) bool { return oid == oidInt2 || oid == oidInt4 || oid == oidInt8 }
 
+// names returns the columns' names.
+func names(fields []pgconn.FieldDescription) []string {
+	cols := make([]string, len(fields))
+	for i, f := range fields {
+		cols[i] = f.Name
+	}
+	return cols
+}
+
+// plainRow fills vals with a row's values (text, bytea's binary) made
+// plain (backend.PlainText): integers, floating-point numbers and booleans
+// read from their text, bytea copied, anything else PostgreSQL's text as
+// it prints it (numeric 1.50, timestamptz 2024-01-02 03:04:05+00).
+func plainRow(fields []pgconn.FieldDescription, values [][]byte, vals []any) {
+	for i, src := range values {
+		vals[i] = backend.PlainText(src, kindOf(fields[i].DataTypeOID))
+	}
+}
+
+// kindOf is the kind of a column of type oid.
+func kindOf(oid uint32) backend.Kind {
+	switch {
+	case isInt(oid):
+		return backend.KindInt
+	case oid == oidFloat4 || oid == oidFloat8:
+		return backend.KindFloat
+	case oid == oidBool:
+		return backend.KindBool
+	case oid == oidBytea:
+		return backend.KindBinary
+	}
+	return backend.KindText
+}
+
 // forget drops st's preparation after an error that may mean the server no
 // longer has it as prepared (a schema change: 0A000 "cached plan must not
 // change result type"; 26000 no such statement), so that it is prepared
