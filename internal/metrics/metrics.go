@@ -62,6 +62,7 @@ type counts struct {
 	ops      []*hdrhistogram.Histogram
 	lag      *hdrhistogram.Histogram
 	failed   []int64
+	opFailed []int64 // operations that returned an error, per operation (every attempt)
 	nothing  []int64 // units that found nothing to do, per kind
 	retries  int64
 	late     int64
@@ -80,6 +81,7 @@ func newCounts(s Shape) counts {
 		units:    make([]*hdrhistogram.Histogram, len(s.Units)),
 		ops:      make([]*hdrhistogram.Histogram, len(s.Ops)),
 		failed:   make([]int64, len(s.Units)),
+		opFailed: make([]int64, len(s.Ops)),
 		nothing:  make([]int64, len(s.Units)),
 		failures: map[failKey]*result.Failure{},
 		retried:  map[failKey]*result.Failure{},
@@ -131,6 +133,9 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 	}
 	for i, n := range c.nothing {
 		dst.nothing[i] += n
+	}
+	for i, n := range c.opFailed {
+		dst.opFailed[i] += n
 	}
 	dst.retries += c.retries
 	dst.late += c.late
@@ -195,6 +200,7 @@ func (c *counts) reset() {
 		c.lag.Reset()
 	}
 	clear(c.failed)
+	clear(c.opFailed)
 	clear(c.nothing)
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
@@ -322,6 +328,19 @@ func (r *Recorder) Op(op int, d time.Duration) {
 	v := value(true, op, d)
 	r.sh.mu.Lock()
 	r.sh.add(v)
+	r.sh.mu.Unlock()
+}
+
+// OpFailed counts an operation op that returned err: a statement that
+// failed, on every attempt of its unit. An operation that found nothing to
+// do, or that the stopping run canceled, is no failure.
+func (r *Recorder) OpFailed(op int, err error) {
+	switch dberr.ClassOf(err) {
+	case dberr.Expected, dberr.Canceled:
+		return
+	}
+	r.sh.mu.Lock()
+	r.sh.opFailed[op]++
 	r.sh.mu.Unlock()
 }
 
@@ -493,7 +512,9 @@ func (p *Phase) Record(hist bool) result.Phase {
 		out.Units = append(out.Units, u)
 	}
 	for i, h := range p.ops {
-		out.Ops = append(out.Ops, Summarize(p.shape.Ops[i], h, hist))
+		o := Summarize(p.shape.Ops[i], h, hist)
+		o.Failed = p.opFailed[i]
+		out.Ops = append(out.Ops, o)
 	}
 	if p.lag != nil && p.lag.TotalCount() > 0 {
 		l := Summarize("lag", p.lag, hist)

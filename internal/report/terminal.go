@@ -389,16 +389,26 @@ func operations(b *strings.Builder, m *result.Phase) {
 		return
 	}
 	width := len("operation")
+	failed := false // a column of errors only when an operation had some
 	for _, op := range m.Ops {
 		width = max(width, len(op.Name))
+		failed = failed || op.Failed > 0
 	}
 	fmt.Fprintln(b)
-	fmt.Fprintf(b, "  %-*s %10s %9s %9s %9s %9s\n", width, "operation", "count", "p50", "p95", "p99", "max")
+	fmt.Fprintf(b, "  %-*s %10s %9s %9s %9s %9s", width, "operation", "count", "p50", "p95", "p99", "max")
+	if failed {
+		fmt.Fprintf(b, " %8s", "errors")
+	}
+	fmt.Fprintln(b)
 	for _, op := range m.Ops {
-		if op.Count == 0 {
+		if op.Count == 0 && op.Failed == 0 {
 			continue
 		}
-		fmt.Fprintf(b, "  %-*s %10d %9s %9s %9s %9s\n", width, op.Name, op.Count, Us(op.P50Us), Us(op.P95Us), Us(op.P99Us), Us(op.MaxUs))
+		fmt.Fprintf(b, "  %-*s %10d %9s %9s %9s %9s", width, op.Name, op.Count, Us(op.P50Us), Us(op.P95Us), Us(op.P99Us), Us(op.MaxUs))
+		if failed {
+			fmt.Fprintf(b, " %8d", op.Failed)
+		}
+		fmt.Fprintln(b)
 	}
 }
 

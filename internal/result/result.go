@@ -496,7 +496,7 @@ type Phase struct {
 type Latency struct {
 	Name   string `json:"name"`
 	Count  int64  `json:"count"`            // timed: units or operations that succeeded
-	Failed int64  `json:"failed,omitempty"` // units of this kind that failed after retries
+	Failed int64  `json:"failed,omitempty"` // units of this kind that failed after retries; for an operation, its errors (every attempt)
 	// Nothing counts units of this kind that found nothing to do.
 	Nothing int64   `json:"nothing,omitempty"`
 	MinUs   int64   `json:"min_us"`

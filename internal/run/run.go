@@ -364,6 +364,8 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	err := fn()
 	if err == nil {
 		o.rec.Op(op, time.Since(t))
+	} else {
+		o.rec.OpFailed(op, err)
 	}
 	return err
 }
