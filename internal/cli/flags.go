@@ -66,7 +66,7 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 		if k.Repeat {
 			v = repeatFlag{f}
 		}
-		fl := fs.VarPF(v, k.Name, "", k.Usage)
+		fl := fs.VarPF(v, k.Name, k.Short, k.Usage)
 		if k.IsSwitch() {
 			fl.NoOptDefVal = "true"
 		}

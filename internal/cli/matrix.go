@@ -35,8 +35,12 @@ func given(fs *pflag.FlagSet, args []string) []matrix.Knob {
 		out = append(out, matrix.Knob{Name: f.Name, Value: f.Value.String()})
 	})
 	pos := func(name string) int {
+		short := ""
+		if f := fs.Lookup(name); f != nil && f.Shorthand != "" {
+			short = "-" + f.Shorthand
+		}
 		for i, a := range args {
-			if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") {
+			if a == "--"+name || strings.HasPrefix(a, "--"+name+"=") || short != "" && strings.HasPrefix(a, short) {
 				return i
 			}
 		}

@@ -42,6 +42,7 @@ func (k Kind) String() string {
 // it can be a matrix axis and how the result records it all come from here.
 type Spec struct {
 	Name    string   // flag name, without dashes
+	Short   string   // a one-letter flag too, as the tool users know it: "f" for pgbench's -f; "" for none
 	Kind    Kind     // what its value is
 	Choices []string // a Choice's words
 	Default string   // "" means unset

@@ -29,28 +29,32 @@ type Knob struct {
 	Name, Value string
 }
 
+// keyed are the repeatable knobs written key=value whose keys are axes of
+// their own: --set (an engine setting) and --define (a script's variable).
+var keyed = map[string]bool{"set": true, "define": true}
+
 // Split sorts the knobs the user set into those every cell shares and the
 // axes: knobs whose value is a comma list, unless single says the commas are
-// the knob's own. A --set whose value is a list (--set page_size=4096,8192)
-// is an axis named after its key.
+// the knob's own. A --set or --define whose value is a list (--set
+// page_size=4096,8192, -D hot_ratio=0.1,0.5) is an axis named after its key.
 func Split(given []Knob, single func(name string) bool) (fixed []Knob, axes []result.Axis) {
 	for _, k := range given {
 		if single(k.Name) {
 			fixed = append(fixed, k)
 			continue
 		}
-		if k.Name == "set" {
+		if keyed[k.Name] {
 			var keep []string
 			for _, line := range strings.Split(k.Value, "\n") {
 				key, val, ok := strings.Cut(line, "=")
 				if ok && strings.Contains(val, ",") {
-					axes = append(axes, result.Axis{Knob: key, Flag: "set", Values: list(val)})
+					axes = append(axes, result.Axis{Knob: key, Flag: k.Name, Values: list(val)})
 					continue
 				}
 				keep = append(keep, line)
 			}
 			if len(keep) > 0 {
-				fixed = append(fixed, Knob{"set", strings.Join(keep, "\n")})
+				fixed = append(fixed, Knob{k.Name, strings.Join(keep, "\n")})
 			}
 			continue
 		}
@@ -146,8 +150,8 @@ func CellFlags(m *result.Matrix, c result.Cell) []string {
 	out := slices.Clone(m.Args)
 	for _, a := range m.Axes {
 		v := c.Values[a.Knob]
-		if a.Flag == "set" {
-			out = append(out, "--set="+a.Knob+"="+v)
+		if keyed[a.Flag] {
+			out = append(out, "--"+a.Flag+"="+a.Knob+"="+v)
 			continue
 		}
 		out = append(out, "--"+a.Knob+"="+v)

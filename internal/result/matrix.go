@@ -28,8 +28,8 @@ type Matrix struct {
 
 // Axis is one knob given several values.
 type Axis struct {
-	Knob   string   `json:"knob"`           // the knob, or the key of a --set
-	Flag   string   `json:"flag,omitempty"` // "set" for a --set key
+	Knob   string   `json:"knob"`           // the knob, or the key of a --set or a --define
+	Flag   string   `json:"flag,omitempty"` // "set" for a --set key, "define" for a script variable
 	Values []string `json:"values"`
 }
 
