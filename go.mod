@@ -12,6 +12,7 @@ require (
 	github.com/hanwen/go-fuse/v2 v2.12.1
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/nakagami/firebirdsql v0.9.23
+	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/prometheus/client_model v0.3.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10

@@ -18,6 +18,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
 	"github.com/dbgauge/dbgauge/internal/workload/objects"
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
+	"github.com/dbgauge/dbgauge/internal/workload/script"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
 )
 
@@ -30,6 +31,7 @@ func Workloads() []workload.Spec {
 		kv.Spec,
 		objects.Spec,
 		oltpemul.Spec,
+		script.Spec,
 	}
 }
 

@@ -97,7 +97,7 @@ func exitStatus(err error) (int, string) {
 // the run that cluster or a child's spec rewrites them into.
 func execRoot(ctx context.Context, env *Env, cancel context.CancelFunc) error {
 	root := newRoot(ctx, env, cancel)
-	root.SetArgs(env.Args)
+	root.SetArgs(workloadFile(env.Args))
 	root.SetOut(env.Stdout)
 	root.SetErr(env.Stderr)
 	return root.Execute()
@@ -140,6 +140,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return nil
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newChildCmd(ctx, env, cancel))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCheckCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newChildCmd(ctx, env, cancel))
 	return root
 }

@@ -89,12 +89,41 @@ func TestCrashNMS(t *testing.T) {
 	}
 }
 
+// TestCrashWorkloadFile puts a user's own workload on trial: the [ledger]
+// of examples/deposits.toml names the commit that makes each deposit
+// durable. SQLite in sync mode keeps every acknowledged deposit through a
+// power cut; with durability off the cut takes acknowledged ones.
+func TestCrashWorkloadFile(t *testing.T) {
+	if err := powerloss.Available(); err != nil {
+		t.Skip(err)
+	}
+	rec, _, _ := runCrash(t, filepath.Join("..", "..", "examples", "deposits.toml"), "--db", "sqlite", "--durability", "sync,off",
+		"--power-loss", "--cycles", "1", "--fault-after", "500ms-1s", "--seed", "5")
+	if len(rec.Configs) != 2 {
+		t.Fatalf("%d configurations, want sync and off", len(rec.Configs))
+	}
+	for _, c := range rec.Configs {
+		for _, cy := range c.Cycles {
+			if !cy.Started || cy.Acknowledged == 0 || cy.Phantom != 0 || cy.Error != "" {
+				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
+			}
+			switch {
+			case c.Values["durability"] == "sync" && cy.Lost != 0:
+				t.Errorf("%s lost %d acknowledged deposits to a power cut", c.Key, cy.Lost)
+			case c.Values["durability"] == "off" && cy.Lost == 0:
+				t.Errorf("%s lost nothing to a power cut of %d acknowledged deposits never flushed", c.Key, cy.Acknowledged)
+			}
+		}
+	}
+}
+
 func TestCrashBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"crash", "tpcb"}, // cannot keep a ledger
-		{"crash", "insert", "--db", "postgres://u@h/db"}, // not a database it can kill
-		{"crash", "insert", "--fault-after", "3s-1s"},    // backwards
-		{"crash", "insert", "--durability", "sync,fast"}, // a bad value in one configuration
+		{"crash", filepath.Join("..", "..", "examples", "tpcb-like.toml")}, // a workload file without a [ledger]
+		{"crash", "insert", "--db", "postgres://u@h/db"},                   // not a database it can kill
+		{"crash", "insert", "--fault-after", "3s-1s"},                      // backwards
+		{"crash", "insert", "--durability", "sync,fast"},                   // a bad value in one configuration
 	} {
 		code, _, errs := runCLI(t, nil, append(args, "--results", t.TempDir())...)
 		if code != ExitUsage || strings.Count(strings.TrimSpace(errs), "\n") > 0 {

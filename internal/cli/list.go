@@ -14,15 +14,25 @@ import (
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/session"
+	"github.com/dbgauge/dbgauge/internal/workload/script"
 )
 
 func newListCmd(env *Env) *cobra.Command {
 	var markdown bool
 	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "workloads, backends, their knobs and what each knob maps to",
-		Args:  cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
+		Use:   "list [scripts]",
+		Short: "workloads, backends, their knobs and what each knob maps to; list scripts: what a script may use",
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 1 || len(args) == 1 && args[0] != "scripts" {
+				return knob.Bad("dbgauge list, or dbgauge list scripts", "list takes no argument but scripts")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				script.WriteReference(env.Stdout)
+				return nil
+			}
 			if markdown {
 				return writeKnobsMarkdown(env.Stdout)
 			}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +25,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
+	"github.com/dbgauge/dbgauge/internal/workload/script"
 )
 
 // workloadParent returns a command with one subcommand per workload (run,
@@ -85,6 +87,16 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 		return execute(ctx, env, cancel, plan)
 	}
 	return cmd
+}
+
+// workloadFile reads `run FILE.toml`, `load FILE.toml` and `crash
+// FILE.toml` as the script workload with --workload-file FILE.toml: a
+// user's workload file stands where a workload's name does.
+func workloadFile(args []string) []string {
+	if len(args) < 2 || !slices.Contains([]string{"run", "load", "crash"}, args[0]) || !script.IsWorkloadFile(args[1]) {
+		return args
+	}
+	return slices.Concat([]string{args[0], script.Spec.Name, "--workload-file=" + args[1]}, args[2:])
 }
 
 // setValues copies the flags the user set into values (each value of a

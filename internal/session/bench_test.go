@@ -68,6 +68,7 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 						workloadtest.Run(t, w, map[string]string{
 							"db": b.Throwaway, "api": api, "commit": commit, "clients": "2", "units": "60", "lines": "300",
 							"init-docs": "100", "wares": "30", "records": "500", "conferences": "200",
+							"workload-file": filepath.Join("..", "..", "examples", "deposits.toml"), // script: a user's own, with its ledger
 						})
 					})
 				}

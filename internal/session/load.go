@@ -35,31 +35,12 @@ func (p *Plan) LoadOnly(ctx context.Context, progress func(done, total int64), n
 		return out, knob.Bad(fmt.Sprintf("give a path the next run reuses, e.g. --db %s:/data/%s.db", p.bspec.Name, p.wspec.Name),
 			"--db %s is a throwaway database: the load would be lost", db)
 	}
-	dir, err := os.MkdirTemp("", "dbgauge-load-")
+	d, eng, done, err := p.openOnly(ctx)
 	if err != nil {
 		return out, err
 	}
-	defer os.RemoveAll(dir)
-	if err := os.Chmod(dir, 0o755); err != nil { // a managed server's account makes its folders inside
-		return out, err
-	}
-	o := p.bopts
-	o.Dir, o.DataDir = dir, ""
-	if p.dataDir != "" {
-		o.DataDir = dir
-	}
-	h, err := p.bspec.Open(ctx, o)
-	if err != nil {
-		return out, err
-	}
-	defer h.Close()
-	if out.Engine, err = h.Engine(ctx); err != nil {
-		return out, fmt.Errorf("read back %s settings: %w", p.bspec.Name, err)
-	}
-	d := h
-	if sq, ok := h.(backend.SQLDB); ok && p.api == backend.KV {
-		d = sqlkv.Wrap(sq)
-	}
+	defer done()
+	out.Engine = eng
 	if pr, ok := p.w.(workload.Progresser); ok && progress != nil {
 		pr.SetProgress(progress)
 	}
@@ -74,4 +55,58 @@ func (p *Plan) LoadOnly(ctx context.Context, progress func(done, total int64), n
 		out.Note = "the managed server is throwaway: its data was removed with it (load into a server of yours, --db postgres://…, to reuse it)"
 	}
 	return out, nil
+}
+
+// openOnly opens the engine outside a run (no result folder: a temporary
+// one for an embedded throwaway or a managed server) and returns it as
+// the workload speaks to it, its settings read back, and what closes it.
+func (p *Plan) openOnly(ctx context.Context) (backend.DB, backend.Engine, func(), error) {
+	var eng backend.Engine
+	dir, err := os.MkdirTemp("", "dbgauge-load-")
+	if err != nil {
+		return nil, eng, nil, err
+	}
+	fail := func(err error) (backend.DB, backend.Engine, func(), error) {
+		os.RemoveAll(dir)
+		return nil, eng, nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil { // a managed server's account makes its folders inside
+		return fail(err)
+	}
+	o := p.bopts
+	o.Dir, o.DataDir = dir, ""
+	if p.dataDir != "" {
+		o.DataDir = dir
+	}
+	h, err := p.bspec.Open(ctx, o)
+	if err != nil {
+		return fail(err)
+	}
+	done := func() { h.Close(); os.RemoveAll(dir) }
+	if eng, err = h.Engine(ctx); err != nil {
+		done()
+		return nil, eng, nil, fmt.Errorf("read back %s settings: %w", p.bspec.Name, err)
+	}
+	d := h
+	if sq, ok := h.(backend.SQLDB); ok && p.api == backend.KV {
+		d = sqlkv.Wrap(sq)
+	}
+	return d, eng, done, nil
+}
+
+// CheckOnly opens the engine and runs only the workload's consistency
+// checks on the data it holds (dbgauge check: a workload file's checks
+// after another tool ran on the database).
+func (p *Plan) CheckOnly(ctx context.Context) ([]workload.Check, backend.Engine, error) {
+	ck, ok := p.w.(workload.Checker)
+	if !ok {
+		return nil, backend.Engine{}, knob.Bad("give a workload file whose [[check]]s to run", "%s has no checks of its own to run", p.wspec.Name)
+	}
+	d, eng, done, err := p.openOnly(ctx)
+	if err != nil {
+		return nil, eng, err
+	}
+	defer done()
+	checks, err := ck.Check(ctx, d)
+	return checks, eng, err
 }

@@ -155,7 +155,8 @@ func NewPlan(req Request) (*Plan, error) {
 	if led != nil {
 		l, ok := p.w.(workload.Ledgered)
 		if !ok {
-			return nil, knob.Bad("use a workload that records its commits: insert or nms", "%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
+			return nil, knob.Bad("use a workload that records its commits: insert, nms, or a workload file with a [ledger] (examples/deposits.toml)",
+				"%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
 		}
 		l.SetLedger(led)
 		p.led = led
