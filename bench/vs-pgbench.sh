@@ -5,6 +5,10 @@
 # two tools within each round. Prints transactions/s, the ratio dbgauge ÷
 # pgbench, and each tool's client CPU (user + system) per transaction.
 #   SCALE=10 DURATION=20 ROUNDS=3 CLIENTS="1 8" MODES="select-only tpcb" bench/vs-pgbench.sh
+# MODES=script runs pgbench's tpcb-like script written out as a file
+# (examples/pgbench/tpcb-like.sql) through both tools: dbgauge run script -f
+# and pgbench -f, and after each test dbgauge check examples/tpcb-like.toml
+# holds the four balances' sums equal (the balances are zeroed before each).
 # Any client counts: CLIENTS="64 1000" MODES=select-only shows how each tool's
 # rate holds up with many connections (the server gets max_connections to match).
 # LAZY=1 runs both tools with synchronous_commit off (the server's setting for
@@ -82,8 +86,11 @@ try:
     subprocess.run([os.path.join(BIN, "pgbench"), "-i", "-q", "-s", str(SCALE)], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
+    SCRIPT = "examples/pgbench/tpcb-like.sql"
     def reset():
-        subprocess.run([os.path.join(BIN, "psql"), "-q", "-X", "-c", "VACUUM pgbench_branches, pgbench_tellers, pgbench_accounts",
+        subprocess.run([os.path.join(BIN, "psql"), "-q", "-X", "-c", "UPDATE pgbench_accounts SET abalance = 0 WHERE abalance <> 0",
+                        "-c", "UPDATE pgbench_tellers SET tbalance = 0 WHERE tbalance <> 0", "-c", "UPDATE pgbench_branches SET bbalance = 0 WHERE bbalance <> 0",
+                        "-c", "VACUUM pgbench_branches, pgbench_tellers, pgbench_accounts",
                         "-c", "TRUNCATE pgbench_history", "-c", "CHECKPOINT"], env=env, check=True, stdout=subprocess.DEVNULL)
 
     def cpu():
@@ -92,7 +99,7 @@ try:
 
     def pgbench(mode, c):
         args = [os.path.join(BIN, "pgbench"), "-M", "prepared", "-c", str(c), "-j", str(min(c, os.cpu_count())),
-                "-T", str(DURATION), "-n"] + (["-S"] if mode == "select-only" else [])
+                "-T", str(DURATION), "-n"] + (["-S"] if mode == "select-only" else []) + (["-f", SCRIPT, "-s", str(SCALE)] if mode == "script" else [])
         reset()
         t = cpu()
         out = subprocess.run(args, env=env, check=True, capture_output=True, text=True, preexec_fn=client_cpu).stdout
@@ -104,7 +111,7 @@ try:
     def dbgauge(mode, c):
         res = os.path.join(work, "results")
         shutil.rmtree(res, ignore_errors=True)
-        args = [os.environ.get("DBGAUGE", "./dbgauge"), "run", "tpcb", "--db", dsn, "--scale", str(SCALE), "--clients", str(c),
+        args = [os.environ.get("DBGAUGE", "./dbgauge"), "run"] + (["script", "-f", SCRIPT] if mode == "script" else ["tpcb"]) + ["--db", dsn, "--scale", str(SCALE), "--clients", str(c),
                 "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res] + (["--durability", "lazy"] if LAZY else [])
         if mode == "select-only":
             args.append("--select-only")
@@ -115,15 +122,26 @@ try:
         r = json.load(open(glob.glob(res + "/*/result.json")[0]))
         return r["summary"]["rate"], used / max(r["summary"]["ok"], 1) * 1e6
 
+    def checked(tool, mode):
+        """After a script test, the workload file's checks on what the tool left."""
+        if mode != "script":
+            return ""
+        out = subprocess.run([os.environ.get("DBGAUGE", "./dbgauge"), "check", "examples/tpcb-like.toml", "--db", dsn], capture_output=True, text=True)
+        line = next((l.strip() for l in out.stdout.splitlines() if "balances_agree" in l), out.stderr.strip())
+        print("  after %-8s %s (exit %d)" % (tool, line, out.returncode), flush=True)
+        return line
+
     print("%-11s %7s %5s %12s %12s %7s %14s %14s" % ("mode", "clients", "round", "dbgauge tps", "pgbench tps", "÷", "dbgauge µs/tx", "pgbench µs/tx"))
     ratios, rates, cpus = {}, {}, {}
     for r in range(1, ROUNDS + 1):
         for mode in MODES:
             for c in CLIENTS:
                 if r % 2:
-                    (d, dc), (p, pc) = dbgauge(mode, c), pgbench(mode, c)
+                    d, dc = dbgauge(mode, c); checked("dbgauge", mode)
+                    p, pc = pgbench(mode, c); checked("pgbench", mode)
                 else:
-                    (p, pc), (d, dc) = pgbench(mode, c), dbgauge(mode, c)
+                    p, pc = pgbench(mode, c); checked("pgbench", mode)
+                    d, dc = dbgauge(mode, c); checked("dbgauge", mode)
                 ratios.setdefault((mode, c), []).append(d / p)
                 cpus.setdefault((mode, c), ([], []))[0].append(dc)
                 cpus[(mode, c)][1].append(pc)
