@@ -2,6 +2,8 @@ package script
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -58,5 +60,52 @@ func FuzzEval(f *testing.F) {
 			return
 		}
 		_ = v.String() + v.Debug()
+	})
+}
+
+// FuzzReadFile: a workload file, however malformed, is read or refused
+// with one *Error line at a place in the file, never a panic; what is read
+// gives its scripts and tables the same way.
+func FuzzReadFile(f *testing.F) {
+	for _, name := range []string{"tpcb-like", "nms", "deposits"} {
+		b, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", name+".toml"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(b))
+	}
+	for _, s := range []string{"", "name =", "[[transaction]]\nname = \"t\"\nscript = '''\\if 1\n'''", "[ledger]\ntransaction = 1",
+		"[[table]]\nname = \"t\"\nrows = \"1 +\"\ncolumns = [\"a = chars(3, 1)\"]\n[[transaction]]\nname = \"x\"\nscript = \"SELECT 1;\"",
+		"[schema]\nsql = [1, 2]\n[[transaction]]\nname = \"x\"\nfile = \"/nonexistent\""} {
+		f.Add(s)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, text string) {
+		tmp, err := os.CreateTemp(dir, "w-*.toml") // a file of its own: workers run at once
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := tmp.Name()
+		defer os.Remove(path)
+		if _, err := tmp.WriteString(text); err != nil {
+			t.Fatal(err)
+		}
+		tmp.Close()
+		file, err := ReadFile(path)
+		if err == nil {
+			if _, err = file.Scripts(); err == nil {
+				_, err = file.parseTables()
+			}
+		}
+		if err == nil {
+			return
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%T %v, want *Error", err, err)
+		}
+		if e.Pos.File == "" || strings.Contains(e.Msg+e.Hint, "\n") {
+			t.Fatalf("malformed error %q", err)
+		}
 	})
 }
