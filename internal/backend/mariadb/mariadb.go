@@ -34,6 +34,7 @@ var Spec = backend.Spec{
 		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
 	},
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"innodb_flush_log_at_trx_commit": "1"},
 		backend.Lazy: {"innodb_flush_log_at_trx_commit": "2"},
@@ -54,13 +55,24 @@ var Spec = backend.Spec{
 	// --dataset's estimate (docs/data.md): an estimate: InnoDB's record header, transaction id and roll pointer, pages filled in random key order.
 	RecordOverhead: 60,
 
-	Open: open,
+	Open:   open,
+	Reopen: reopen,
 }
 
 var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "innodb_flush_log_at_trx_commit=1, sync_binlog=1: the redo log is written and flushed at every commit (group commit shares flushes)",
 	backend.Lazy: "innodb_flush_log_at_trx_commit=2, sync_binlog=0: written at commit, flushed about once a second; a crash of the machine loses up to a second",
 	backend.Off:  "innodb_flush_log_at_trx_commit=0, sync_binlog=0: written and flushed about once a second; even a server crash loses up to a second",
+}
+
+// promises are what MariaDB's documentation (innodb_flush_log_at_trx_commit)
+// promises each level keeps: 2 writes the redo log to the OS at every
+// commit, which survives a crash of the server, not of the machine; 0
+// writes it about once a second, which even a server crash may lose.
+var promises = map[backend.Durability]backend.Promise{
+	backend.Sync: {Crash: true, Power: true, Doc: "innodb_flush_log_at_trx_commit=1: the redo log is flushed at every commit"},
+	backend.Lazy: {Crash: true, Doc: "innodb_flush_log_at_trx_commit=2: survives a crash of the server, not of the machine (up to a second lost)"},
+	backend.Off:  {Doc: "innodb_flush_log_at_trx_commit=0: even a crash of the server may lose up to a second of commits"},
 }
 
 func mapDurability(d backend.Durability) (map[string]string, error) {

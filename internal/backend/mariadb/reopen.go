@@ -1,0 +1,80 @@
+package mariadb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+// Reopen starts MariaDB again on the datadir a killed managed server left
+// in dataDir: InnoDB replays its redo log (crash recovery), its log goes to
+// logPath. The root password died with the run that set it, so the server
+// runs without its grant tables, on a Unix socket of its own and no TCP
+// port: nothing but dbgauge can reach it. settings are given as at the
+// first start (innodb_page_size must be the same).
+func Reopen(ctx context.Context, dataDir, logPath string, settings map[string]string) (*Server, error) {
+	bin, _, err := FindServer()
+	if err != nil {
+		return nil, err
+	}
+	acct, err := server.AccountFor("mysql")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "ibdata1")); err != nil {
+		return nil, fmt.Errorf("the killed server's datadir: %w", err)
+	}
+	m := &Server{Account: acct, DataDir: dataDir, bin: bin, settings: map[string]string{"skip-grant-tables": "1", "skip-networking": "1"}}
+	for k, v := range settings {
+		m.settings[k] = v
+	}
+	if m.SocketDir, err = os.MkdirTemp("", "dbgauge-mariadb-"); err != nil {
+		return nil, err
+	}
+	if err := acct.Own(m.SocketDir); err != nil {
+		return nil, err
+	}
+	from := backend.FileSize(logPath)
+	if err := m.launch(ctx, logPath, ""); err != nil {
+		os.RemoveAll(m.SocketDir)
+		return nil, err
+	}
+	m.Note = innodbNote(server.ReadFrom(logPath, from))
+	return m, nil
+}
+
+// reopen is Spec.Reopen: MariaDB started again on a killed server's datadir
+// (Reopen) and opened as root on its socket, in dbgauge's database, with
+// the run's --page-size or --set innodb_page_size, if any. Closing the DB
+// stops the server and removes the datadir (its log stays).
+func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (backend.DB, error) {
+	settings, err := mapDurability(o.Durability)
+	if err != nil {
+		return nil, err
+	}
+	if o.Values != nil {
+		if ps := o.Values.Get("page-size"); ps != "" {
+			settings["innodb_page_size"] = ps
+		}
+		for _, line := range o.Values.List("set") {
+			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "innodb_page_size" {
+				settings["innodb_page_size"] = strings.TrimSpace(v)
+			}
+		}
+	}
+	srv, err := Reopen(ctx, dataDir, logPath, settings)
+	if err != nil {
+		return nil, err
+	}
+	d := &db{prepare: o.Prepare, srv: srv, recovery: srv.Note}
+	if err := d.connect(ctx, srv.dsnWith("root", "", "dbgauge", true), max(o.Conns, 1)); err != nil {
+		d.stop()
+		return nil, fmt.Errorf("connect to the restarted server: %w", err)
+	}
+	return managedDB{d}, nil
+}
