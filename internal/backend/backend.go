@@ -78,6 +78,10 @@ type Spec struct {
 	// Durability says what each level sets in the engine, for `dbgauge list`
 	// and docs/knobs.md.
 	Durability map[Durability]string
+	// Promises says what the engine's documentation promises each level
+	// keeps through a crash and a power loss: dbgauge crash holds each
+	// configuration to it ("as documented", or not).
+	Promises map[Durability]Promise
 	// Expect lists settings the engine must read back at each durability
 	// level; the conformance suite holds the engine to it.
 	Expect map[Durability]map[string]string
@@ -109,6 +113,23 @@ type Spec struct {
 	// the DB stops that server. dbgauge crash needs it; nil: the engine's
 	// managed server cannot be put on trial.
 	Reopen func(ctx context.Context, dataDir, logPath string, o Options) (DB, error)
+}
+
+// Promise is what an engine's documentation says a durability level keeps
+// of the commits it acknowledged.
+type Promise struct {
+	Crash bool   // through a crash of the engine's process (kill -9 of it, or of its server): nothing lost
+	Power bool   // through a power loss of the machine as well
+	Doc   string // what the documentation says, in a few words, and where
+}
+
+// Keeps says whether the promise covers a fault: a crash, or with power a
+// power loss after it.
+func (p Promise) Keeps(power bool) bool {
+	if power {
+		return p.Power
+	}
+	return p.Crash
 }
 
 // Has reports whether the engine has ability a.

@@ -232,6 +232,10 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		return crash.Target{}, err
 	}
 	led := w.(workload.Ledgered)
+	var promise *backend.Promise
+	if p, ok := bspec.Promises[backend.Durability(values.Get("durability"))]; ok {
+		promise = &p
+	}
 	if managed {
 		return crash.Target{
 			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true,
@@ -239,7 +243,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 				log := filepath.Join(filepath.Dir(filepath.Dir(dataDir)), "recovery.log")
 				return bspec.Reopen(ctx, dataDir, log, backend.Options{Dir: filepath.Dir(dataDir), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 			},
-			Present: led.Present,
+			Present: led.Present, Promise: promise,
 		}, nil
 	}
 	return crash.Target{
@@ -247,7 +251,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		Open: func(ctx context.Context, path string) (backend.DB, error) {
 			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 		},
-		Present: led.Present,
+		Present: led.Present, Promise: promise,
 	}, nil
 }
 

@@ -56,6 +56,9 @@ type Target struct {
 	Managed bool
 	Open    func(ctx context.Context, path string) (backend.DB, error)
 	Present func(ctx context.Context, db backend.DB) (map[int64]bool, error) // the ids it holds
+	// Promise is what the engine's documentation promises the
+	// configuration's durability level keeps; nil: it says nothing.
+	Promise *backend.Promise
 }
 
 // Run runs every cycle of every configuration, saving rec after each.
@@ -75,6 +78,7 @@ func (c *Controller) Run(ctx context.Context, rec *result.Crash, stop <-chan str
 			}
 			cy := c.cycle(ctx, ci, n, t)
 			cfg.Cycles = append(cfg.Cycles, cy)
+			cfg.Promise, cfg.Verdict = Judge(t.Promise, c.PowerLoss, cfg)
 			cfg.Summary = Summarize(cfg)
 			c.Log(fmt.Sprintf("%s cycle %d: %s", keyOr(cfg.Key), n, line(cy)))
 			if err := c.save(rec); err != nil {
@@ -373,7 +377,49 @@ func Summarize(cfg *result.CrashConfig) string {
 	if len(acked) > 0 {
 		parts = append(parts, fmt.Sprintf("%d–%d acknowledged per cycle", slices.Min(acked), slices.Max(acked)))
 	}
+	if cfg.Verdict != "" {
+		parts = append(parts, cfg.Verdict)
+	}
 	return keyOr(cfg.Key) + ": " + strings.Join(parts, "; ")
+}
+
+// Judge holds a configuration's cycles to what the engine's documentation
+// promises its durability level keeps through the fault (power: a power
+// loss after the kill): lost acknowledged commits, or a failed integrity
+// check, where the promise says none is "NOT as documented". Where the
+// documentation allows losses, any count is as documented.
+func Judge(p *backend.Promise, power bool, cfg *result.CrashConfig) (promise, verdict string) {
+	if p == nil {
+		return "", ""
+	}
+	fault := "a crash"
+	if power {
+		fault = "a power loss"
+	}
+	promise = p.Doc
+	if !p.Keeps(power) {
+		return promise, "as documented (" + fault + " may lose acknowledged commits: " + p.Doc + ")"
+	}
+	var lost int64
+	var lostIn, bad int
+	for _, cy := range cfg.Cycles {
+		if !cy.Started || cy.Harness {
+			continue
+		}
+		if cy.Lost > 0 {
+			lost, lostIn = lost+cy.Lost, lostIn+1
+		}
+		if !cy.IntegrityOK {
+			bad++
+		}
+	}
+	switch {
+	case lostIn > 0:
+		return promise, fmt.Sprintf("NOT as documented: %s keeps every acknowledged commit through %s (%s), yet %d were lost in %d cycles", keyOr(cfg.Key), fault, p.Doc, lost, lostIn)
+	case bad > 0:
+		return promise, fmt.Sprintf("NOT as documented: %s keeps the database whole through %s (%s), yet its integrity check failed in %d cycles", keyOr(cfg.Key), fault, p.Doc, bad)
+	}
+	return promise, "as documented (nothing acknowledged may be lost to " + fault + ")"
 }
 
 // compare counts, against the ledger, the acknowledged ids missing from the

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -88,5 +89,38 @@ func TestFaultMomentsAreSeeded(t *testing.T) {
 	}
 	if hi-lo < 600*time.Millisecond {
 		t.Errorf("ten moments within %v of each other in a 2 s window", hi-lo)
+	}
+}
+
+// TestJudge: a configuration is held to what its engine's documentation
+// promises for the fault. Losses where none may happen, or a broken
+// database, are NOT as documented; where losses are allowed, any count is.
+func TestJudge(t *testing.T) {
+	keeps := &backend.Promise{Crash: true, Power: true, Doc: "flushed at every commit"}
+	crashOnly := &backend.Promise{Crash: true, Doc: "written to the OS at commit"}
+	cfg := func(lost int64, integrity bool) *result.CrashConfig {
+		return &result.CrashConfig{Key: "durability=x", Cycles: []result.CrashCycle{
+			{N: 1, Started: true, IntegrityOK: true}, {N: 2, Started: true, Lost: lost, IntegrityOK: integrity},
+			{N: 3, Harness: true, Lost: 99}, // dbgauge's failure: not the engine's
+		}}
+	}
+	for _, c := range []struct {
+		p     *backend.Promise
+		power bool
+		cfg   *result.CrashConfig
+		want  string
+	}{
+		{keeps, true, cfg(0, true), "as documented (nothing"},
+		{keeps, true, cfg(3, true), "NOT as documented: durability=x keeps every acknowledged commit through a power loss (flushed at every commit), yet 3 were lost in 1 cycles"},
+		{keeps, false, cfg(0, false), "NOT as documented: durability=x keeps the database whole through a crash"},
+		{crashOnly, false, cfg(2, true), "NOT as documented"},
+		{crashOnly, true, cfg(2, true), "as documented (a power loss may lose"},
+		{crashOnly, true, cfg(0, false), "as documented (a power loss may lose"},
+		{nil, true, cfg(5, true), ""},
+	} {
+		_, got := Judge(c.p, c.power, c.cfg)
+		if !strings.HasPrefix(got, c.want) || (c.want == "") != (got == "") {
+			t.Errorf("promise %+v, power %v: verdict %q, want %q…", c.p, c.power, got, c.want)
+		}
 	}
 }

@@ -31,6 +31,11 @@ type CrashConfig struct {
 	Values  map[string]string `json:"values"`
 	Cycles  []CrashCycle      `json:"cycles"`
 	Summary string            `json:"summary"` // one line a person reads in ten seconds
+	// Promise is what the engine's documentation promises this
+	// configuration keeps through the fault; Verdict holds the cycles to
+	// it: "as documented", or "NOT as documented: …".
+	Promise string `json:"promise,omitempty"`
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // CrashCycle is one run, one fault, one recovery.

@@ -28,6 +28,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
 	Match:      backend.EmbeddedMatch("bbolt"),
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"NoSync": "false", "background_sync": "none"},
 		backend.Lazy: {"NoSync": "true", "background_sync": "100ms"},

@@ -34,6 +34,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
 	Match:      backend.EmbeddedMatch("gdbm"),
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"sync_mode": "false", "sync_on_commit": "true", "background_sync": "none"},
 		backend.Lazy: {"sync_mode": "false", "sync_on_commit": "false", "background_sync": "100ms"},

@@ -35,6 +35,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
 	Match:      backend.EmbeddedMatch("pebble"),
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"commit_sync": "true", "wal_sync": "every commit", "DisableWAL": "false"},
 		backend.Lazy: {"commit_sync": "false", "wal_sync": "background every 100ms", "DisableWAL": "false"},

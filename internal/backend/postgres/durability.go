@@ -34,3 +34,13 @@ func mapDurability(d backend.Durability, managed bool) (map[string]string, error
 	}
 	return nil, knob.Bad("give sync, lazy or off", "postgres has no durability %q", d)
 }
+
+// promises are what PostgreSQL's documentation ("Asynchronous Commit",
+// "fsync") promises each level keeps: an asynchronous commit's WAL may
+// still be in the server's buffers when it dies; with fsync=off every
+// commit's WAL reaches the OS, which a power loss may not keep.
+var promises = map[backend.Durability]backend.Promise{
+	backend.Sync: {Crash: true, Power: true, Doc: "synchronous_commit=on: a commit returns once its WAL is flushed"},
+	backend.Lazy: {Doc: "synchronous_commit=off: a crash of the server or the machine may lose up to 3 × wal_writer_delay of commits, never consistency"},
+	backend.Off:  {Crash: true, Doc: "fsync=off: a server crash loses nothing; a power loss may lose commits or corrupt the cluster"},
+}

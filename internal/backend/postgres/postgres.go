@@ -37,6 +37,7 @@ var Spec = backend.Spec{
 		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 	},
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"synchronous_commit": "on", "fsync": "on"},
 		backend.Lazy: {"synchronous_commit": "off", "fsync": "on", "wal_writer_delay": "100ms"},

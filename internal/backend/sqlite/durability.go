@@ -30,3 +30,12 @@ func synchronousName(v string) string {
 	}
 	return v
 }
+
+// promises are what SQLite's documentation ("PRAGMA synchronous", "WAL")
+// promises each level keeps: WAL with NORMAL or OFF hands every commit to
+// the OS at once, so a crash of the process loses nothing, a power loss may.
+var promises = map[backend.Durability]backend.Promise{
+	backend.Sync: {Crash: true, Power: true, Doc: "synchronous=FULL: a commit is durable through a crash and a power loss"},
+	backend.Lazy: {Crash: true, Doc: "WAL, synchronous=NORMAL: durable through an application crash; a power loss may roll back the last commits"},
+	backend.Off:  {Crash: true, Doc: "synchronous=OFF: durable through an application crash; a power loss may lose commits or corrupt the database"},
+}

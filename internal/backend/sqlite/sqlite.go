@@ -30,6 +30,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
 	Match:      backend.EmbeddedMatch("sqlite"),
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"journal_mode": "wal", "synchronous": "FULL"},
 		backend.Lazy: {"journal_mode": "wal", "synchronous": "NORMAL"},
