@@ -2,6 +2,7 @@ package mariadb
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"io"
@@ -59,7 +60,7 @@ func classify(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, io.EOF),
+	case errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, io.EOF),
 		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
 		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
 	}

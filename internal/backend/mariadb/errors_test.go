@@ -1,6 +1,7 @@
 package mariadb
 
 import (
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"testing"
@@ -22,6 +23,7 @@ func TestClassify(t *testing.T) {
 		{&mysql.MySQLError{Number: 1146, Message: "Table doesn't exist"}, dberr.Fatal},
 		{driver.ErrBadConn, dberr.Unavailable},
 		{mysql.ErrInvalidConn, dberr.Unavailable},
+		{sql.ErrConnDone, dberr.Unavailable}, // a client's connection after the server went away
 		{errors.New("something else"), dberr.Fatal},
 	}
 	for _, c := range cases {
