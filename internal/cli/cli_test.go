@@ -56,6 +56,10 @@ func TestBadInput(t *testing.T) {
 		"cpus of an unknown part":  {"run", "insert", "--cpus", "client=0"},
 		"cpus server on sqlite":    {"run", "insert", "--cpus", "server=0"},
 		"cpus server on a dsn":     {"run", "insert", "--cpus", "server=0", "--db", "postgres://u:tiger@127.0.0.1:1/db"},
+		"fault on sqlite":          {"run", "insert", "--fault", "kill-at=1s"},
+		"fault without kill-at":    {"run", "insert", "--db", "postgres:managed", "--fault", "at=1s"},
+		"fault after the run":      {"run", "insert", "--db", "postgres:managed", "--duration", "5s", "--fault", "kill-at=9s"},
+		"reconnect of zero":        {"run", "insert", "--reconnect", "0s"},
 	}
 	for name, args := range cases {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {

@@ -330,3 +330,46 @@ func spread(v []float64) string {
 	}
 	return fmt.Sprintf("%.2f s (median; %.2f–%.2f s)", med, s[0], s[len(s)-1])
 }
+
+// faultBlock shows what --fault cost, and the outages the run saw.
+func faultBlock(b *strings.Builder, r *result.Result) {
+	if f := r.Fault; f != nil {
+		fmt.Fprintf(b, "  fault     %s\n", FaultLine(f))
+	}
+	for _, o := range r.Outages {
+		fmt.Fprintf(b, "  outage    %s\n", OutageLine(o))
+	}
+}
+
+// FaultLine says what a server killed under load cost, in one line.
+func FaultLine(f *result.Fault) string {
+	if f.KillT == 0 {
+		return "not made: " + f.Error
+	}
+	parts := []string{fmt.Sprintf("server killed at %.1f s, accepting connections again %.2f s later", f.KillT, f.RecoverySeconds)}
+	if f.RecoveryNote != "" {
+		parts[0] += " (" + f.RecoveryNote + ")"
+	}
+	if f.Error != "" {
+		parts = append(parts, f.Error)
+	}
+	if f.DowntimeSeconds > 0 {
+		parts = append(parts, fmt.Sprintf("no commit acknowledged for %.2f s", f.DowntimeSeconds))
+	}
+	parts = append(parts, fmt.Sprintf("%s/s before, %s/s after", Rate(f.RateBefore), Rate(f.RateAfter)))
+	if f.Ledger {
+		parts = append(parts, fmt.Sprintf("%d of %d acknowledged commits lost, %d in flight", f.Lost, f.Acknowledged, f.Unknown))
+		if f.Phantom > 0 {
+			parts = append(parts, fmt.Sprintf("%d rows never committed", f.Phantom))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// OutageLine says when the engine answered no unit, and for how long.
+func OutageLine(o result.Outage) string {
+	if o.EndT == 0 {
+		return fmt.Sprintf("from %.1f s to the end of the run: %d units failed as unavailable", o.StartT, o.Failed)
+	}
+	return fmt.Sprintf("%.2f s without an answer, from %.1f s to %.1f s: %d units failed as unavailable", o.Seconds, o.StartT, o.EndT, o.Failed)
+}

@@ -166,6 +166,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	}
 	events(b, r.Events)
 	clusterBlock(b, r)
+	faultBlock(b, r)
 	backup(b, r.Backup)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))

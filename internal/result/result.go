@@ -83,6 +83,12 @@ type Result struct {
 	// Cluster is a managed primary's replicas (--topology) and the
 	// failover --failover made.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// Outages are the windows in which the engine answered no unit: units
+	// failed as unavailable and none succeeded (a server restarted, by
+	// --fault or by someone else; --reconnect says how long one may last).
+	Outages []Outage `json:"outages,omitempty"`
+	// Fault is the server kill --fault made under load, and what it cost.
+	Fault *Fault `json:"fault,omitempty"`
 	// Harness is the CPU and memory dbgauge itself used in the measure phase.
 	Harness *Harness `json:"harness,omitempty"`
 	// ServerCPU is what a managed server used in the measure phase.
@@ -142,6 +148,44 @@ type Failover struct {
 	Error        string  `json:"error,omitempty"`
 }
 
+// Outage is a window in which the engine answered no unit: from the first
+// unit that failed as unavailable after a success to the next success.
+type Outage struct {
+	StartT  float64 `json:"start_t"` // on the series' time line
+	EndT    float64 `json:"end_t"`   // 0: the run ended inside it
+	Seconds float64 `json:"seconds"`
+	Failed  int64   `json:"failed"` // units that failed as unavailable in it
+}
+
+// Fault is a managed server killed under load (--fault kill-at=D) and
+// restarted on its data: when, how long its crash recovery took, the
+// outage the clients saw, the rate before and after, and, for a workload
+// that keeps a ledger, the acknowledged commits the restarted server lacks.
+type Fault struct {
+	AtSeconds       float64 `json:"at_seconds"` // asked: into the measure phase
+	KillT           float64 `json:"kill_t"`
+	BackT           float64 `json:"back_t"`           // the restarted server accepts connections
+	RecoverySeconds float64 `json:"recovery_seconds"` // kill → accepts connections
+	RecoveryNote    string  `json:"recovery_note,omitempty"`
+	// From the ledger: the last commit acknowledged before the kill and
+	// the first after it (0: none), and the time between.
+	LastAckT        float64 `json:"last_ack_t,omitempty"`
+	FirstAckT       float64 `json:"first_ack_t,omitempty"`
+	DowntimeSeconds float64 `json:"downtime_seconds,omitempty"`
+	// The measure phase's rate before the kill and after the first success
+	// after it, units per second.
+	RateBefore float64 `json:"rate_before"`
+	RateAfter  float64 `json:"rate_after"`
+	// Against the ledger, after the run; Ledger false: the workload keeps none.
+	Ledger       bool    `json:"ledger"`
+	Acknowledged int64   `json:"acknowledged,omitempty"`
+	Lost         int64   `json:"lost"`
+	LostSample   []int64 `json:"lost_sample,omitempty"`
+	Unknown      int64   `json:"unknown"`
+	Phantom      int64   `json:"phantom"`
+	Error        string  `json:"error,omitempty"`
+}
+
 // The kinds of Event.
 const (
 	EventServerDied    = "server died"
@@ -150,6 +194,7 @@ const (
 	EventBackupEnded   = "backup ended"
 	EventBackupFailed  = "backup failed"
 	EventFailover      = "failover"
+	EventFault         = "fault"
 )
 
 // Event is one moment of a run's time line.

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,17 @@ type Outcome struct {
 	Phases []*metrics.Phase
 	Reason Reason
 	Err    error // the fatal error that stopped the run, if any
+	// Outages are the windows in which units failed as unavailable and
+	// none succeeded, in order.
+	Outages []Outage
+}
+
+// Outage is a window in which the engine answered no unit: from the first
+// unit that failed as unavailable after a success to the next success
+// (End is zero when the run ended inside it).
+type Outage struct {
+	Start, End time.Time
+	Failed     int64 // units that failed as unavailable in it
 }
 
 // Phase names.
@@ -99,6 +111,12 @@ type runner struct {
 	// from each other at every unit.
 	lastOK      atomic.Int64
 	unavailable atomic.Pointer[error]
+	// An outage is open: read at every success, written only as one
+	// begins and ends (outMu).
+	inOutage atomic.Bool
+	outStart atomic.Int64 // unix nanoseconds of the open outage's start
+	outMu    sync.Mutex
+	outages  []Outage
 
 	opener Opener
 	rngs   []*rand.Rand // each client's workload stream, kept for a reopening
@@ -231,7 +249,10 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			tick(time.Now())
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal}, nil
+			r.outMu.Lock()
+			outages := slices.Clone(r.outages)
+			r.outMu.Unlock()
+			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Outages: outages}, nil
 		}
 	}
 }
@@ -281,6 +302,26 @@ func firstError(errs []error) error {
 		}
 	}
 	return nil
+}
+
+// outage opens an outage at a unit that failed as unavailable (failed),
+// counting it, or closes the open one at a success of a unit begun after
+// it opened (one that was in flight may still have been answered before).
+func (r *runner) outage(now time.Time, failed bool) {
+	r.outMu.Lock()
+	defer r.outMu.Unlock()
+	open := r.inOutage.Load()
+	switch {
+	case failed && !open:
+		r.outages = append(r.outages, Outage{Start: now, Failed: 1})
+		r.outStart.Store(now.UnixNano())
+		r.inOutage.Store(true)
+	case failed:
+		r.outages[len(r.outages)-1].Failed++
+	case open:
+		r.outages[len(r.outages)-1].End = now
+		r.inOutage.Store(false)
+	}
 }
 
 // checkUnavailable stops the run when units have failed as unavailable and
@@ -412,6 +453,9 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			if t := now.UnixNano(); t-r.lastOK.Load() >= int64(okEvery) {
 				r.lastOK.Store(t)
 			}
+			if r.inOutage.Load() && start.UnixNano() > r.outStart.Load() {
+				r.outage(now, false) // a unit begun in the outage got an answer: it is over
+			}
 			if r.cfg.Log != nil {
 				r.cfg.Log(id, kind, start, now.Sub(start), err)
 			}
@@ -433,6 +477,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		case dberr.Unavailable:
 			e := err // err itself would move to the heap at every unit
 			r.unavailable.Store(&e)
+			r.outage(time.Now(), true)
 			if r.sleep(ctx, 100*time.Millisecond) {
 				c = r.reopen(ctx, id, c, rec)
 			}

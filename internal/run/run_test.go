@@ -255,3 +255,32 @@ func TestNoPartialEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestOutageIsAWindow: the engine answers, then answers nothing for a
+// while, then answers again: the run goes on through it (Unavailable is
+// longer), and the outage is the window from the first unit that failed
+// as unavailable to the first success after it, with its failures counted.
+func TestOutageIsAWindow(t *testing.T) {
+	down := dberr.New(dberr.Unavailable, dberr.Connection, "", errors.New("connection refused"))
+	t0 := time.Now()
+	from, to := t0.Add(300*time.Millisecond), t0.Add(700*time.Millisecond)
+	out, err := Run(context.Background(), Config{Clients: 2, Duration: time.Second, Unavailable: 2 * time.Second}, shape,
+		opener(func(int, workload.Ops) error {
+			time.Sleep(time.Millisecond)
+			if now := time.Now(); now.After(from) && now.Before(to) {
+				return down
+			}
+			return nil
+		}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != Completed || len(out.Outages) != 1 {
+		t.Fatalf("reason %q, outages %+v; want a completed run with one outage", out.Reason, out.Outages)
+	}
+	o := out.Outages[0]
+	if o.Start.Before(from) || o.Start.After(from.Add(50*time.Millisecond)) || o.End.Before(to) || o.End.After(to.Add(150*time.Millisecond)) || o.Failed == 0 {
+		t.Fatalf("outage %s–%s with %d failed, want about %s–%s",
+			o.Start.Sub(t0), o.End.Sub(t0), o.Failed, from.Sub(t0), to.Sub(t0))
+	}
+}

@@ -18,8 +18,8 @@ import (
 // server log followed as events (serverlog.go), --dataset (dataset.go),
 // cold caches and checkpoints (caches.go), --backup and its restores
 // (backup.go), a cluster and --failover (cluster.go), --log-units
-// (unitlog.go), dbgauge's own cost (harness.go), the crash-recovery timing
-// (recovery.go). An extension implements only the hooks of the phases it
+// (unitlog.go), --fault and the outages a run sees (fault.go), dbgauge's own
+// cost (harness.go), the crash-recovery timing (recovery.go). An extension implements only the hooks of the phases it
 // takes part in; adding the next capability is one new file and one line
 // in newExtensions. The session calls the hooks in the order of that list.
 
@@ -93,6 +93,7 @@ func newExtensions(p *Plan) []any {
 		&coldCaches{},
 		newBackupRun(p.backup),
 		&clusterRun{plan: p.failover},
+		&faultRun{plan: p.fault},
 		&unitLogger{},
 		&harness{},
 		&recovery{},

@@ -62,6 +62,8 @@ type Plan struct {
 	id          string          // the result folder's name, or "" for one made up
 	backup      *backupPlan     // --backup
 	failover    *failoverPlan   // --failover
+	fault       *faultPlan      // --fault
+	reconnect   time.Duration   // --reconnect: how long clients may find the engine unavailable
 	recoveryOn  bool            // time a managed server's crash recovery after the run
 	harnessCPUs placement.Set   // --cpus harness=…: applied by cli
 	ledger      *ledger.Book    // the commits acknowledged, when a restore is checked
@@ -145,10 +147,13 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.failoverConfig(v); err != nil {
 		return nil, err
 	}
+	if err := p.faultConfig(v); err != nil {
+		return nil, err
+	}
 	if ro, ok := p.w.(workload.ReadOnly); v.Get("read-from") == "replicas" && (!ok || !ro.ReadOnly()) {
 		return nil, knob.Bad("use --read-from replicas with a workload that only reads (tpcb --select-only)", "%s writes, and replicas refuse writes", p.wspec.Name)
 	}
-	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil) {
+	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil || p.fault != nil) {
 		p.ledger = ledger.New()
 		led = ledger.Tee(p.ledger, led)
 	}
@@ -295,6 +300,12 @@ func (p *Plan) runConfig(v *knob.Values) error {
 		if c.Warmup, err = v.Duration("warmup"); err != nil {
 			return err
 		}
+	}
+	if p.reconnect, err = v.Duration("reconnect"); err != nil {
+		return err
+	}
+	if p.reconnect <= 0 {
+		return knob.Bad("give how long clients may keep reconnecting, e.g. --reconnect 30s", "--reconnect must be above 0")
 	}
 	if c.Rate, err = v.Float("rate"); err != nil {
 		return err

@@ -42,10 +42,10 @@ func (r *recovery) run(ctx context.Context, s *session) {
 	if s.res.Server != nil {
 		logPath = s.res.Server.Log
 	}
-	s.ownLog.from = backend.FileSize(logPath)
+	from := backend.FileSize(logPath)
 	t := time.Now()
 	err := rc.CrashRestart(ctx)
-	s.ownLog.to = backend.FileSize(logPath)
+	s.ownLog = append(s.ownLog, logSpan{from, backend.FileSize(logPath)})
 	if err != nil {
 		r.note = "the server did not come back: " + err.Error()
 		s.res.Checks = append(s.res.Checks, result.Check{Name: "crash_recovery", Detail: r.note})

@@ -47,7 +47,7 @@ func (l *serverLog) runEnded(_ context.Context, s *session, _ *run.Outcome, _ ti
 
 func (l *serverLog) closed(s *session) {
 	if s.res.Server != nil {
-		s.res.ServerLog = scanServerLog(l.rules, *s.res.Server, s.ownLog.from, s.ownLog.to)
+		s.res.ServerLog = scanServerLog(l.rules, *s.res.Server, s.ownLog)
 	}
 }
 
@@ -75,7 +75,7 @@ func (l *serverLog) follow(s *session) {
 // anomalies, or returns nil when the engine has no rules. The
 // bytes from skip to until are what dbgauge's own crash-recovery test made
 // the server write (a crash, a recovery): not anomalies of the run.
-func scanServerLog(rules *server.LogRules, info result.Server, skip, until int64) *result.ServerLog {
+func scanServerLog(rules *server.LogRules, info result.Server, own []logSpan) *result.ServerLog {
 	if rules == nil || info.Log == "" {
 		return nil
 	}
@@ -83,9 +83,12 @@ func scanServerLog(rules *server.LogRules, info result.Server, skip, until int64
 	if err != nil {
 		return nil
 	}
-	if until > skip && until <= int64(len(text)) {
+	for _, sp := range own {
+		if sp.to <= sp.from || sp.to > int64(len(text)) {
+			continue
+		}
 		// Blank the lines, keep the newlines: line numbers stay true.
-		for i := skip; i < until; i++ {
+		for i := sp.from; i < sp.to; i++ {
 			if text[i] != '\n' {
 				text[i] = ' '
 			}

@@ -18,7 +18,7 @@ func TestScanServerLog(t *testing.T) {
 	if err := os.WriteFile(log, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sl := scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, 0, 0)
+	sl := scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, nil)
 	if sl == nil || sl.Lines != 4 || len(sl.Anomalies) != 1 {
 		t.Fatalf("%+v", sl)
 	}
@@ -31,17 +31,17 @@ func TestScanServerLog(t *testing.T) {
 	if err := os.WriteFile(log, []byte(text+crash+"ERROR:  after\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sl = scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, int64(len(text)), int64(len(text)+len(crash)))
+	sl = scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, []logSpan{{int64(len(text)), int64(len(text) + len(crash))}})
 	if sl == nil || len(sl.Anomalies) != 1 || sl.Anomalies[0].Count != 3 || sl.Lines != 7 {
 		t.Fatalf("with the crash test's lines left out: %+v", sl)
 	}
 	if err := os.WriteFile(log, []byte("LOG:  ready\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if sl := scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, 0, 0); sl == nil || sl.Anomalies == nil || len(sl.Anomalies) != 0 {
+	if sl := scanServerLog(postgres.LogRules, result.Server{Engine: "postgres", Log: log}, nil); sl == nil || sl.Anomalies == nil || len(sl.Anomalies) != 0 {
 		t.Errorf("a clean log: %+v, want an empty list of anomalies", sl)
 	}
-	if sl := scanServerLog(nil, result.Server{Engine: "sqlite", Log: log}, 0, 0); sl != nil {
+	if sl := scanServerLog(nil, result.Server{Engine: "sqlite", Log: log}, nil); sl != nil {
 		t.Errorf("an engine without rules: %+v, want nil", sl)
 	}
 }

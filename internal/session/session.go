@@ -123,10 +123,10 @@ type session struct {
 	runCtx    context.Context
 	runDone   chan struct{} // closed when the clients have stopped
 	watchDone chan struct{} // closed when watch no longer looks at the server
-	// ownLog are the bytes of a managed server's log that dbgauge's own
-	// actions made it write (the crash-recovery test's kill and restart):
-	// not anomalies of the run.
-	ownLog  struct{ from, to int64 }
+	// ownLog are the spans of a managed server's log that dbgauge's own
+	// actions made it write (a --fault's kill and restart, the
+	// crash-recovery test's): not anomalies of the run.
+	ownLog  []logSpan
 	cleanup []func() // after the engine has closed
 }
 
@@ -697,3 +697,6 @@ func (s *session) judge() {
 	}
 	s.res.Summary.Pass = &pass
 }
+
+// logSpan is a span of a log's bytes, [from, to).
+type logSpan struct{ from, to int64 }

@@ -1,0 +1,235 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// faultPlan is --fault kill-at=D: the managed server killed D into the
+// measure phase and restarted on its data.
+type faultPlan struct {
+	at time.Duration
+}
+
+// faultConfig reads --fault kill-at=D.
+func (p *Plan) faultConfig(v *knob.Values) error {
+	spec := v.Get("fault")
+	if spec == "" {
+		return nil
+	}
+	const hint = "write it as --fault kill-at=30s (into the measure phase)"
+	d, ok := strings.CutPrefix(strings.TrimSpace(spec), "kill-at=")
+	at, err := time.ParseDuration(strings.TrimSpace(d))
+	switch {
+	case !ok || err != nil || at < 0:
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION", spec)
+	case !strings.HasSuffix(p.bopts.DB, ":managed") || p.bspec.API != backend.SQL || p.bspec.Ext != "":
+		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
+			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
+	case v.Get("topology") != "" && v.Get("topology") != "none":
+		return knob.Bad("use --failover at=D to kill the primary of a cluster", "--fault restarts a single server, and --topology makes a cluster")
+	case p.run.Duration > 0 && at >= p.run.Duration:
+		return knob.Bad(fmt.Sprintf("give kill-at less than --duration %s", p.run.Duration), "--fault kill-at=%s comes after the measure phase ends", at)
+	}
+	p.fault = &faultPlan{at: at}
+	return nil
+}
+
+// faultRun kills a managed server under load and restarts it (--fault),
+// and records the outages every run may see (a server of the user's
+// restarted by someone else, --reconnect).
+type faultRun struct {
+	plan  *faultPlan
+	rec   *result.Fault
+	ended chan struct{}
+	once  sync.Once
+	wg    sync.WaitGroup
+	kill  time.Time // when the server was killed
+	back  time.Time // when it accepted connections again
+}
+
+// beforeRun lets the clients wait out the outage: reconnecting for as
+// long as --reconnect says, and a minute at least through a --fault.
+func (f *faultRun) beforeRun(_ context.Context, s *session, cfg *run.Config) error {
+	cfg.Unavailable = max(cfg.Unavailable, s.reconnect)
+	if f.plan != nil {
+		cfg.Unavailable = max(cfg.Unavailable, time.Minute)
+	}
+	f.ended = make(chan struct{})
+	return nil
+}
+
+// phaseBegins arranges the kill as the measure phase begins.
+func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
+	if p.Name != run.Measure || f.plan == nil {
+		return
+	}
+	rc, ok := s.db.(backend.Recoverer)
+	if !ok {
+		return
+	}
+	f.rec = &result.Fault{AtSeconds: f.plan.at.Seconds()}
+	s.mu.Lock()
+	s.res.Fault = f.rec
+	s.mu.Unlock()
+	ctx, measure := context.WithoutCancel(s.runCtx), p.Start
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		select {
+		case <-time.After(time.Until(measure.Add(f.plan.at))):
+		case <-f.ended:
+			s.mu.Lock()
+			f.rec.Error = "the measure phase ended first"
+			s.mu.Unlock()
+			return
+		}
+		f.restart(ctx, s, rc)
+	}()
+}
+
+// restart kills the server and starts it again on its data, marking both
+// on the time line; what the server logs meanwhile is dbgauge's doing.
+func (f *faultRun) restart(ctx context.Context, s *session, rc backend.Recoverer) {
+	logPath := ""
+	if s.res.Server != nil {
+		logPath = s.res.Server.Log
+	}
+	from := backend.FileSize(logPath)
+	kill := time.Now()
+	s.event(kill, result.EventFault, "server killed (SIGKILL to its process group)")
+	err := rc.CrashRestart(ctx)
+	back := time.Now()
+	s.mu.Lock()
+	s.ownLog = append(s.ownLog, logSpan{from, backend.FileSize(logPath)})
+	f.kill, f.back = kill, back
+	f.rec.KillT, f.rec.BackT, f.rec.RecoverySeconds = kill.Sub(s.t0).Seconds(), back.Sub(s.t0).Seconds(), back.Sub(kill).Seconds()
+	if err != nil {
+		f.rec.Error = "the server did not come back: " + err.Error()
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.event(back, result.EventFault, "the server did not come back: "+err.Error())
+		return
+	}
+	if srv, ok := s.db.(backend.Server); ok {
+		s.mu.Lock()
+		f.rec.RecoveryNote = srv.ServerInfo().RecoveryNote
+		s.mu.Unlock()
+	}
+	s.event(back, result.EventFault, fmt.Sprintf("server back after crash recovery: it accepts connections %.2f s after the kill", back.Sub(kill).Seconds()))
+}
+
+// runEnded waits for a restart under way and records the run's outages.
+func (f *faultRun) runEnded(_ context.Context, s *session, out *run.Outcome, _ time.Time) {
+	f.finish()
+	if out == nil {
+		return
+	}
+	t := func(at time.Time) float64 { return at.Sub(s.t0).Seconds() }
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, o := range out.Outages {
+		r := result.Outage{StartT: t(o.Start), Failed: o.Failed}
+		if !o.End.IsZero() {
+			r.EndT, r.Seconds = t(o.End), o.End.Sub(o.Start).Seconds()
+		}
+		s.res.Outages = append(s.res.Outages, r)
+	}
+}
+
+// closing ends a kill not yet made when the session stops first.
+func (f *faultRun) closing(*session) { f.finish() }
+
+func (f *faultRun) finish() {
+	if f.ended == nil {
+		return
+	}
+	f.once.Do(func() {
+		close(f.ended)
+		f.wg.Wait()
+	})
+}
+
+// check reads what the kill cost: the rate before and after it, and,
+// against the ledger, the downtime between acknowledgements and the
+// acknowledged commits the restarted server lacks.
+func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
+	rec := f.rec
+	if rec == nil || f.kill.IsZero() {
+		return
+	}
+	s.mu.Lock()
+	rec.RateBefore, rec.RateAfter = rates(s.res.Series, rec.KillT, s.res.Outages)
+	s.mu.Unlock()
+	led, ok := s.w.(workload.Ledgered)
+	if !ok || s.ledger == nil {
+		return
+	}
+	rec.Ledger = true
+	// Around the middle of the outage: a commit the server acknowledged as
+	// it was killed can be marked a moment after the kill.
+	before, after := s.ledger.AckedAround(f.kill.Add(f.back.Sub(f.kill) / 2))
+	if !before.IsZero() {
+		rec.LastAckT = before.Sub(s.t0).Seconds()
+	}
+	if !after.IsZero() {
+		rec.FirstAckT = after.Sub(s.t0).Seconds()
+		if !before.IsZero() {
+			rec.DowntimeSeconds = after.Sub(before).Seconds()
+		}
+	}
+	present, err := led.Present(ctx, db)
+	if err != nil {
+		rec.Error = "the restarted server's rows cannot be read: " + err.Error()
+		return
+	}
+	end := time.Now()
+	v := s.ledger.Verify(present, end, end)
+	rec.Acknowledged, _ = s.ledger.Counts()
+	rec.Lost, rec.LostSample, rec.Unknown, rec.Phantom = v.Lost, v.LostSample, v.Unknown, v.Phantom
+	s.summarize()
+}
+
+// rates returns the measure phase's rate before the kill at killT and
+// after the outage that followed it (from its end; from the kill when the
+// clients saw none), from the whole seconds of the series.
+func rates(series []result.Second, killT float64, outages []result.Outage) (before, after float64) {
+	from := killT
+	for _, o := range outages {
+		if o.EndT > killT && o.StartT <= killT+5 {
+			from = o.EndT
+			break
+		}
+	}
+	var nb, na int64
+	var sb, sa float64
+	for _, p := range series {
+		if p.Phase != run.Measure || p.Partial || p.Dt <= 0 {
+			continue
+		}
+		switch start := p.T - p.Dt; {
+		case p.T <= killT:
+			nb, sb = nb+p.OK, sb+p.Dt
+		case start >= from:
+			na, sa = na+p.OK, sa+p.Dt
+		}
+	}
+	if sb > 0 {
+		before = float64(nb) / sb
+	}
+	if sa > 0 {
+		after = float64(na) / sa
+	}
+	return before, after
+}
