@@ -43,10 +43,38 @@ func backupArea(r *result.Result) arr {
 	return arr{obj{"xAxis": round(b.StartT, 4), "name": "backup"}, obj{"xAxis": round(math.Max(b.EndT, b.StartT+0.05), 4)}}
 }
 
+// outageAreas shade the seconds the engine answered no unit, for the
+// throughput chart's markArea (beside the warm-up's).
+func outageAreas(r *result.Result) []arr {
+	var out []arr
+	for _, o := range r.Outages {
+		end := o.EndT
+		if end == 0 { // the run ended inside it
+			end = o.StartT
+			if n := len(r.Series); n > 0 {
+				end = r.Series[n-1].T
+			}
+		}
+		out = append(out, arr{obj{"xAxis": round(o.StartT, 4), "name": "outage"}, obj{"xAxis": round(math.Max(end, o.StartT+0.05), 4)}})
+	}
+	return out
+}
+
 // opsSection shows what happened to the server and the data during the
 // run: the time line's events, the online backup and its restores.
 func opsSection(r *result.Result) *section {
 	s := &section{Title: "Operations", Layout: "one"}
+	if f := r.Fault; f != nil {
+		s.Items = append(s.Items, item{Title: "Server killed under load (--fault)", Text: []string{report.FaultLine(f)}})
+	}
+	if len(r.Outages) > 0 {
+		var lines []string
+		for _, o := range r.Outages {
+			lines = append(lines, report.OutageLine(o))
+		}
+		s.Items = append(s.Items, item{Title: "Outages", Text: lines,
+			Note: "From the first unit that failed as unavailable to the first success of a unit begun after it; shaded on the throughput chart."})
+	}
 	if b := r.Backup; b != nil {
 		s.Items = append(s.Items, item{Title: "Online backup", Text: []string{report.BackupLine(b)}})
 		if len(b.Windows) > 0 {

@@ -206,12 +206,18 @@ func (d *doc) runCharts(r *result.Result) error {
 		okSeries := obj{"type": "line", "name": orDash(metric), "data": ok, "yAxisIndex": 0, "showSymbol": symbols,
 			"color": color(0), "areaStyle": obj{"opacity": 0.12}, "lineStyle": obj{"width": 2}}
 		area := warmupArea(r.Series)
+		shade := outageAreas(r)
 		if b := backupArea(r); b != nil {
+			shade = append(shade, b)
+		}
+		if len(shade) > 0 {
 			if area == nil {
 				area = obj{"silent": true, "itemStyle": obj{"color": "rgba(99, 108, 118, 0.10)"},
 					"label": with(text(12, muted), "show", true, "position", "insideTop", "formatter", "{b}"), "data": arr{}}
 			}
-			area["data"] = append(area["data"].(arr), b)
+			for _, a := range shade {
+				area["data"] = append(area["data"].(arr), a)
+			}
 		}
 		if area != nil {
 			okSeries["markArea"] = area

@@ -18,7 +18,7 @@ import (
 func TestFaultKillAt(t *testing.T) {
 	needPostgres(t)
 	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{
-		"db": "postgres:managed", "clients": "2", "duration": "4s", "warmup": "0s", "fault": "kill-at=1500ms", "crash-recovery": "false",
+		"db": "postgres:managed", "clients": "2", "duration": "3s", "warmup": "0s", "fault": "kill-at=1s", "crash-recovery": "false",
 	})
 	f := res.Fault
 	if f == nil || f.Error != "" || f.KillT <= 0 || f.RecoverySeconds <= 0 || f.BackT <= f.KillT {
@@ -57,13 +57,13 @@ func TestReconnectToADSNServer(t *testing.T) {
 	}
 	defer p.StopClean()
 	go func() {
-		time.Sleep(2 * time.Second)
+		time.Sleep(1500 * time.Millisecond)
 		if err := p.Restart(context.Background()); err != nil {
 			t.Errorf("restart: %v", err)
 		}
 	}()
 	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{
-		"db": p.DSN(false), "clients": "2", "duration": "4s", "warmup": "0s", "reconnect": "30s",
+		"db": p.DSN(false), "clients": "2", "duration": "3s", "warmup": "0s", "reconnect": "30s",
 	})
 	if len(res.Outages) == 0 || res.Outages[0].EndT <= res.Outages[0].StartT || res.Outages[0].Failed == 0 {
 		t.Fatalf("outages %+v: want the restart measured", res.Outages)
