@@ -105,6 +105,15 @@ func (f *faultRun) restart(ctx context.Context, s *session, rc backend.Recoverer
 	if s.res.Server != nil {
 		logPath = s.res.Server.Log
 	}
+	if s.unwatch != nil {
+		// The server's death is no news to the run: watch lets go of the
+		// server before it dies (and before it is replaced, under it).
+		close(s.unwatch)
+		select {
+		case <-s.unwatched:
+		case <-s.watchDone:
+		}
+	}
 	from := backend.FileSize(logPath)
 	kill := time.Now()
 	s.event(kill, result.EventFault, "server killed (SIGKILL to its process group)")

@@ -18,7 +18,7 @@ import (
 func TestFaultKillAt(t *testing.T) {
 	needPostgres(t)
 	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{
-		"db": "postgres:managed", "clients": "2", "duration": "3s", "warmup": "0s", "fault": "kill-at=1s", "crash-recovery": "false",
+		"db": "postgres:managed", "clients": "2", "duration": "3s", "warmup": "0s", "fault": "kill-at=1500ms", "crash-recovery": "false",
 	})
 	f := res.Fault
 	if f == nil || f.Error != "" || f.KillT <= 0 || f.RecoverySeconds <= 0 || f.BackT <= f.KillT {

@@ -123,6 +123,9 @@ type session struct {
 	runCtx    context.Context
 	runDone   chan struct{} // closed when the clients have stopped
 	watchDone chan struct{} // closed when watch no longer looks at the server
+	// Closing unwatch asks watch to stop looking at the server (it is
+	// about to be killed on purpose); it closes unwatched once it has.
+	unwatch, unwatched chan struct{}
 	// ownLog are the spans of a managed server's log that dbgauge's own
 	// actions made it write (a --fault's kill and restart, the
 	// crash-recovery test's): not anomalies of the run.
@@ -415,11 +418,18 @@ func (s *session) watch(stop <-chan struct{}) (<-chan struct{}, func() error) {
 	merged := make(chan struct{})
 	var once sync.Once
 	s.watchDone = make(chan struct{})
+	s.unwatch, s.unwatched = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(s.watchDone)
 		select {
 		case <-stop:
 		case <-s.runDone:
+		case <-s.unwatch: // a deliberate kill is coming (--fault): the run goes on
+			close(s.unwatched)
+			select {
+			case <-stop:
+			case <-s.runDone:
+			}
 		case <-srv.Died():
 			err := srv.DeathErr()
 			if err == nil {
