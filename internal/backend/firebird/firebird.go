@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"slices"
@@ -40,6 +41,7 @@ var Spec = backend.Spec{
 		return db == managed || strings.HasPrefix(db, "firebird://")
 	},
 	Durability: durabilityDoc,
+	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"forced_writes": "on"},
 		backend.Off:  {"forced_writes": "off"},
@@ -61,13 +63,24 @@ var Spec = backend.Spec{
 	// --dataset's estimate (docs/data.md): an estimate: the record header and the primary key's index entry, pages about 80 % full.
 	RecordOverhead: 60,
 
-	Open: open,
+	Open:   open,
+	Reopen: reopen,
 }
 
 var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "forced writes on (gfix -write sync): a commit writes the transaction's pages synchronously before it returns; Firebird 3 has no write-ahead log and no group commit",
 	backend.Lazy: "refused: " + lazyRefused,
 	backend.Off:  "forced writes off (gfix -write async): pages go to the OS cache and the OS writes them when it likes; a crash of the machine can lose commits or break the database",
+}
+
+// promises are what Firebird's documentation (gfix -write, "Forced Writes"
+// in the Firebird 3 Operations Guide) promises each level keeps: forced
+// writes on write a commit's pages through to the disk before it returns;
+// off leaves them in the OS cache, which a crash of the server keeps and a
+// crash of the machine may not (lost commits, or a broken database).
+var promises = map[backend.Durability]backend.Promise{
+	backend.Sync: {Crash: true, Power: true, Doc: "forced writes on: a commit's pages are written synchronously before it returns"},
+	backend.Off:  {Crash: true, Doc: "forced writes off: a commit's pages go to the OS cache; a server crash loses nothing, a power loss or OS crash may lose commits or corrupt the database"},
 }
 
 // lazyRefused says why --durability lazy is refused.
@@ -129,8 +142,12 @@ type db struct {
 	open  atomic.Int64 // client connections open now
 }
 
-func open(ctx context.Context, o backend.Options) (backend.DB, error) {
-	d := &db{prepare: o.Prepare, conf: map[string]string{}}
+func open(ctx context.Context, o backend.Options) (backend.DB, error) { return openOn(ctx, o, nil) }
+
+// openOn opens the database o names: a managed one on srv when it is
+// already running (Reopen), else on a server Start makes.
+func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, error) {
+	d := &db{prepare: o.Prepare, conf: map[string]string{}, srv: srv}
 	if o.Durability == backend.Lazy {
 		return nil, knob.Bad("give --durability sync or off", "%s", lazyRefused)
 	}
@@ -183,7 +200,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, knob.Bad("use --db firebird:managed", "--page-size and --cache: on a database of yours dbgauge changes no setting")
 	}
 	dsn, secret := "", ""
-	if o.DB == managed {
+	if o.DB == managed && d.srv != nil {
+		maps.Copy(d.conf, d.srv.conf)
+		dsn, secret = d.srv.DSN(), d.srv.Password
+	} else if o.DB == managed {
 		var err error
 		d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
 		if err != nil {

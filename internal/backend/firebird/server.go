@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/nakagami/firebirdsql" // registers "firebirdsql"
+	"github.com/nakagami/firebirdsql" // registers "firebirdsql"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -38,6 +38,7 @@ type Server struct {
 	Log      string // firebird.log in the run's folder: the lines the server logged while it ran
 	Note     string
 	Killed   bool // the last shutdown did not finish and the server was killed
+	reopened bool // started again on a killed server's instance (Reopen)
 
 	sysLog    string // the server's own firebird.log, at a path fixed when it was built
 	sysLogOff int64
@@ -144,8 +145,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := f.makeInstance(root, conf); err != nil {
 		return nil, err
 	}
-	f.env = []string{"FIREBIRD=" + f.Root, "FIREBIRD_LOCK=" + filepath.Join(f.Root, "lock"), "FIREBIRD_TMP=" + filepath.Join(f.Root, "tmp"),
-		"ISC_USER=SYSDBA", "ISC_PASSWORD=" + f.Password, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+	f.setEnv()
 	// The security database with SYSDBA's password, and the database itself,
 	// made in-process (embedded) before the server runs.
 	pageSize := ""
@@ -165,20 +165,31 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := f.run(gfix, "", "-write", fw, f.Database); err != nil {
 		return nil, err
 	}
+	if err := f.launch(ctx, bin, filepath.Join(cfg.Dir, "firebird.out"), cfg.Memory, cfg.CPUs); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// launch starts the server on the instance on a free loopback port (its
+// output appended to out) and waits until it accepts connections to the
+// database; then the run's firebird.log is kept current.
+func (f *Server) launch(ctx context.Context, bin, out string, memory int64, cpus []int) error {
 	f.sysLog, f.sysLogOff = systemLog()
 	args := []string{}
-	if mode == "Classic" {
+	if f.Mode == "Classic" {
 		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
 	}
+	var err error
 	f.Startup, err = server.Launch{
-		Memory: cfg.Memory,
+		Memory: memory,
 		Start: func(port int) (*server.Process, error) {
 			f.Port = port
-			if err := f.writeConf(conf); err != nil {
+			if err := f.writeConf(f.conf); err != nil {
 				return nil, err
 			}
 			var err error
-			f.Process, err = server.StartEnv(acct, f.env, cfg.CPUs, filepath.Join(cfg.Dir, "firebird.out"), bin, args...)
+			f.Process, err = server.StartEnv(f.Account, f.env, cpus, out, bin, args...)
 			return f.Process, err
 		},
 		Ready: func() error { return f.waitReady(ctx) },
@@ -186,10 +197,10 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}.Run()
 	if err != nil {
 		f.saveLog()
-		return nil, err
+		return err
 	}
 	go f.follow(f.Done())
-	return f, nil
+	return nil
 }
 
 // makeInstance makes the instance's root: the configuration files, lock and
@@ -211,6 +222,12 @@ func (f *Server) makeInstance(root string, conf map[string]string) error {
 			}
 		}
 	}
+	return f.writeFiles(conf)
+}
+
+// writeFiles writes the instance's configuration files, which name its
+// folders: databases.conf, plugins.conf and firebird.conf.
+func (f *Server) writeFiles(conf map[string]string) error {
 	sec := filepath.Join(f.Root, "security3.fdb")
 	files := map[string]string{
 		"databases.conf": "security.db = " + sec + "\n{\n\tRemoteAccess = false\n}\n",
@@ -224,12 +241,20 @@ func (f *Server) makeInstance(root string, conf map[string]string) error {
 	return f.writeConf(conf)
 }
 
+// setEnv sets the environment of the server and its tools: the instance's
+// folders, and SYSDBA with its password for the tools.
+func (f *Server) setEnv() {
+	f.env = []string{"FIREBIRD=" + f.Root, "FIREBIRD_LOCK=" + filepath.Join(f.Root, "lock"), "FIREBIRD_TMP=" + filepath.Join(f.Root, "tmp"),
+		"ISC_USER=SYSDBA", "ISC_PASSWORD=" + f.Password, "PATH=/usr/sbin:/usr/bin:/sbin:/bin"}
+}
+
 // writeConf writes firebird.conf: dbgauge's fixed settings, then the user's.
 func (f *Server) writeConf(conf map[string]string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# written by dbgauge for a throwaway instance\nRemoteServicePort = %d\nRemoteBindAddress = 127.0.0.1\n", f.Port)
 	fmt.Fprintf(&b, "SecurityDatabase = %s\nDatabaseAccess = Restrict %s\n", filepath.Join(f.Root, "security3.fdb"), f.DataDir)
 	b.WriteString("AuthServer = Srp256, Srp\nUserManager = Srp\nWireCrypt = Enabled\nUdfAccess = None\nIpcName = dbgauge" + strconv.Itoa(f.Port) + "\n")
+	b.WriteString(userConf + "\n")
 	keys := make([]string, 0, len(conf))
 	for k := range conf {
 		keys = append(keys, k)
@@ -239,6 +264,30 @@ func (f *Server) writeConf(conf map[string]string) error {
 		fmt.Fprintf(&b, "%s = %s\n", k, conf[k])
 	}
 	return os.WriteFile(filepath.Join(f.Root, "firebird.conf"), []byte(b.String()), 0o644)
+}
+
+// userConf heads the run's own parameters in firebird.conf (ServerMode and
+// --set's), which a restart on the instance reads back (readConf).
+const userConf = "# the run's own parameters"
+
+// readConf reads back the run's own parameters from an instance's
+// firebird.conf (those writeConf wrote after userConf).
+func readConf(path string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	_, own, ok := strings.Cut(string(b), userConf+"\n")
+	if !ok {
+		return nil, fmt.Errorf("%s was not written by dbgauge", path)
+	}
+	conf := map[string]string{}
+	for _, l := range strings.Split(own, "\n") {
+		if k, v, ok := strings.Cut(l, "="); ok {
+			conf[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	return conf, nil
 }
 
 // run runs a Server utility in-process against the instance (embedded),
@@ -290,9 +339,20 @@ func (f *Server) DSNFor(database string) string {
 // What the server said goes to its own firebird.log too: its new lines end
 // the error.
 func (f *Server) waitReady(ctx context.Context) error {
+	var refused error
 	err := f.WaitReady(ctx, 50*time.Millisecond, func() error {
-		return backend.Ping(ctx, "firebirdsql", f.DSN(), 2*time.Second)
+		err := backend.Ping(ctx, "firebirdsql", f.DSN(), 2*time.Second)
+		if fe := (*firebirdsql.FbError)(nil); f.reopened && errors.As(err, &fe) {
+			// The server is up and said why the database does not open
+			// (after a crash: corrupt, say): waiting will not change it.
+			refused = err
+			return nil
+		}
+		return err
 	})
+	if err == nil && refused != nil {
+		err = fmt.Errorf("the server started but the database did not open: %s", hide(f.Password, refused.Error()))
+	}
 	if said := f.newLog(); err != nil && said != "" {
 		err = fmt.Errorf("%w; firebird.log: %s", err, said)
 	}
@@ -421,12 +481,18 @@ func (f *Server) StopClean() (time.Duration, error) {
 // shutdown with every attachment gone (an engine thread waits on a condition
 // nobody signals). By then the database has been closed by the last detach,
 // so the kill loses nothing; Killed says it happened.
+// In Classic mode each connection's process outlives the listener for a
+// moment, and still writes the lock folder: the shutdown ends when every
+// process of the server's group is gone (killed after 5 s more).
 func (f *Server) shutdown() (time.Duration, error) {
 	start := time.Now()
-	d, err := f.Stop(syscall.SIGTERM, 5*time.Second)
-	if err != nil {
+	if _, err := f.Stop(syscall.SIGTERM, 5*time.Second); err != nil {
 		f.Killed = true
-		return time.Since(start), nil
 	}
-	return d, nil
+	if !server.GroupGone(f.Pid(), 5*time.Second) {
+		_ = syscall.Kill(-f.Pid(), syscall.SIGKILL)
+		f.Killed = true
+		server.GroupGone(f.Pid(), 5*time.Second)
+	}
+	return time.Since(start), nil
 }
