@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -200,4 +201,45 @@ func TestCrashMariaDBPowerLoss(t *testing.T) {
 		}
 	}
 	t.Fatal("MariaDB with innodb_flush_log_at_trx_commit=2 lost nothing to 10 power cuts: the test disk no longer drops what was never flushed")
+}
+
+// TestCrashFirebird puts a managed Firebird on trial through power cuts,
+// started again on the killed server's instance (a new SYSDBA password, the
+// database opened as it was left): with forced writes on, a commit's pages
+// are flushed before it returns and nothing acknowledged is lost; with them
+// off Firebird 3 never flushes the database on Linux, so every cut takes the
+// acknowledged commits since the first (measured: all but that one, in every
+// cycle), and dbgauge must count them.
+func TestCrashFirebird(t *testing.T) {
+	if err := powerloss.Available(); err != nil {
+		t.Skip(err)
+	}
+	if _, _, _, _, err := firebird.FindServer(); err != nil {
+		t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
+	}
+	rec, _, _ := runCrash(t, "insert", "--db", "firebird:managed", "--durability", "sync,off", "--power-loss",
+		"--cycles", "2", "--fault-after", "1s-2s", "--seed", "4")
+	if len(rec.Configs) != 2 {
+		t.Fatalf("%d configurations, want sync and off", len(rec.Configs))
+	}
+	for _, c := range rec.Configs {
+		var lost int64
+		for _, cy := range c.Cycles {
+			if !cy.Started || cy.Harness || cy.Acknowledged == 0 || cy.Phantom != 0 || cy.Dropped == "" {
+				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
+			}
+			lost += cy.Lost
+		}
+		sync := c.Values["durability"] == "sync"
+		switch {
+		case sync && lost != 0:
+			t.Errorf("%s lost %d acknowledged commits to a power cut", c.Key, lost)
+		case !sync && lost == 0:
+			t.Errorf("%s lost nothing to two power cuts: forced writes off never flush, so the commits since the first must go", c.Key)
+		}
+		if !strings.HasPrefix(c.Verdict, "as documented") || c.Promise == "" {
+			t.Errorf("%s: promise %q, verdict %q", c.Key, c.Promise, c.Verdict)
+		}
+		t.Log(c.Summary)
+	}
 }
