@@ -239,8 +239,8 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	if managed {
 		return crash.Target{
 			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true,
-			Open: func(ctx context.Context, dataDir string) (backend.DB, error) {
-				log := filepath.Join(filepath.Dir(filepath.Dir(dataDir)), "recovery.log")
+			Open: func(ctx context.Context, dataDir, logDir string) (backend.DB, error) {
+				log := filepath.Join(logDir, "recovery.log")
 				return bspec.Reopen(ctx, dataDir, log, backend.Options{Dir: filepath.Dir(dataDir), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 			},
 			Present: led.Present, Promise: promise,
@@ -248,7 +248,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	}
 	return crash.Target{
 		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
-		Open: func(ctx context.Context, path string) (backend.DB, error) {
+		Open: func(ctx context.Context, path, _ string) (backend.DB, error) {
 			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 		},
 		Present: led.Present, Promise: promise,

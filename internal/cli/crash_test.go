@@ -179,7 +179,7 @@ func TestCrashMariaDBPowerLoss(t *testing.T) {
 		t.Skip(err) // .ci/run installs mariadb-server: in CI this never skips
 	}
 	rec, _, _ := runCrash(t, "insert", "--db", "mariadb:managed", "--durability", "sync", "--power-loss",
-		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "3")
+		"--cycles", "1", "--fault-after", "500ms-1s", "--seed", "3")
 	c := rec.Configs[0]
 	for _, cy := range c.Cycles {
 		if !cy.Started || cy.Acknowledged == 0 || cy.Lost != 0 || cy.Phantom != 0 || !cy.IntegrityOK || cy.Dropped == "" {

@@ -54,7 +54,9 @@ type Target struct {
 	// Managed: the child starts a server (--db postgres:managed); the fault
 	// kills the server's process group too, and Open gets its data folder.
 	Managed bool
-	Open    func(ctx context.Context, path string) (backend.DB, error)
+	// Open reopens the database at path; a restarted server logs into logDir
+	// (the cycle's folder).
+	Open    func(ctx context.Context, path, logDir string) (backend.DB, error)
 	Present func(ctx context.Context, db backend.DB) (map[int64]bool, error) // the ids it holds
 	// Promise is what the engine's documentation promises the
 	// configuration's durability level keeps; nil: it says nothing.
@@ -202,7 +204,7 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 	cy.Acknowledged, cy.Unknown = bk.Counts()
 
 	start := time.Now()
-	db, err := t.Open(ctx, path)
+	db, err := t.Open(ctx, path, dir)
 	if err != nil {
 		cy.Error = "the database did not open again: " + err.Error()
 		return cy
