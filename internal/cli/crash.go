@@ -232,6 +232,9 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		return crash.Target{}, err
 	}
 	led := w.(workload.Ledgered)
+	present := func(ctx context.Context, db backend.DB) (map[int64]bool, error) {
+		return led.Present(ctx, session.WorkloadView(spec, db))
+	}
 	var promise *backend.Promise
 	if p, ok := bspec.Promises[backend.Durability(values.Get("durability"))]; ok {
 		promise = &p
@@ -243,7 +246,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 				log := filepath.Join(logDir, "recovery.log")
 				return bspec.Reopen(ctx, dataDir, log, backend.Options{Dir: filepath.Dir(dataDir), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 			},
-			Present: led.Present, Promise: promise,
+			Present: present, Promise: promise,
 		}, nil
 	}
 	return crash.Target{
@@ -251,7 +254,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		Open: func(ctx context.Context, path, _ string) (backend.DB, error) {
 			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
 		},
-		Present: led.Present, Promise: promise,
+		Present: present, Promise: promise,
 	}, nil
 }
 

@@ -394,6 +394,15 @@ func Judge(p *backend.Promise, power bool, cfg *result.CrashConfig) (promise, ve
 	if p == nil {
 		return "", ""
 	}
+	ran := 0
+	for _, cy := range cfg.Cycles {
+		if !cy.Harness {
+			ran++
+		}
+	}
+	if ran == 0 {
+		return p.Doc, "" // nothing of the engine's to judge yet
+	}
 	fault := "a crash"
 	if power {
 		fault = "a power loss"
@@ -403,9 +412,13 @@ func Judge(p *backend.Promise, power bool, cfg *result.CrashConfig) (promise, ve
 		return promise, "as documented (" + fault + " may lose acknowledged commits: " + p.Doc + ")"
 	}
 	var lost int64
-	var lostIn, bad int
+	var lostIn, bad, dead int
 	for _, cy := range cfg.Cycles {
-		if !cy.Started || cy.Harness {
+		if cy.Harness {
+			continue
+		}
+		if !cy.Started {
+			dead++
 			continue
 		}
 		if cy.Lost > 0 {
@@ -418,8 +431,8 @@ func Judge(p *backend.Promise, power bool, cfg *result.CrashConfig) (promise, ve
 	switch {
 	case lostIn > 0:
 		return promise, fmt.Sprintf("NOT as documented: %s keeps every acknowledged commit through %s (%s), yet %d were lost in %d cycles", keyOr(cfg.Key), fault, p.Doc, lost, lostIn)
-	case bad > 0:
-		return promise, fmt.Sprintf("NOT as documented: %s keeps the database whole through %s (%s), yet its integrity check failed in %d cycles", keyOr(cfg.Key), fault, p.Doc, bad)
+	case bad > 0 || dead > 0:
+		return promise, fmt.Sprintf("NOT as documented: %s keeps the database whole through %s (%s), yet it did not open again in %d cycles and failed its integrity check in %d", keyOr(cfg.Key), fault, p.Doc, dead, bad)
 	}
 	return promise, "as documented (nothing acknowledged may be lost to " + fault + ")"
 }

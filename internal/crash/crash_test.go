@@ -113,6 +113,8 @@ func TestJudge(t *testing.T) {
 		{keeps, true, cfg(0, true), "as documented (nothing"},
 		{keeps, true, cfg(3, true), "NOT as documented: durability=x keeps every acknowledged commit through a power loss (flushed at every commit), yet 3 were lost in 1 cycles"},
 		{keeps, false, cfg(0, false), "NOT as documented: durability=x keeps the database whole through a crash"},
+		{keeps, false, &result.CrashConfig{Cycles: []result.CrashCycle{{N: 1, Error: "did not open"}}}, "NOT as documented"},
+		{keeps, false, &result.CrashConfig{Cycles: []result.CrashCycle{{N: 1, Harness: true}}}, ""},
 		{crashOnly, false, cfg(2, true), "NOT as documented"},
 		{crashOnly, true, cfg(2, true), "as documented (a power loss may lose"},
 		{crashOnly, true, cfg(0, false), "as documented (a power loss may lose"},

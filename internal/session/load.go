@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -109,4 +110,14 @@ func (p *Plan) CheckOnly(ctx context.Context) ([]workload.Check, backend.Engine,
 	defer done()
 	checks, err := ck.Check(ctx, d)
 	return checks, eng, err
+}
+
+// WorkloadView is db as a workload that speaks only key-value sees it: a
+// SQL engine through its kv_ tables (sqlkv), as a run gives it; db itself
+// otherwise. dbgauge crash reads a reopened database with it.
+func WorkloadView(spec workload.Spec, db backend.DB) backend.DB {
+	if sq, ok := db.(backend.SQLDB); ok && !slices.Contains(spec.APIs, backend.SQL) {
+		return sqlkv.Wrap(sq)
+	}
+	return db
 }

@@ -91,6 +91,10 @@ func (c *client) commit(ctx context.Context, ops workload.Ops) error {
 		c.inTx = false
 		return nil
 	}
+	l := c.w.ledger
+	if l != nil && len(c.ins) > 0 {
+		l.Mark(workload.Committing, c.ins)
+	}
 	err := ops.Time(tCommit, func() error { return c.c.Commit(ctx) })
 	if err != nil {
 		if workload.Ambiguous(err) {
@@ -103,6 +107,9 @@ func (c *client) commit(ctx context.Context, ops workload.Ops) error {
 	}
 	c.inTx = false
 	c.w.acked.Add(int64(len(c.ins)))
+	if l != nil && len(c.ins) > 0 {
+		l.Mark(workload.Acked, c.ins)
+	}
 	c.settle(true)
 	c.g.Committed()
 	return nil
