@@ -65,6 +65,9 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 					}
 					name := fmt.Sprintf("%s/db=%s/api=%s/commit=%s", w.Name, b.Name, api, commit)
 					t.Run(name, func(t *testing.T) {
+						// Two at a time (-parallel is GOMAXPROCS): a
+						// managed server's start is mostly waiting.
+						t.Parallel()
 						workloadtest.Run(t, w, map[string]string{
 							"db": b.Throwaway, "api": api, "commit": commit, "clients": "2", "units": "60", "lines": "300",
 							"init-docs": "100", "wares": "30", "records": "500", "conferences": "200",
