@@ -155,6 +155,9 @@ func (f *faultRun) runEnded(_ context.Context, s *session, out *run.Outcome, _ t
 		}
 		s.res.Outages = append(s.res.Outages, r)
 	}
+	if f.rec != nil && !f.kill.IsZero() { // whether or not the run then passes its checks
+		f.rec.RateBefore, f.rec.RateAfter = rates(s.res.Series, f.rec.KillT, s.res.Outages)
+	}
 }
 
 // closing ends a kill not yet made when the session stops first.
@@ -170,17 +173,13 @@ func (f *faultRun) finish() {
 	})
 }
 
-// check reads what the kill cost: the rate before and after it, and,
-// against the ledger, the downtime between acknowledgements and the
+// check reads what the kill cost against the ledger: the downtime between acknowledgements and the
 // acknowledged commits the restarted server lacks.
 func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
 	rec := f.rec
 	if rec == nil || f.kill.IsZero() {
 		return
 	}
-	s.mu.Lock()
-	rec.RateBefore, rec.RateAfter = rates(s.res.Series, rec.KillT, s.res.Outages)
-	s.mu.Unlock()
 	led, ok := s.w.(workload.Ledgered)
 	if !ok || s.ledger == nil {
 		return

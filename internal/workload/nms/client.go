@@ -93,6 +93,7 @@ func (c *client) commit(ctx context.Context, ops workload.Ops) error {
 // commit failed with its connection.
 func (c *client) ambiguous(err error) {
 	if workload.Ambiguous(err) {
+		c.q.forget()
 		u, p := &c.w.unknown, c.pending
 		u.inserts.Add(p.inserts)
 		u.deletes.Add(p.deletes)

@@ -39,6 +39,27 @@ func (q *queue) pop() (int64, bool) {
 // commit forgets the undo log.
 func (q *queue) commit() { q.undo = q.undo[:0] }
 
+// forget ends a transaction whose commit's outcome is unknown (its
+// connection died during it): the channels it set up and those it cleared
+// may or may not be in the database, so the queue holds neither, and no
+// later call clears one that is not there.
+func (q *queue) forget() {
+	pushed := map[int64]bool{}
+	for _, s := range q.undo {
+		if s.pushed {
+			pushed[s.id] = true
+		}
+	}
+	keep := q.ids[:q.head]
+	for _, id := range q.ids[q.head:] {
+		if !pushed[id] {
+			keep = append(keep, id)
+		}
+	}
+	q.ids = keep
+	q.undo = q.undo[:0]
+}
+
 // rollback undoes every step since the last commit.
 func (q *queue) rollback() {
 	for i := len(q.undo) - 1; i >= 0; i-- {

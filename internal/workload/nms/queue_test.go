@@ -36,6 +36,25 @@ func TestQueueRollback(t *testing.T) {
 	}
 }
 
+// TestQueueForget: after a commit whose outcome is unknown the queue holds
+// neither the channels the transaction set up nor those it cleared: either
+// may be in the database or not, and no later call may count on them.
+func TestQueueForget(t *testing.T) {
+	q := newQueue([]int64{1, 2, 3})
+	q.pop() // 1 cleared
+	q.push(10)
+	q.push(11)
+	q.pop() // 2 cleared
+	q.forget()
+	if got := q.items(); !slices.Equal(got, []int64{3}) {
+		t.Fatalf("after forget %v, want [3]", got)
+	}
+	q.rollback() // nothing left to undo
+	if got := q.items(); !slices.Equal(got, []int64{3}) {
+		t.Fatalf("rollback after forget %v, want [3]", got)
+	}
+}
+
 func TestRecords(t *testing.T) {
 	tm := terminal{ID: 7, Name: "VSAT-000007", Status: 3, Updates: 12, LastChange: -5, Alarm: "none", Note: "rain fade"}
 	var back terminal
