@@ -279,6 +279,14 @@ type Recoverer interface {
 	CrashRestart(ctx context.Context) error
 }
 
+// Recovered is an optional ability of a DB started again on a killed
+// engine's data (Spec.Reopen, or a Recoverer's crash restart): what its
+// crash recovery said it did ("replayed 12.3 MiB of WAL"), "" when it said
+// nothing recognisable.
+type Recovered interface {
+	Recovery() string
+}
+
 // Restarter is an optional ability of a managed server: shut it down cleanly
 // and start it again on the same data, returning once it accepts
 // connections: its own caches are empty afterwards (objects --phase cold).

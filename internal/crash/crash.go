@@ -217,6 +217,9 @@ func (c *Controller) cycle(ctx context.Context, ci, n int, t Target) result.Cras
 		return cy
 	}
 	cy.Started = true
+	if r, ok := db.(backend.Recovered); ok {
+		cy.RecoveryNote = r.Recovery()
+	}
 	compare(bk, present, &cy)
 	if ch, ok := db.(backend.Checker); ok {
 		cy.IntegrityOK, cy.Integrity, err = ch.Integrity(ctx)
@@ -324,8 +327,12 @@ func line(cy result.CrashCycle) string {
 	if !cy.Started {
 		return "DID NOT OPEN AGAIN: " + cy.Error
 	}
-	s := fmt.Sprintf("fault at %.2f s: %d acknowledged, %d lost, %d unknown (%d survived), recovered in %.0f ms, %s",
-		cy.FaultAt, cy.Acknowledged, cy.Lost, cy.Unknown, cy.UnknownSurvived, cy.RecoverySeconds*1000, cy.Integrity)
+	recovered := fmt.Sprintf("recovered in %.0f ms", cy.RecoverySeconds*1000)
+	if cy.RecoveryNote != "" {
+		recovered += " (" + cy.RecoveryNote + ")"
+	}
+	s := fmt.Sprintf("fault at %.2f s: %d acknowledged, %d lost, %d unknown (%d survived), %s, %s",
+		cy.FaultAt, cy.Acknowledged, cy.Lost, cy.Unknown, cy.UnknownSurvived, recovered, cy.Integrity)
 	if cy.Phantom > 0 {
 		s += fmt.Sprintf(", %d rows never committed", cy.Phantom)
 	}
@@ -342,6 +349,7 @@ func Summarize(cfg *result.CrashConfig) string {
 	var lostCycles, dead, bad, harness int
 	var maxLost, maxUnknown int64
 	var acked []int64
+	var recovery []float64
 	for _, cy := range cfg.Cycles {
 		switch {
 		case cy.Harness:
@@ -358,6 +366,7 @@ func Summarize(cfg *result.CrashConfig) string {
 		}
 		maxLost, maxUnknown = max(maxLost, cy.Lost), max(maxUnknown, cy.Unknown)
 		acked = append(acked, cy.Acknowledged)
+		recovery = append(recovery, cy.RecoverySeconds*1000)
 	}
 	ran := n - dead - harness
 	parts := []string{fmt.Sprintf("0 lost in %d cycles", ran)}
@@ -378,6 +387,7 @@ func Summarize(cfg *result.CrashConfig) string {
 	parts = append(parts, fmt.Sprintf("at most %d in flight (unknown)", maxUnknown))
 	if len(acked) > 0 {
 		parts = append(parts, fmt.Sprintf("%d–%d acknowledged per cycle", slices.Min(acked), slices.Max(acked)))
+		parts = append(parts, fmt.Sprintf("recovery %.0f–%.0f ms", slices.Min(recovery), slices.Max(recovery)))
 	}
 	if cfg.Verdict != "" {
 		parts = append(parts, cfg.Verdict)

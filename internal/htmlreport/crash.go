@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -108,7 +109,7 @@ func (d *doc) crash(c *result.Crash) error {
 				{Text: fmt.Sprintf("%.2f s", cy.FaultAt), Sort: strconv.FormatFloat(cy.FaultAt, 'g', -1, 64)},
 				{Text: strconv.FormatInt(cy.Acknowledged, 10)}, lostCell,
 				{Text: fmt.Sprintf("%d (%d)", cy.Unknown, cy.UnknownSurvived), Sort: strconv.FormatInt(cy.Unknown, 10)},
-				{Text: fmt.Sprintf("%.0f ms", cy.RecoverySeconds*1000), Sort: strconv.FormatFloat(cy.RecoverySeconds, 'g', -1, 64)},
+				{Text: strings.TrimSuffix(fmt.Sprintf("%.0f ms %s", cy.RecoverySeconds*1000, cy.RecoveryNote), " "), Sort: strconv.FormatFloat(cy.RecoverySeconds, 'g', -1, 64)},
 				integ, {Text: cy.Dropped}, {Text: cy.Error}})
 		}
 	}

@@ -46,12 +46,13 @@ type CrashCycle struct {
 	Acknowledged    int64   `json:"acknowledged"`
 	Lost            int64   `json:"lost"` // acknowledged, then missing
 	LostSample      []int64 `json:"lost_sample,omitempty"`
-	Unknown         int64   `json:"unknown"`          // in flight at the fault: may or may not survive
-	UnknownSurvived int64   `json:"unknown_survived"` // of those, present after recovery
-	Phantom         int64   `json:"phantom"`          // present but never committed: a harness or engine bug
-	Started         bool    `json:"started"`          // the database opened again
-	RecoverySeconds float64 `json:"recovery_seconds"` // open and first read after the fault
-	Integrity       string  `json:"integrity"`        // the engine's own check
+	Unknown         int64   `json:"unknown"`                 // in flight at the fault: may or may not survive
+	UnknownSurvived int64   `json:"unknown_survived"`        // of those, present after recovery
+	Phantom         int64   `json:"phantom"`                 // present but never committed: a harness or engine bug
+	Started         bool    `json:"started"`                 // the database opened again
+	RecoverySeconds float64 `json:"recovery_seconds"`        // open and first read after the fault
+	RecoveryNote    string  `json:"recovery_note,omitempty"` // what the engine's crash recovery said it replayed
+	Integrity       string  `json:"integrity"`               // the engine's own check
 	IntegrityOK     bool    `json:"integrity_ok"`
 	Error           string  `json:"error,omitempty"`
 	Dropped         string  `json:"dropped,omitempty"`       // power loss: what the cut dropped

@@ -531,6 +531,15 @@ func (m managedDB) ServerInfo() backend.ServerInfo {
 	}.Of(s.Process)
 }
 
+// Recovery says what Firebird found on a restart after a crash: it has no
+// log to replay (careful writes), and what firebird.log said, if anything.
+func (m managedDB) Recovery() string {
+	if m.recovery == "" {
+		return "no log to replay (careful writes)"
+	}
+	return m.recovery
+}
+
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its database. Every connection died with it, and in
 // Classic mode the server comes back on another port: the pool and

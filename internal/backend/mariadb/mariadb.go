@@ -330,6 +330,10 @@ func (d *db) Integrity(ctx context.Context) (bool, string, error) {
 	return true, fmt.Sprintf("CHECK TABLE: ok (%d tables)", len(tables)), nil
 }
 
+// Recovery says how much redo log InnoDB replayed in the last crash
+// recovery (a crash restart, or a start on a killed server's datadir).
+func (d *db) Recovery() string { return d.recovery }
+
 // Close stops a managed server and removes its datadir; the log stays.
 func (d *db) Close() error {
 	d.stop()

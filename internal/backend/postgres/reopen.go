@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // reopen starts PostgreSQL again on the cluster a killed managed server
@@ -15,25 +16,31 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if o.Values != nil {
 		bin = o.Values.Get("pg-bin")
 	}
+	from := backend.FileSize(logPath)
 	srv, err := Reopen(ctx, dataDir, logPath, bin)
 	if err != nil {
 		return nil, err
 	}
+	note := redoNote(server.ReadFrom(logPath, from))
 	o.DB = srv.DSN(true)
 	db, err := open(ctx, o)
 	if err != nil {
 		_, _ = srv.StopClean()
 		return nil, err
 	}
-	return reopened{db.(backend.SQLDB), srv}, nil
+	return reopened{db.(backend.SQLDB), srv, note}, nil
 }
 
 // reopened is a PostgreSQL cluster started again after a kill: closing it
 // stops the server and removes the cluster (its logs stay).
 type reopened struct {
 	backend.SQLDB
-	srv *Server
+	srv  *Server
+	note string // what its crash recovery replayed
 }
+
+// Recovery says how much WAL the crash recovery replayed.
+func (r reopened) Recovery() string { return r.note }
 
 func (r reopened) Close() error {
 	err := r.SQLDB.Close()
