@@ -108,8 +108,12 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		"--skip-test-db"}, userArg...)...); err != nil {
 		return nil, fmt.Errorf("mariadb-install-db: %w", err)
 	}
-	if err := m.launch(ctx, filepath.Join(cfg.Dir, "mariadb.log"), ""); err != nil {
+	logPath := filepath.Join(cfg.Dir, "mariadb.log")
+	if err := m.launch(ctx, logPath, ""); err != nil {
 		return nil, err
+	}
+	if n := flushNote(server.ReadFrom(logPath, 0)); n != "" {
+		m.Note = strings.TrimPrefix(m.Note+"; "+n, "; ")
 	}
 	db, err := sql.Open("mysql", m.dsn("", true))
 	if err != nil {
@@ -232,6 +236,16 @@ func (m *Server) StopClean() (time.Duration, error) {
 	os.RemoveAll(filepath.Dir(m.DataDir))
 	os.RemoveAll(m.SocketDir)
 	return d, err
+}
+
+// flushNote says when InnoDB could not write its redo log as configured:
+// a file system that refuses O_DIRECT (tmpfs, dbgauge's FUSE test disk)
+// makes it write through the page cache and fsync, which it logs.
+func flushNote(log string) string {
+	if strings.Contains(log, "InnoDB: Buffered log writes") {
+		return "InnoDB writes its redo log through the page cache and fsyncs it: this file system refused O_DIRECT (its log: \"Buffered log writes\")"
+	}
+	return ""
 }
 
 var (

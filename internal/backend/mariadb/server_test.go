@@ -130,3 +130,12 @@ func TestMariaDBBackup(t *testing.T) {
 	}
 	t.Logf("backup and prepare in %v; restored server up in %v", took, r.Startup)
 }
+
+func TestFlushNote(t *testing.T) {
+	if n := flushNote("2026-11-26 17:50:58 0 [Note] InnoDB: Buffered log writes (block size=512 bytes)\n"); !strings.Contains(n, "O_DIRECT") {
+		t.Fatalf("buffered log writes not noted: %q", n)
+	}
+	if n := flushNote("2026-11-26 17:50:58 0 [Note] InnoDB: Completed initialization of buffer pool\n"); n != "" {
+		t.Fatalf("a note without cause: %q", n)
+	}
+}
