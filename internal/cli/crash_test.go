@@ -233,7 +233,7 @@ func TestCrashFirebird(t *testing.T) {
 		t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
 	}
 	rec, _, _ := runCrash(t, "insert", "--db", "firebird:managed", "--durability", "sync,off", "--power-loss",
-		"--cycles", "2", "--fault-after", "1s-2s", "--seed", "4")
+		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "4")
 	if len(rec.Configs) != 2 {
 		t.Fatalf("%d configurations, want sync and off", len(rec.Configs))
 	}
