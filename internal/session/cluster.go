@@ -253,30 +253,19 @@ func (s *session) failoverVerdict(ctx context.Context, cr *clusterRun, db backen
 	if !cr.promoted.IsZero() {
 		mid = cr.kill.Add(cr.promoted.Sub(cr.kill) / 2)
 	}
-	before, after := s.ledger.AckedAround(mid)
-	t := func(at time.Time) float64 { return at.Sub(s.t0).Seconds() }
-	if !before.IsZero() {
-		rec.LastAckT = t(before)
+	rec.LastAckT, rec.FirstAckT, rec.DowntimeSeconds = s.ackGap(mid)
+	if rec.FirstAckT > 0 && rec.PromotedT > 0 {
+		rec.ReconnectSeconds = max(rec.FirstAckT-rec.PromotedT, 0)
 	}
-	if !after.IsZero() {
-		rec.FirstAckT = t(after)
-		rec.DowntimeSeconds = after.Sub(before).Seconds()
-		if rec.PromotedT > 0 {
-			rec.ReconnectSeconds = max(rec.FirstAckT-rec.PromotedT, 0)
-		}
-	}
-	led, ok := s.w.(workload.Ledgered)
+	acked, v, ok, err := s.heldNow(ctx, db)
 	if !ok {
 		return
 	}
-	present, err := led.Present(ctx, db)
 	if err != nil {
 		rec.Error = "the new primary's rows cannot be read: " + err.Error()
 		return
 	}
-	end := time.Now()
-	v := s.ledger.Verify(present, end, end)
-	rec.Acknowledged, _ = s.ledger.Counts()
+	rec.Acknowledged = acked
 	rec.Lost, rec.LostSample, rec.Unknown, rec.Phantom = v.Lost, v.LostSample, v.Unknown, v.Phantom
 	s.res.Checks = append(s.res.Checks, result.Check{Name: "failover_split_brain", OK: !rec.SplitBrain,
 		Detail: fmt.Sprintf("servers accepting writes after the failover: %v", cr.rec.Writable)})

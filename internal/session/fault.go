@@ -12,7 +12,6 @@ import (
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
-	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // faultPlan is --fault kill-at=D: the managed server killed D into the
@@ -173,38 +172,26 @@ func (f *faultRun) finish() {
 	})
 }
 
-// check reads what the kill cost against the ledger: the downtime between acknowledgements and the
-// acknowledged commits the restarted server lacks.
+// check reads what the kill cost against the ledger: the downtime between
+// acknowledgements and the acknowledged commits the restarted server lacks.
 func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
 	rec := f.rec
 	if rec == nil || f.kill.IsZero() {
 		return
 	}
-	led, ok := s.w.(workload.Ledgered)
-	if !ok || s.ledger == nil {
+	acked, v, ok, err := s.heldNow(ctx, db)
+	if !ok {
 		return
 	}
 	rec.Ledger = true
 	// Around the middle of the outage: a commit the server acknowledged as
 	// it was killed can be marked a moment after the kill.
-	before, after := s.ledger.AckedAround(f.kill.Add(f.back.Sub(f.kill) / 2))
-	if !before.IsZero() {
-		rec.LastAckT = before.Sub(s.t0).Seconds()
-	}
-	if !after.IsZero() {
-		rec.FirstAckT = after.Sub(s.t0).Seconds()
-		if !before.IsZero() {
-			rec.DowntimeSeconds = after.Sub(before).Seconds()
-		}
-	}
-	present, err := led.Present(ctx, db)
+	rec.LastAckT, rec.FirstAckT, rec.DowntimeSeconds = s.ackGap(f.kill.Add(f.back.Sub(f.kill) / 2))
 	if err != nil {
 		rec.Error = "the restarted server's rows cannot be read: " + err.Error()
 		return
 	}
-	end := time.Now()
-	v := s.ledger.Verify(present, end, end)
-	rec.Acknowledged, _ = s.ledger.Counts()
+	rec.Acknowledged = acked
 	rec.Lost, rec.LostSample, rec.Unknown, rec.Phantom = v.Lost, v.LostSample, v.Unknown, v.Phantom
 	s.summarize()
 }
