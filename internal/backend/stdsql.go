@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"sync/atomic"
 	"time"
 )
@@ -534,4 +535,15 @@ func Ping(ctx context.Context, driver, dsn string, timeout time.Duration) error 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return db.PingContext(cctx)
+}
+
+// ConnLost reports whether err says the connection to the engine is gone
+// (the server died or restarted, the network failed), whatever the driver:
+// a broken or closed database/sql connection, an end of stream, a network
+// error. Each engine's classify calls it an unavailable engine, so that the
+// client reconnects instead of stopping the run.
+func ConnLost(err error) bool {
+	var ne net.Error
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, sql.ErrConnDone) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &ne)
 }

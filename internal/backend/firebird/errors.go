@@ -2,14 +2,12 @@ package firebird
 
 import (
 	"context"
-	"database/sql/driver"
 	"errors"
-	"io"
-	"net"
 	"strconv"
 
 	"github.com/nakagami/firebirdsql"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
@@ -67,11 +65,10 @@ func classify(err error) error {
 		}
 		return dberr.New(dberr.Fatal, dberr.Other, code, err)
 	}
-	var ne net.Error
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
+	case backend.ConnLost(err):
 		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
 	}
 	return dberr.New(dberr.Fatal, dberr.Other, "", err)

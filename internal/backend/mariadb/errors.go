@@ -2,15 +2,12 @@ package mariadb
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
-	"io"
-	"net"
 	"strconv"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
@@ -56,12 +53,10 @@ func classify(err error) error {
 		}
 		return dberr.New(c.class, c.kind, strconv.Itoa(int(me.Number)), err)
 	}
-	var ne net.Error
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case errors.Is(err, driver.ErrBadConn), errors.Is(err, mysql.ErrInvalidConn), errors.Is(err, sql.ErrConnDone), errors.Is(err, io.EOF),
-		errors.Is(err, io.ErrUnexpectedEOF), errors.As(err, &ne):
+	case backend.ConnLost(err), errors.Is(err, mysql.ErrInvalidConn):
 		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
 	}
 	return dberr.New(dberr.Fatal, dberr.Other, "", err)

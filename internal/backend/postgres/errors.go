@@ -3,11 +3,10 @@ package postgres
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
@@ -73,9 +72,7 @@ func classify(err error) error {
 		return err
 	}
 	var ce *pgconn.ConnectError
-	var ne net.Error
-	if errors.As(err, &ce) || errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
-		pgconn.SafeToRetry(err) {
+	if errors.As(err, &ce) || backend.ConnLost(err) || pgconn.SafeToRetry(err) {
 		return unavailable(err)
 	}
 	return err
