@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -100,10 +99,20 @@ func Plain(v any, dbType string) any {
 		return x
 	case string:
 		return plainString(x, KindOf(dbType))
-	case int, int8, int16, int32:
-		return reflect.ValueOf(x).Int()
-	case uint8, uint16, uint32:
-		return int64(reflect.ValueOf(x).Uint())
+	case int:
+		return int64(x)
+	case int8:
+		return int64(x)
+	case int16:
+		return int64(x)
+	case int32:
+		return int64(x)
+	case uint8:
+		return int64(x)
+	case uint16:
+		return int64(x)
+	case uint32:
+		return int64(x)
 	case uint64:
 		if x <= math.MaxInt64 {
 			return int64(x)

@@ -66,8 +66,6 @@ type Client struct {
 	begin func() error
 	end   func() error
 	undo  func() error
-	// Acked, when set, hears of each commit the engine acknowledged.
-	Acked func()
 	// A ledger (workload file's [ledger]): the unit kind whose commits
 	// make the key in variable ledgerVar durable, the ledger told, and the
 	// keys riding on the open transaction.
@@ -386,18 +384,14 @@ func (cl *Client) acked() {
 		cl.pending = cl.pending[:0]
 	}
 	cl.g.Committed()
-	if cl.Acked != nil {
-		cl.Acked()
-	}
 }
 
-// fail rolls back what the unit began and returns err.
+// fail rolls back what the unit began and returns err: the script's own
+// transaction, or the group dbgauge opened around it.
 func (cl *Client) fail(ctx context.Context, err error) error {
 	cl.pending = cl.pending[:0] // in flight: the ledger knows them as committing, never acknowledged
-	open := cl.inTx || cl.g.Open
-	cl.inTx = false
-	if open {
-		cl.g.Open = true
+	if cl.inTx {
+		cl.inTx, cl.g.Open = false, true
 	}
 	return cl.g.Abort(err, func() { _ = cl.c.Rollback(ctx) })
 }

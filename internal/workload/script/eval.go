@@ -363,22 +363,15 @@ func (n *callNode) coerce(err error) error {
 	return &Error{Pos: n.pos, Msg: n.f.name + ": " + err.Error(), Hint: hint}
 }
 
-func (n *callNode) ints(args []Value) ([]int64, error) {
-	out := make([]int64, len(args))
-	for i, a := range args {
-		v, err := a.AsInt()
-		if err != nil {
-			return nil, n.coerce(err)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
+func (n *callNode) ints(args []Value) ([]int64, error) { return convert(n, args, Value.AsInt) }
 
-func (n *callNode) doubles(args []Value) ([]float64, error) {
-	out := make([]float64, len(args))
+func (n *callNode) doubles(args []Value) ([]float64, error) { return convert(n, args, Value.AsDouble) }
+
+// convert coerces every argument with as, failing at the call's place.
+func convert[T any](n *callNode, args []Value, as func(Value) (T, error)) ([]T, error) {
+	out := make([]T, len(args))
 	for i, a := range args {
-		v, err := a.AsDouble()
+		v, err := as(a)
 		if err != nil {
 			return nil, n.coerce(err)
 		}

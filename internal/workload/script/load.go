@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -151,7 +150,7 @@ func (w *scripts) fill(ctx context.Context, c backend.Conn, d backend.Dialect) (
 		}
 		sizes[i], total = n, total+n
 	}
-	var before atomic.Int64
+	var before int64 // rows of the tables filled already
 	for i, t := range w.tables {
 		cols := make([]string, len(t.cols))
 		for k, col := range t.cols {
@@ -171,13 +170,13 @@ func (w *scripts) fill(ctx context.Context, c backend.Conn, d backend.Dialect) (
 		}
 		done := func(rows int64) {
 			if p := w.progress; p != nil {
-				p(before.Load()+rows, total)
+				p(before+rows, total)
 			}
 		}
 		if err := workload.InsertRows(ctx, c, d, t.name, cols, sizes[i], row, done); err != nil {
 			return nil, fmt.Errorf("table %s: %w", t.name, err)
 		}
-		before.Add(sizes[i])
+		before += sizes[i]
 		facts[t.name] = strconv.FormatInt(sizes[i], 10) + " rows"
 	}
 	delete(env.vars, "row")

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
@@ -62,7 +61,6 @@ type scripts struct {
 	cfg    Config
 	prog   *Program
 	common workload.Common
-	acked  atomic.Int64
 	// A workload file's: the file, its tables' generators, and Load's
 	// progress (Progresser).
 	file     *File
@@ -277,7 +275,5 @@ func (w *scripts) Client(ctx context.Context, db backend.DB, id int, rng *rand.R
 	if err != nil {
 		return nil, err
 	}
-	cl := w.prog.NewClient(c, w.common.Commit, id, w.cfg.Scale, int64(w.common.Seed), rng)
-	cl.Acked = func() { w.acked.Add(1) }
-	return cl, nil
+	return w.prog.NewClient(c, w.common.Commit, id, w.cfg.Scale, int64(w.common.Seed), rng), nil
 }
