@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,6 +136,13 @@ func runHeader(r *result.Result) header {
 		failed.Class = "bad"
 	}
 	h.Cards = append(h.Cards, failed, card{Label: "retries", Value: strconv.FormatInt(s.Retries, 10)})
+	for _, f := range s.Figures {
+		fc := card{Label: f.Name, Value: rate(f.Value), Unit: f.Unit, Note: f.Detail}
+		if f.Pass != nil && !*f.Pass {
+			fc.Class = "bad"
+		}
+		h.Cards = append(h.Cards, fc)
+	}
 	if s.LogBytesPerUnit > 0 {
 		h.Cards = append(h.Cards, card{Label: "log growth", Value: report.Bytes(s.LogBytesPerHour), Unit: "/h",
 			Note: report.Bytes(s.LogBytesPerUnit) + " per " + c.Unit})
@@ -253,6 +261,16 @@ func (d *doc) runCharts(r *result.Result) error {
 		items = append(items, item{Title: "Throughput and latency per second", Chart: ch, Note: note})
 	} else {
 		items = append(items, item{Title: "Throughput per second", Text: []string{"This result has no per-second series."}})
+	}
+	for _, f := range r.Summary.Figures {
+		if len(f.Kinds) == 0 {
+			continue
+		}
+		it, err := d.perMinuteChart(r, f)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
 	}
 	d.add(&section{Title: "Over time", Layout: "one", Items: items})
 
@@ -827,4 +845,76 @@ func classSeries(series []result.Second) arr {
 		}
 	}
 	return out
+}
+
+// perMinuteChart draws figure f (TPC-C's tpmC) minute by minute over the
+// measure phase: the units of f's kinds in each whole minute, from the
+// series' per-kind counts. A last minute the phase did not fill is left
+// out, and said so: its count over a full minute would understate it, and
+// scaled up it would be a guess.
+func (d *doc) perMinuteChart(r *result.Result, f result.Figure) (item, error) {
+	it := item{Title: f.Name + " per minute"}
+	m := r.Phase("measure")
+	if m == nil {
+		it.Text = []string{"Nothing was measured."}
+		return it, nil
+	}
+	var idx []int
+	for i, u := range m.Units {
+		if slices.Contains(f.Kinds, u.Name) {
+			idx = append(idx, i)
+		}
+	}
+	type minute struct {
+		n       int64
+		covered float64
+	}
+	var mins []minute
+	begin := math.Inf(1)
+	for _, s := range r.Series {
+		if s.Phase == "measure" {
+			begin = math.Min(begin, s.T-s.Dt)
+		}
+	}
+	for _, s := range r.Series {
+		if s.Phase != "measure" || len(s.Units) < len(m.Units) {
+			continue
+		}
+		k := int((s.T - s.Dt/2 - begin) / 60)
+		for len(mins) <= k {
+			mins = append(mins, minute{})
+		}
+		for _, i := range idx {
+			mins[k].n += s.Units[i]
+		}
+		mins[k].covered += s.Dt
+	}
+	data := arr{}
+	left := 0.0
+	for k, mn := range mins {
+		if mn.covered < 59.5 {
+			left += mn.covered
+			continue
+		}
+		data = append(data, arr{k + 1, round(float64(mn.n)*60/mn.covered, 3)})
+	}
+	if len(data) == 0 {
+		it.Text = []string{fmt.Sprintf("The measure phase held no whole minute (%.0f s measured): %s is in the headline only.", m.Seconds, f.Name)}
+		return it, nil
+	}
+	o := base()
+	o["tooltip"] = obj{"trigger": "axis"}
+	o["xAxis"] = bottomAxis(valueAxis("minute of the measure phase"))
+	o["yAxis"] = valueAxis(f.Unit)
+	o["series"] = arr{obj{"type": "bar", "name": f.Name, "data": data, "color": color(0)}}
+	ch, err := d.addChart(f.Name+" per minute", 300, o)
+	if err != nil {
+		return it, err
+	}
+	it.Chart = ch
+	it.Note = fmt.Sprintf("%s in each whole minute of the measure phase (%s: %s).", f.Name, strings.Join(f.Kinds, " + "), f.Detail)
+	if left > 0 {
+		it.Note += fmt.Sprintf(" The last %.0f s, less than a minute, are not drawn: they count in the headline.", left)
+	}
+	return it, nil
 }

@@ -409,6 +409,18 @@ func (iv *Interval) OK() int64 {
 	return n - iv.lost
 }
 
+// UnitOK returns the number of successful units of each kind (lost ones,
+// which --commit every:N alone has, are not taken off).
+func (iv *Interval) UnitOK() []int64 {
+	out := make([]int64, len(iv.units))
+	for i, h := range iv.units {
+		if h != nil {
+			out[i] = h.TotalCount()
+		}
+	}
+	return out
+}
+
 // Failed returns the number of failed units.
 func (iv *Interval) Failed() int64 {
 	var n int64

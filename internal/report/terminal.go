@@ -155,6 +155,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		if m.All.Count > 0 {
 			fmt.Fprintf(b, "  latency  p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
 		}
+		figures(b, s.Figures)
 		operations(b, m)
 		failures(b, m)
 	}
@@ -515,4 +516,27 @@ func HarnessLine(h *result.Harness, unit string) string {
 		line += " (" + h.Note + ")"
 	}
 	return line
+}
+
+// figures prints the workload's own figures (TPC-C's tpmC, NOPM…), a
+// verdict marked where the workload's standard sets a limit.
+func figures(b *strings.Builder, fs []result.Figure) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintln(b)
+	width := 0
+	for _, f := range fs {
+		width = max(width, len(f.Name))
+	}
+	for _, f := range fs {
+		mark := " "
+		if f.Pass != nil {
+			mark = "✓"
+			if !*f.Pass {
+				mark = "✗"
+			}
+		}
+		fmt.Fprintf(b, "  %s %-*s %10s %-15s %s\n", mark, width, f.Name, Rate(f.Value), f.Unit, f.Detail)
+	}
 }

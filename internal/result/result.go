@@ -501,6 +501,22 @@ type Summary struct {
 	// block cache); nil where the engine does not count them.
 	CacheHitPct  *float64 `json:"cache_hit_pct,omitempty"`
 	CacheLookups int64    `json:"cache_lookups,omitempty"`
+	// Figures are the workload's own (TPC-C: tpmC, NOPM, efficiency and
+	// the response-time limits as verdicts), from the measure phase.
+	Figures []Figure `json:"figures,omitempty"`
+}
+
+// Figure is one of a workload's own figures: a value, and a verdict where
+// the workload's standard sets a limit. Kinds, when set, are the unit kinds
+// the figure counts per minute: report.html draws it minute by minute from
+// the series' per-kind counts (Second.Units).
+type Figure struct {
+	Name   string   `json:"name"`
+	Value  float64  `json:"value"`
+	Unit   string   `json:"unit"`
+	Detail string   `json:"detail,omitempty"`
+	Pass   *bool    `json:"pass,omitempty"`
+	Kinds  []string `json:"kinds,omitempty"`
 }
 
 // PerClient returns the headline rate per client (seed 002 reports its
@@ -578,6 +594,9 @@ type Second struct {
 	Failed  int64  `json:"failed"`
 	Nothing int64  `json:"nothing,omitempty"` // units that found nothing to do
 	Retries int64  `json:"retries,omitempty"`
+	// Units counts the interval's successful units per kind, in the order
+	// of the phase's Units, for a workload with figures per minute.
+	Units []int64 `json:"units,omitempty"`
 	// FailedBy and RetriedBy count this interval's failures and retried
 	// errors by class (busy, deadlock… as dberr names them).
 	FailedBy  map[string]int64 `json:"failed_by,omitempty"`

@@ -424,7 +424,12 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	// A stream of its own, so that the mix does not depend on the workload's draws.
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
+	var think time.Duration // the last unit's think time (workload.Waiter)
 	for !r.stopping() {
+		if think > 0 && !r.sleep(ctx, think) {
+			return
+		}
+		think = 0
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
 			return // no unit left; the others finish theirs, retries included
 		}
@@ -440,6 +445,20 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			start = intended // latency counts the wait a slow engine caused
 		}
 		kind := deck.Deal()
+		if wt, ok := c.(workload.Waiter); ok {
+			// A person keys the unit in, then thinks after it: neither is
+			// the engine's time, and neither is in the unit's latency.
+			var keying time.Duration
+			keying, think = wt.Waits(kind)
+			if keying > 0 {
+				if !r.sleep(ctx, keying) {
+					return
+				}
+				if r.cfg.Rate <= 0 {
+					start = time.Now()
+				}
+			}
+		}
 		err := r.attempt(ctx, c, kind, ops, rec, rng)
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
 			// A unit that found nothing to do was answered by the engine

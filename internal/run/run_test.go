@@ -284,3 +284,35 @@ func TestOutageIsAWindow(t *testing.T) {
 			o.Start.Sub(t0), o.End.Sub(t0), o.Failed, from.Sub(t0), to.Sub(t0))
 	}
 }
+
+// waitingClient keys each unit in and thinks after it (workload.Waiter).
+type waitingClient struct {
+	fakeClient
+	keying, think time.Duration
+}
+
+func (w *waitingClient) Waits(int) (time.Duration, time.Duration) { return w.keying, w.think }
+
+// TestWaitsAreNotLatency: a client's keying and think times (TPC-C's
+// --wait) pace its units but are in no unit's latency: units of 1 ms with
+// 20 ms of waiting around each are timed at about 1 ms, and a client does
+// about one in 21 ms.
+func TestWaitsAreNotLatency(t *testing.T) {
+	out, err := Run(context.Background(), Config{Clients: 2, Duration: 600 * time.Millisecond}, shape,
+		func(context.Context, int, *rand.Rand) (workload.Client, error) {
+			return &waitingClient{fakeClient: fakeClient{do: func(_ int, o workload.Ops) error {
+				return o.Time(0, func() error { time.Sleep(time.Millisecond); return nil })
+			}}, keying: 12 * time.Millisecond, think: 8 * time.Millisecond}, nil
+		}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := measure(t, out).Record(false)
+	if rec.All.MaxUs >= 12000 {
+		t.Errorf("a unit's latency reached %d µs: the keying time (12 ms) is in it", rec.All.MaxUs)
+	}
+	// 2 clients × 600 ms ÷ 21 ms ≈ 57 units; without the waits, about 1,000.
+	if rec.OK < 30 || rec.OK > 70 {
+		t.Errorf("%d units in 600 ms on 2 clients: want about 57 with 20 ms of waits around each", rec.OK)
+	}
+}

@@ -140,6 +140,7 @@ type span struct {
 	start, end     time.Time
 	ok, fail, retr int64
 	nothing        int64
+	units          []int64 // ok per unit kind, for a workload with figures
 	hist           *hdrhistogram.Histogram
 	failedBy       map[string]int64
 	retriedBy      map[string]int64
@@ -190,6 +191,11 @@ func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	if err != nil {
 		return err
 	}
+	// What the workload chose while loading and running (TPC-C's NURand
+	// constants, its load time) is part of its config.
+	s.mu.Lock()
+	s.res.Config.Workloads = s.w.Config()
+	s.mu.Unlock()
 	if out.Reason != run.Canceled {
 		if err := s.check(context.WithoutCancel(ctx), db); err != nil {
 			return err
@@ -561,6 +567,9 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
 	sec.Nothing = iv.Nothing()
+	if _, ok := s.w.(workload.Figurer); ok {
+		sec.Units = iv.UnitOK()
+	}
 	for _, h := range hooks[secondHook](s) {
 		h.second(s, p, iv, &sec)
 	}
@@ -577,6 +586,14 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 		a := s.acc
 		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
 		a.nothing += sec.Nothing
+		if sec.Units != nil {
+			if a.units == nil {
+				a.units = make([]int64, len(sec.Units))
+			}
+			for i, n := range sec.Units {
+				a.units[i] += n
+			}
+		}
 		metrics.Merge(a.hist, all)
 		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
 		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
@@ -612,7 +629,7 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 func (s *session) flushSpan(p *metrics.Phase) {
 	if a := s.acc; a != nil {
 		pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
-		pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing = a.phase, a.failedBy, a.retriedBy, a.nothing
+		pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing, pt.Units = a.phase, a.failedBy, a.retriedBy, a.nothing, a.units
 		s.res.Series = append(s.res.Series, pt)
 		s.acc = nil
 	}
@@ -661,6 +678,9 @@ func (s *session) summarize() {
 			sum.ErrorsPct = 100 * float64(m.Failed) / float64(n)
 		}
 		sum.P50Us, sum.P95Us, sum.P99Us, sum.MaxUs = m.All.P50Us, m.All.P95Us, m.All.P99Us, m.All.MaxUs
+		if f, ok := s.w.(workload.Figurer); ok {
+			sum.Figures = f.Figures(measured(m))
+		}
 	}
 	for _, c := range s.res.Checks {
 		sum.ChecksOK = sum.ChecksOK && c.OK
@@ -676,6 +696,16 @@ func (s *session) summarize() {
 	}
 	sum.Pass = s.res.Summary.Pass
 	s.res.Summary = sum
+}
+
+// measured is what a workload's figures are made of: the measure phase's
+// counts and 90th percentiles per unit kind.
+func measured(m *result.Phase) workload.Measured {
+	out := workload.Measured{Seconds: m.Seconds}
+	for _, u := range m.Units {
+		out.Units = append(out.Units, workload.MeasuredUnit{Name: u.Name, OK: u.Count, Failed: u.Failed, Nothing: u.Nothing, P90Us: u.P90Us})
+	}
+	return out
 }
 
 func (s *session) check(ctx context.Context, db backend.DB) error {

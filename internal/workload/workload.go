@@ -12,6 +12,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/result"
 )
 
 // Spec describes one workload. The catalog lists them.
@@ -34,6 +35,10 @@ type Spec struct {
 	// Commits lists the commit modes the workload accepts; nil means all
 	// (op, unit, every:N).
 	Commits []CommitMode
+	// ChecksAsIs says the workload's checks hold on any database of its
+	// schema, whoever loaded and ran it (TPC-C's consistency conditions):
+	// `dbgauge check NAME` runs them without a load.
+	ChecksAsIs bool
 }
 
 // Accepts says whether the workload takes commit mode m.
@@ -419,3 +424,33 @@ func end(ctx context.Context, tx interface {
 	}
 	return tx.Commit(ctx)
 }
+
+// Waiter is an optional ability of a Client: it waits before and after
+// some units, as a person at a terminal does (TPC-C's keying and think
+// times). The run engine sleeps keying before the unit and think after
+// it, neither counted in the unit's latency.
+type Waiter interface {
+	Waits(kind int) (keying, think time.Duration)
+}
+
+// Figurer is an optional ability: the workload's own figures from what the
+// measure phase counted (TPC-C's tpmC, NOPM and response-time limits).
+type Figurer interface {
+	Figures(m Measured) []Figure
+}
+
+// Measured is what the measure phase counted, for a Figurer.
+type Measured struct {
+	Seconds float64
+	Units   []MeasuredUnit // per unit kind, in Shape order
+}
+
+// MeasuredUnit is one unit kind's counts and latency.
+type MeasuredUnit struct {
+	Name                string
+	OK, Failed, Nothing int64
+	P90Us               int64
+}
+
+// Figure is one of a workload's own figures (result.Figure).
+type Figure = result.Figure
