@@ -2,7 +2,10 @@ package workload
 
 import (
 	"context"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
@@ -48,10 +51,10 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 		done(i)
 		return err
 	}
-	per := max(1, min(rowsPerInsert, paramsPerStmt/max(1, len(cols))))
 	if d.Name == "firebird" {
-		per = 1
+		return insertBlocks(ctx, c, table, cols, n, row, done)
 	}
+	per := max(1, min(rowsPerInsert, paramsPerStmt/max(1, len(cols))))
 	stmts := map[int]*backend.Stmt{}
 	stmt := func(rows int) *backend.Stmt {
 		if st, ok := stmts[rows]; ok {
@@ -94,4 +97,120 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 		from = to + 1
 	}
 	return nil
+}
+
+// Firebird 3's limits on one EXECUTE BLOCK: its text (64 KB), and the
+// relations one statement may name (255 contexts: each INSERT is one).
+const (
+	blockBytes = 60000
+	blockRows  = 250
+)
+
+// insertBlocks inserts the rows on Firebird, which has no multi-row VALUES:
+// as many one-row INSERTs as fit in one EXECUTE BLOCK, their values written
+// as literals, a round trip a block instead of a row. A value with no
+// literal form here (a type this does not know) sends its block's rows one
+// by one, through a prepared INSERT, instead.
+func insertBlocks(ctx context.Context, c backend.Conn, table string, cols []string,
+	n int64, row func(i int64, dst []any) error, done func(rows int64)) error {
+	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ("
+	one := &backend.Stmt{SQL: head + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"}
+	dst := make([]any, len(cols))
+	var b strings.Builder
+	var pending [][]any // the block's rows, kept for the one-by-one path
+	literal := true     // every row of the block has its literal form
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		defer func() { b.Reset(); pending, literal = pending[:0], true }()
+		if literal {
+			return c.ExecScript(ctx, "EXECUTE BLOCK AS BEGIN\n"+b.String()+"END")
+		}
+		for _, r := range pending {
+			if _, err := c.Exec(ctx, one, r...); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for from := int64(1); from <= n; {
+		to := min(n, from+rowsPerCommitF-1)
+		err := InSQLTx(ctx, c, func() error {
+			for i := from; i <= to; i++ {
+				if err := row(i, dst); err != nil {
+					return err
+				}
+				line, ok := firebirdValues(dst)
+				if !ok && literal {
+					literal = false // this block one by one
+					b.Reset()
+				}
+				if literal {
+					if b.Len()+len(head)+len(line)+8 > blockBytes {
+						if err := flush(); err != nil {
+							return err
+						}
+					}
+					b.WriteString(head)
+					b.WriteString(line)
+					b.WriteString(");\n")
+				}
+				pending = append(pending, append([]any(nil), dst...))
+				if len(pending) == blockRows {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			return flush()
+		})
+		if err != nil {
+			return err
+		}
+		done(to)
+		from = to + 1
+	}
+	return nil
+}
+
+// firebirdValues writes a row's values as Firebird literals, comma
+// separated; false when one has no literal form here.
+func firebirdValues(vals []any) (string, bool) {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		switch x := v.(type) {
+		case nil:
+			b.WriteString("NULL")
+		case int:
+			b.WriteString(strconv.Itoa(x))
+		case int64:
+			b.WriteString(strconv.FormatInt(x, 10))
+		case int32:
+			b.WriteString(strconv.FormatInt(int64(x), 10))
+		case float64:
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return "", false
+			}
+			b.WriteString(strconv.FormatFloat(x, 'f', -1, 64))
+		case bool:
+			b.WriteString(strings.ToUpper(strconv.FormatBool(x)))
+		case string:
+			// The Firebird connection rewrites LIMIT and % in a statement's
+			// text (ExecScript): a literal holding either goes as a parameter.
+			if strings.ContainsRune(x, '%') || strings.Contains(strings.ToUpper(x), "LIMIT") {
+				return "", false
+			}
+			b.WriteString("'" + strings.ReplaceAll(x, "'", "''") + "'")
+		case time.Time:
+			// Firebird keeps a timestamp to a ten-thousandth of a second.
+			b.WriteString("TIMESTAMP '" + x.Format("2006-01-02 15:04:05.0000") + "'")
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
 }
