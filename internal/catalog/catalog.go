@@ -20,6 +20,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
 	"github.com/dbgauge/dbgauge/internal/workload/script"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
+	"github.com/dbgauge/dbgauge/internal/workload/tpcc"
 )
 
 // Workloads lists every workload, in the order `dbgauge list` shows them.
@@ -28,6 +29,7 @@ func Workloads() []workload.Spec {
 		nms.Spec,
 		insert.Spec,
 		tpcb.Spec,
+		tpcc.Spec,
 		kv.Spec,
 		objects.Spec,
 		oltpemul.Spec,

@@ -6,35 +6,58 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/session"
+	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/script"
 )
 
 // newCheckCmd runs a workload file's checks on a database as it is: after
 // pgbench or the user's own application ran on it, the same checks a run
-// of the file ends with.
+// of the file ends with. Its subcommands do the same for the workloads
+// whose checks hold on any database of their schema (tpcc: one go-tpc
+// loaded and ran, too).
 func newCheckCmd(ctx context.Context, env *Env) *cobra.Command {
 	spec := script.Spec
-	values := session.NewValues(spec)
-	cmd := &cobra.Command{
-		Use:   "check FILE.toml [flags]",
-		Short: "run a workload file's checks on a database as it is (after another tool ran on it)",
-		Long: "Runs the [[check]]s of a workload file on --db as it is, without loading or running anything:\n" +
-			"after pgbench -f, or your application, ran the file's transactions on it. Exit 1 when one fails.",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) != 1 || !script.IsWorkloadFile(args[0]) {
-				return knob.Bad("e.g. dbgauge check examples/tpcb-like.toml --db postgres://…", "dbgauge check takes one workload file (.toml)")
-			}
-			return nil
-		},
+	cmd := newCheckSpecCmd(ctx, env, spec, "check FILE.toml [flags]",
+		"run a workload file's checks on a database as it is (after another tool ran on it)",
+		"Runs the [[check]]s of a workload file on --db as it is, without loading or running anything:\n"+
+			"after pgbench -f, or your application, ran the file's transactions on it. Exit 1 when one fails.")
+	cmd.Args = func(_ *cobra.Command, args []string) error {
+		if len(args) != 1 || !script.IsWorkloadFile(args[0]) {
+			return knob.Bad("e.g. dbgauge check examples/tpcb-like.toml --db postgres://…, or dbgauge check tpcc --db …",
+				"dbgauge check takes one workload file (.toml) or a workload whose checks hold on any database of its schema")
+		}
+		return nil
 	}
+	for _, w := range catalog.Workloads() {
+		if w.ChecksAsIs {
+			sub := newCheckSpecCmd(ctx, env, w, w.Name+" [flags]", "run "+w.Name+"'s consistency checks on --db as it is",
+				"Runs "+w.Name+"'s checks on --db as it is, without loading or running anything: on a database\n"+
+					"dbgauge, or another tool, loaded and ran. Exit 1 when one fails.")
+			sub.Args = flagsOnly("--db postgres://…")
+			cmd.AddCommand(sub)
+		}
+	}
+	return cmd
+}
+
+// newCheckSpecCmd is `dbgauge check` for one workload: a workload file's
+// (script) or a catalog workload's whose checks hold as is.
+func newCheckSpecCmd(ctx context.Context, env *Env, spec workload.Spec, use, short, long string) *cobra.Command {
+	values := session.NewValues(spec)
+	cmd := &cobra.Command{Use: use, Short: short, Long: long}
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	bind(fs, runKnobs(spec))
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		setValues(fs, values)
-		values.Set("workload-file", args[0])
+		what := spec.Name
+		if spec.Name == script.Spec.Name {
+			values.Set("workload-file", args[0])
+			what = args[0]
+		}
 		plan, err := session.NewPlan(session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)})
 		if err != nil {
 			return err
@@ -43,7 +66,7 @@ func newCheckCmd(ctx context.Context, env *Env) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "%s on %s %s\n", args[0], eng.Name, eng.Version)
+		fmt.Fprintf(env.Stdout, "%s on %s %s\n", what, eng.Name, eng.Version)
 		failed := 0
 		for _, c := range checks {
 			mark := "✓"

@@ -101,6 +101,9 @@ func (l *loadProgress) update(done, total int64) {
 	l.last = now
 	el := now.Sub(l.start).Seconds()
 	line := fmt.Sprintf("loading: %d of %d records (%.0f %%), %.0f records/s, %.0f s", done, total, 100*float64(done)/float64(max(total, 1)), float64(done)/max(el, 1e-3), el)
+	if done > 0 && done < total && el >= 1 {
+		line += fmt.Sprintf(", about %.0f s to go", el*float64(total-done)/float64(done))
+	}
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
 	if l.p.env.IsTTY {

@@ -1,8 +1,6 @@
 // Package tpcc is TPC-C (TPC Benchmark C, Standard Specification revision
 // 5.11) for dbgauge. Comments cite the spec's clauses.
 //
-// What is here is the engine-free foundation, pure Go:
-//
 //   - rand.go: the spec's random rules. Rand draws uniform integers
 //     (2.1.4), NURand with the run's constants C (2.1.6), a-strings and
 //     n-strings (4.3.2.2), zip codes (4.3.2.7), last names from the ten
@@ -13,13 +11,15 @@
 //     table, as sequences of typed rows (money as exact cents), with the
 //     cardinalities of clause 1.2 and go-tpc's table and column names
 //     (Tables).
+//   - schema.go, load.go: the tables in each engine's dialect, and the
+//     population loaded one warehouse per connection, in parallel, by the
+//     engine's fastest path; a database of the same warehouse count is
+//     reused, whoever loaded it.
+//   - tx.go: the five transactions (clauses 2.4 to 2.8).
 //   - consistency.go: the twelve consistency conditions of clause 3.3.2 as
 //     data, each with a portable query returning the rows that violate it.
-//
-// Still to come (issue 27): the five transactions (New-Order, Payment,
-// Order-Status, Delivery, Stock-Level) and their mix; the schema and the
-// parallel load on PostgreSQL, MariaDB, SQLite and Firebird; the workload's
-// registration in the catalog, its knobs, figures (tpmC, NOPM) and checks
-// (running Conditions); and the cross-check against go-tpc, each checking
-// the database the other loaded and ran.
+//   - tpcc.go: the workload: the mix as a deck (a rolled-back New-Order is a
+//     unit kind of its own), terminals bound to a warehouse and a district,
+//     keying and think times (--wait), the figures (tpmC, NOPM, efficiency,
+//     the 90th-percentile limits) and the checks.
 package tpcc
