@@ -120,9 +120,14 @@ func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d b
 			}
 		}
 	}
+	var keys []string
 	for _, q := range createTables {
-		if err := c.ExecScript(ctx, ddl(d, q)); err != nil {
+		create, key := ddl(d, q)
+		if err := c.ExecScript(ctx, create); err != nil {
 			return err
+		}
+		if key != "" {
+			keys = append(keys, key)
 		}
 	}
 	if err := c.ExecScript(ctx, "CREATE TABLE "+metaTable+" (warehouses INTEGER, c_last INTEGER, c_id INTEGER, ol_i_id INTEGER)"); err != nil {
@@ -186,7 +191,7 @@ func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d b
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
-	for _, q := range createIndexes {
+	for _, q := range append(keys, createIndexes...) {
 		if err := c.ExecScript(ctx, q); err != nil {
 			return err
 		}

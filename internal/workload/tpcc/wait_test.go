@@ -2,9 +2,11 @@ package tpcc
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
@@ -69,5 +71,23 @@ func TestFigures(t *testing.T) {
 	}
 	if p := got["stock-level p90"].Pass; p == nil || *p {
 		t.Errorf("stock-level's p90 of 21 s passes its 20 s limit: %+v", got["stock-level p90"])
+	}
+}
+
+// TestDeferredKeys: PostgreSQL and Firebird get their primary keys after
+// the load; MariaDB and SQLite keep them in the CREATE TABLE.
+func TestDeferredKeys(t *testing.T) {
+	create, key := ddl(backend.Dialect{Name: "postgres"}, createTables[1])
+	if strings.Contains(create, "PRIMARY KEY") || key != "ALTER TABLE district ADD PRIMARY KEY (d_w_id, d_id)" || !strings.HasSuffix(create, "d_next_o_id INTEGER)") {
+		t.Errorf("postgres: %q then %q", create, key)
+	}
+	create, key = ddl(backend.Dialect{Name: "mysql"}, createTables[1])
+	if !strings.Contains(create, "PRIMARY KEY (d_w_id, d_id))") || key != "" {
+		t.Errorf("mariadb: %q then %q", create, key)
+	}
+	for _, q := range createTables {
+		if _, key := ddl(backend.Dialect{Name: "firebird"}, q); key == "" && !strings.Contains(q, "TABLE history") {
+			t.Errorf("firebird: no key added after the load for %s", strings.Fields(q)[2])
+		}
 	}
 }
