@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,15 @@ func newCheckSpecCmd(ctx context.Context, env *Env, spec workload.Spec, use, sho
 	cmd := &cobra.Command{Use: use, Short: short, Long: long}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	bind(fs, runKnobs(spec))
+	knobs := runKnobs(spec)
+	if spec.ChecksAsIs {
+		// Checks on a database as it is: which database, the engine's
+		// settings, and the workload's own knobs, but nothing of a run.
+		knobs = slices.DeleteFunc(knobs, func(k knob.Spec) bool {
+			return !slices.ContainsFunc(spec.Knobs, func(o knob.Spec) bool { return o.Name == k.Name }) && k.Name != "db" && k.Name != "set"
+		})
+	}
+	bind(fs, knobs)
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		setValues(fs, values)
 		what := spec.Name
