@@ -541,3 +541,39 @@ func TestRunPageNothing(t *testing.T) {
 	}
 	browse(t, "run-nothing", page)
 }
+
+// TestPerMinuteFigure: a workload's figure with unit kinds (TPC-C's tpmC)
+// is drawn per whole minute of the measure phase from the series' per-kind
+// counts; the last 30 s, no whole minute, are left out and said so.
+func TestPerMinuteFigure(t *testing.T) {
+	start := time.Date(2026, 11, 26, 22, 0, 0, 0, time.UTC)
+	pass := true
+	res := &result.Result{
+		Schema: result.Schema, ID: "tpcc-minutes", Status: result.Completed,
+		Config: result.Config{Workload: "tpcc", Unit: "transaction", UnitRate: "transactions/s", Backend: "sqlite", DB: "sqlite", Clients: 2},
+		Engine: result.Engine{Name: "sqlite", Version: "3.54.1"},
+		Summary: result.Summary{Metric: "transactions/s", Rate: 3, OK: 450, Seconds: 150, ChecksOK: true, Figures: []result.Figure{
+			{Name: "tpmC", Value: 61.2, Unit: "New-Orders/min", Detail: "every New-Order", Kinds: []string{"new-order", "new-order-rollback"}},
+			{Name: "payment p90", Value: 1.5, Unit: "ms", Pass: &pass}}},
+		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(150 * time.Second), Seconds: 150, OK: 450,
+			All: result.Latency{Name: "all", Count: 450}, Units: []result.Latency{{Name: "new-order", Count: 150}, {Name: "new-order-rollback", Count: 3}, {Name: "payment", Count: 297}}}},
+	}
+	for i := 1; i <= 150; i++ {
+		// Minute 1: 1 New-Order a second; minute 2: 2 (one rolled back every other second).
+		no := []int64{1, 0, 2}
+		if i > 60 {
+			no = []int64{1 + int64(i%2), int64(1 - i%2), 2}
+		}
+		res.Series = append(res.Series, result.Second{T: float64(i), Dt: 1, Phase: "measure", OK: 3, Units: no})
+	}
+	page := render(t, htmlreport.Page{Run: res})
+	selfContained(t, "run-per-minute", page)
+	for _, want := range []string{"tpmC per minute", "[1,60]", "[2,120]", "The last 30 s, less than a minute, are not drawn", "New-Orders/min"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the run page lacks %q", want)
+		}
+	}
+	if bytes.Contains(page, []byte("[3,120]")) {
+		t.Error("the partial third minute is drawn")
+	}
+}

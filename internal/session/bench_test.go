@@ -65,6 +65,9 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 					}
 					name := fmt.Sprintf("%s/db=%s/api=%s/commit=%s", w.Name, b.Name, api, commit)
 					t.Run(name, func(t *testing.T) {
+						if reason := heavy[w.Name+"/"+b.Name]; reason != "" {
+							t.Skip(reason)
+						}
 						// Two at a time (-parallel is GOMAXPROCS): a
 						// managed server's start is mostly waiting.
 						t.Parallel()
@@ -78,6 +81,15 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 			}
 		}
 	}
+}
+
+// heavy are the pairs whose run here would cost minutes of the suite's
+// twelve, and the test that runs them instead or the reason none does.
+var heavy = map[string]string{
+	// TPC-C's population is fixed by the spec: 600,000 rows a warehouse.
+	"tpcc/sqlite": "TestRunOnSQLite (internal/workload/tpcc) runs tpcc on SQLite, and more: reuse, figures, a corrupted district",
+	"tpcc/firebird": "Firebird loads a TPC-C warehouse in about 70 s (forced writes), minutes under -race: " +
+		"tpcc on Firebird is run by hand, in the four-engine matrix of docs/workloads/tpcc.md",
 }
 
 // TestCommitsCountedByTheEngine proves the commit granularity from the
