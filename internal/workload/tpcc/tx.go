@@ -437,20 +437,25 @@ func (c *client) payment() error {
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	var wName, dName string
 	var s1, s2, city, state, zip string
-	err := c.time(opPWarehouse, func() error {
-		if err := c.exec(c.st.pWarehouseUpd, 1, money(amount), c.home); err != nil {
-			return err
-		}
-		return c.c.QueryRow(c.ctx, c.st.pWarehouse, []any{c.home}, &wName, &s1, &s2, &city, &state, &zip)
-	})
-	if err != nil {
-		return err
-	}
-	err = c.time(opPDistrict, func() error {
+	// The district before the warehouse, as go-tpc orders them: every
+	// Payment of a warehouse updates its one row, the hottest of the
+	// schema, and a lock taken later is held for less of the transaction.
+	// The spec's profile (2.5.2.2) lists the warehouse first; the order of
+	// two independent updates changes nothing the terminal sees.
+	err := c.time(opPDistrict, func() error {
 		if err := c.exec(c.st.pDistrictUpd, 1, money(amount), c.home, did); err != nil {
 			return err
 		}
 		return c.c.QueryRow(c.ctx, c.st.pDistrict, []any{c.home, did}, &dName, &s1, &s2, &city, &state, &zip)
+	})
+	if err != nil {
+		return err
+	}
+	err = c.time(opPWarehouse, func() error {
+		if err := c.exec(c.st.pWarehouseUpd, 1, money(amount), c.home); err != nil {
+			return err
+		}
+		return c.c.QueryRow(c.ctx, c.st.pWarehouse, []any{c.home}, &wName, &s1, &s2, &city, &state, &zip)
 	})
 	if err != nil {
 		return err
