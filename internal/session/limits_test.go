@@ -2,10 +2,12 @@ package session_test
 
 import (
 	"bytes"
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
@@ -51,5 +53,24 @@ func TestGCPercent(t *testing.T) {
 		if got := plan.GCPercent(); got != c.want {
 			t.Errorf("%s with %s clients: GOGC %d, want %d", c.db, c.clients, got, c.want)
 		}
+	}
+}
+
+// TestRefusedDurabilityInThePlan: a durability level the engine refuses
+// (Firebird 3 has no lazy) is refused by the plan, before anything opens,
+// so a matrix refuses the cell before it runs the first.
+func TestRefusedDurabilityInThePlan(t *testing.T) {
+	w := spec(t, "tpcc")
+	v := session.NewValues(w)
+	v.Set("db", "firebird:managed")
+	v.Set("durability", "lazy")
+	_, err := session.NewPlan(session.Request{Workload: w, Values: v})
+	var bad *knob.Error
+	if !errors.As(err, &bad) || !strings.Contains(err.Error(), "Firebird 3 has no group-commit") {
+		t.Fatalf("firebird with --durability lazy: %v, want a bad-input error saying why", err)
+	}
+	v.Set("durability", "off")
+	if _, err := session.NewPlan(session.Request{Workload: w, Values: v}); err != nil {
+		t.Fatalf("firebird with --durability off: %v", err)
 	}
 }

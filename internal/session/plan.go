@@ -353,6 +353,11 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		return err
 	}
 	o.Durability, o.Prepare = backend.Durability(dur), backend.Prepare(prep)
+	if why, ok := strings.CutPrefix(p.bspec.Durability[o.Durability], "refused: "); ok {
+		// Refused here, not when the engine opens: a matrix checks every
+		// cell's plan before it runs the first.
+		return knob.Bad("give another --durability (dbgauge list shows what each level does in each engine)", "--durability %s on %s: %s", dur, p.bspec.Name, why)
+	}
 	for _, s := range v.List("set") {
 		kv, err := backend.ParseSet(s)
 		if err != nil {
