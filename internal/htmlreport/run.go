@@ -262,11 +262,14 @@ func (d *doc) runCharts(r *result.Result) error {
 	} else {
 		items = append(items, item{Title: "Throughput per second", Text: []string{"This result has no per-second series."}})
 	}
+	var perMinute []result.Figure
 	for _, f := range r.Summary.Figures {
-		if len(f.Kinds) == 0 {
-			continue
+		if len(f.Kinds) > 0 {
+			perMinute = append(perMinute, f)
 		}
-		it, err := d.perMinuteChart(r, f)
+	}
+	if len(perMinute) > 0 {
+		it, err := d.perMinuteChart(r, perMinute)
 		if err != nil {
 			return err
 		}
@@ -847,72 +850,84 @@ func classSeries(series []result.Second) arr {
 	return out
 }
 
-// perMinuteChart draws figure f (TPC-C's tpmC) minute by minute over the
-// measure phase: the units of f's kinds in each whole minute, from the
-// series' per-kind counts. A last minute the phase did not fill is left
-// out, and said so: its count over a full minute would understate it, and
-// scaled up it would be a guess.
-func (d *doc) perMinuteChart(r *result.Result, f result.Figure) (item, error) {
-	it := item{Title: f.Name + " per minute"}
+// perMinuteChart draws the figures fs (TPC-C's tpmC and NOPM) minute by
+// minute over the measure phase: the units of each figure's kinds in each
+// whole minute, from the series' per-kind counts. A last minute the phase
+// did not fill is left out, and said so: its count over a full minute
+// would understate it, and scaled up it would be a guess.
+func (d *doc) perMinuteChart(r *result.Result, fs []result.Figure) (item, error) {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	it := item{Title: strings.Join(names, " and ") + " per minute"}
 	m := r.Phase("measure")
 	if m == nil {
 		it.Text = []string{"Nothing was measured."}
 		return it, nil
 	}
-	var idx []int
-	for i, u := range m.Units {
-		if slices.Contains(f.Kinds, u.Name) {
-			idx = append(idx, i)
-		}
-	}
-	type minute struct {
-		n       int64
-		covered float64
-	}
-	var mins []minute
 	begin := math.Inf(1)
 	for _, s := range r.Series {
 		if s.Phase == "measure" {
 			begin = math.Min(begin, s.T-s.Dt)
 		}
 	}
+	type minute struct {
+		n       []int64 // per figure
+		covered float64
+	}
+	var mins []minute
 	for _, s := range r.Series {
 		if s.Phase != "measure" || len(s.Units) < len(m.Units) {
 			continue
 		}
 		k := int((s.T - s.Dt/2 - begin) / 60)
 		for len(mins) <= k {
-			mins = append(mins, minute{})
+			mins = append(mins, minute{n: make([]int64, len(fs))})
 		}
-		for _, i := range idx {
-			mins[k].n += s.Units[i]
+		for j, f := range fs {
+			for i, u := range m.Units {
+				if slices.Contains(f.Kinds, u.Name) {
+					mins[k].n[j] += s.Units[i]
+				}
+			}
 		}
 		mins[k].covered += s.Dt
 	}
-	data := arr{}
+	var cats []string
+	data := make([]arr, len(fs))
 	left := 0.0
 	for k, mn := range mins {
 		if mn.covered < 59.5 {
 			left += mn.covered
 			continue
 		}
-		data = append(data, arr{k + 1, round(float64(mn.n)*60/mn.covered, 3)})
+		cats = append(cats, strconv.Itoa(k+1))
+		for j := range fs {
+			data[j] = append(data[j], round(float64(mn.n[j])*60/mn.covered, 3))
+		}
 	}
-	if len(data) == 0 {
-		it.Text = []string{fmt.Sprintf("The measure phase held no whole minute (%.0f s measured): %s is in the headline only.", m.Seconds, f.Name)}
+	if len(cats) == 0 {
+		it.Text = []string{fmt.Sprintf("The measure phase held no whole minute (%.0f s measured): %s only in the headline.", m.Seconds, it.Title[:len(it.Title)-len(" per minute")])}
 		return it, nil
 	}
 	o := base()
 	o["tooltip"] = obj{"trigger": "axis"}
-	o["xAxis"] = bottomAxis(valueAxis("minute of the measure phase"))
-	o["yAxis"] = valueAxis(f.Unit)
-	o["series"] = arr{obj{"type": "bar", "name": f.Name, "data": data, "color": color(0)}}
-	ch, err := d.addChart(f.Name+" per minute", 300, o)
+	o["xAxis"] = bottomAxis(categoryAxis("minute of the measure phase", cats))
+	o["yAxis"] = valueAxis(fs[0].Unit)
+	var series arr
+	var what []string
+	for j, f := range fs {
+		series = append(series, obj{"type": "bar", "name": f.Name, "data": data[j], "color": color(j)})
+		what = append(what, fmt.Sprintf("%s: %s (%s)", f.Name, strings.Join(f.Kinds, " + "), f.Detail))
+	}
+	o["series"] = series
+	ch, err := d.addChart(it.Title, 300, o)
 	if err != nil {
 		return it, err
 	}
 	it.Chart = ch
-	it.Note = fmt.Sprintf("%s in each whole minute of the measure phase (%s: %s).", f.Name, strings.Join(f.Kinds, " + "), f.Detail)
+	it.Note = "Each whole minute of the measure phase. " + strings.Join(what, "; ") + "."
 	if left > 0 {
 		it.Note += fmt.Sprintf(" The last %.0f s, less than a minute, are not drawn: they count in the headline.", left)
 	}
