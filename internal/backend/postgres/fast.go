@@ -21,9 +21,12 @@ import (
 // hot path, through pgconn's public API only (docs/backends/postgres.md).
 
 // maxPrepared bounds the statements a connection keeps prepared: the largest
-// workload (oltp-emul) uses 38; statements made on the fly (a check's
-// query) would otherwise pile up on the server.
-const maxPrepared = 64
+// workload (tpcc) uses about 120 (a statement per line count of an order,
+// per district count of a delivery); statements made on the fly (a check's
+// query) would otherwise pile up on the server. At 64, a TPC-C connection
+// dropped all its statements and prepared them again every few
+// transactions, the server parsing and planning them anew.
+const maxPrepared = 256
 
 // PostgreSQL's type OIDs that the fast path encodes and scans itself.
 const (
