@@ -425,6 +425,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
+	waiter, _ := c.(workload.Waiter)
 	for !r.stopping() {
 		if think > 0 && !r.sleep(ctx, think) {
 			return
@@ -445,11 +446,11 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			start = intended // latency counts the wait a slow engine caused
 		}
 		kind := deck.Deal()
-		if wt, ok := c.(workload.Waiter); ok {
+		if waiter != nil {
 			// A person keys the unit in, then thinks after it: neither is
 			// the engine's time, and neither is in the unit's latency.
 			var keying time.Duration
-			keying, think = wt.Waits(kind)
+			keying, think = waiter.Waits(kind)
 			if keying > 0 {
 				if !r.sleep(ctx, keying) {
 					return
@@ -499,6 +500,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			r.outage(time.Now(), true)
 			if r.sleep(ctx, 100*time.Millisecond) {
 				c = r.reopen(ctx, id, c, rec)
+				waiter, _ = c.(workload.Waiter)
 			}
 		case dberr.Canceled:
 			return

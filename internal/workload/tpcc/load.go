@@ -58,7 +58,6 @@ func (w *tpcc) Load(ctx context.Context, db backend.DB) (workload.Dataset, error
 		return ds, fmt.Errorf("tpcc: load %d warehouses: %w", w.cfg.Warehouses, err)
 	}
 	w.cfg.LoadSeconds = time.Since(start).Seconds()
-	w.loaded = true
 	ds.Facts["load_seconds"] = strconv.FormatFloat(w.cfg.LoadSeconds, 'f', 1, 64)
 	checks, err := w.conditions(ctx, c, true)
 	if err != nil {
@@ -143,10 +142,8 @@ func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d b
 		total += int64(t.PerWarehouse * w.cfg.Warehouses)
 	}
 	report := func(rows int64) {
-		if p := w.progress; p != nil {
-			p(done.Add(rows), total)
-		} else {
-			done.Add(rows)
+		if n := done.Add(rows); w.progress != nil {
+			w.progress(n, total)
 		}
 	}
 	if err := insert(ctx, c, d, "item", NumItems, Items(NewSeeded(w.common.Seed, 0, lc)), itemRow, report); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -116,7 +115,6 @@ type tpcc struct {
 	progress func(done, total int64)
 	// loadChecks are the conditions checked right after the load.
 	loadChecks []workload.Check
-	loaded     bool // this session made the initial population
 	stmts      sync.Map
 	mu         sync.Mutex // guards cfg.RunC, chosen by the first client
 	// Deliveries' districts found with no new order to deliver (clause
@@ -328,14 +326,8 @@ func plain(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
-	case string:
-		return x
 	case []byte:
 		return string(x)
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	return fmt.Sprint(v)
+	return fmt.Sprint(v) // QueryAny's int64, float64, bool, string
 }
