@@ -104,8 +104,8 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		// start must say the same (launch passes the settings).
 		userArg = append(userArg, "--innodb-page-size="+ps)
 	}
-	if err := acct.Run(install, append([]string{"--no-defaults", "--datadir=" + m.DataDir, "--auth-root-authentication-method=normal",
-		"--skip-test-db"}, userArg...)...); err != nil {
+	if err := acct.Run(install, append([]string{"--no-defaults", "--datadir=" + m.DataDir, "--tmpdir=" + m.SocketDir,
+		"--auth-root-authentication-method=normal", "--skip-test-db"}, userArg...)...); err != nil {
 		return nil, fmt.Errorf("mariadb-install-db: %w", err)
 	}
 	logPath := filepath.Join(cfg.Dir, "mariadb.log")
@@ -162,6 +162,10 @@ func (m *Server) launch(ctx context.Context, logPath, password string) error {
 		m.Port = port
 		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
 			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
+			// A tmpdir of its own: at every start MariaDB deletes each #sql*
+			// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
+			// /tmp would take each other's temporary tables away.
+			"--tmpdir=" + m.SocketDir,
 			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
 		if m.Account.Switched {
 			args = append(args, "--user="+m.Account.Name)
