@@ -32,6 +32,15 @@ func loadCrash(t *testing.T, root string) (result.Crash, string) {
 	return rec, dirs[0]
 }
 
+// crashInParallel lets a crash test run beside another one (two at a
+// time: -parallel is GOMAXPROCS). Their runs are children of their own and
+// they judge lost commits and integrity, never a rate; most of a cycle is
+// waiting for a server, a test disk or the kill.
+func crashInParallel(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // runCrash runs dbgauge crash with args, its results in a folder of the
 // test's, fails the test unless it exits 0, and returns its record, its
 // folder and what it printed.
@@ -51,6 +60,7 @@ func runCrash(t *testing.T, args ...string) (result.Crash, string, string) {
 // so nothing acknowledged may be lost, and each database must open again and
 // pass its own integrity check.
 func TestCrashKill(t *testing.T) {
+	crashInParallel(t)
 	rec, dir, out := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
 		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42")
 	if rec.Status != result.Completed || len(rec.Configs) != 4 || rec.Seed != 42 {
@@ -81,6 +91,7 @@ func TestCrashKill(t *testing.T) {
 // and the channels there before the run: after kill -9 nothing acknowledged
 // is lost (nor a clearing undone), and nothing is present that no commit made.
 func TestCrashNMS(t *testing.T) {
+	crashInParallel(t)
 	rec, _, _ := runCrash(t, "nms", "--lines", "200", "--clients", "2", "--cycles", "2",
 		"--fault-after", "200ms-500ms", "--seed", "7")
 	for _, c := range rec.Configs {
@@ -97,6 +108,7 @@ func TestCrashNMS(t *testing.T) {
 // durable. SQLite in sync mode keeps every acknowledged deposit through a
 // power cut; with durability off the cut takes acknowledged ones.
 func TestCrashWorkloadFile(t *testing.T) {
+	crashInParallel(t)
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -124,6 +136,7 @@ func TestCrashWorkloadFile(t *testing.T) {
 // SQLite through its kv_ tables; after kill -9 every acknowledged record is
 // there and none that no commit made.
 func TestCrashKV(t *testing.T) {
+	crashInParallel(t)
 	rec, _, _ := runCrash(t, "kv", "--mix", "read=50,insert=50", "--records", "500", "--db", "sqlite,bbolt", "--cycles", "1",
 		"--fault-after", "200ms-500ms", "--seed", "9")
 	for _, c := range rec.Configs {
@@ -154,6 +167,7 @@ func TestCrashBadInput(t *testing.T) {
 // every acknowledged commit; WAL with synchronous=NORMAL and bbolt without
 // fsync lose acknowledged commits, and dbgauge counts them.
 func TestCrashPowerLoss(t *testing.T) {
+	crashInParallel(t)
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -187,6 +201,7 @@ func TestCrashPowerLoss(t *testing.T) {
 // cycles (run one at a time, stopping at the first loss), or the test disk
 // has stopped dropping what was never flushed.
 func TestCrashMariaDBPowerLoss(t *testing.T) {
+	crashInParallel(t)
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}
@@ -226,6 +241,7 @@ func TestCrashMariaDBPowerLoss(t *testing.T) {
 // acknowledged commits since the first (measured: all but that one, in every
 // cycle), and dbgauge must count them.
 func TestCrashFirebird(t *testing.T) {
+	crashInParallel(t)
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)
 	}

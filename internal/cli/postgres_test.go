@@ -129,6 +129,7 @@ func TestPostgresDiesMidRun(t *testing.T) {
 // synchronous_commit off may lose the commits still in WAL buffers, which is
 // reported, never hidden. Every cluster passes amcheck.
 func TestCrashPostgres(t *testing.T) {
+	crashInParallel(t)
 	needPostgres(t)
 	rec, _, _ := runCrash(t, "insert", "--db", "postgres:managed", "--durability", "sync,lazy",
 		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "3")
@@ -149,6 +150,7 @@ func TestCrashPostgres(t *testing.T) {
 // after the kill. fsync on keeps every acknowledged commit; fsync off loses
 // them or leaves a server that does not start, never "0 lost".
 func TestCrashPostgresPowerLoss(t *testing.T) {
+	crashInParallel(t)
 	needPostgres(t)
 	if err := powerloss.Available(); err != nil {
 		t.Skip(err)

@@ -101,13 +101,17 @@ func Mount(backing, mnt string) (*Disk, error) {
 	// Pdeathsig is sent when the thread that started the child ends, not the
 	// process, and Go ends a thread when a goroutine locked to it returns.
 	// So the server is started and waited for by a goroutine locked to its
-	// thread for as long as the server lives.
+	// thread for as long as the server lives. Then the thread is unlocked,
+	// not ended: before it was locked it may have started another child
+	// with a Pdeathsig of its own (a crash's run, a matrix's cell), which
+	// its end would kill.
 	started := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
 		if err := child.Start(cmd, spec); err != nil {
 			started <- err
-			return // the thread ends: it started nothing
+			return
 		}
 		started <- nil
 		d.waitErr = cmd.Wait()
