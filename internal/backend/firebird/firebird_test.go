@@ -65,7 +65,7 @@ func TestShutdown(t *testing.T) {
 	}
 	bc.Close()
 	db.Close()
-	if s := db.ServerInfo().ShutdownSeconds; s > 6 {
+	if s := db.ServerInfo().ShutdownSeconds; s > 3 {
 		t.Errorf("shutdown took %.1f s", s)
 	}
 	t.Logf("shutdown %.2f s, killed %v", db.ServerInfo().ShutdownSeconds, db.srv.Killed)
