@@ -83,50 +83,77 @@ func TestPostgresCommitsPerCall(t *testing.T) {
 	}
 }
 
+// TestPostgresWorkloads runs each workload on a managed PostgreSQL, two
+// servers at a time (-parallel is GOMAXPROCS): each run has a server of its
+// own and none judges a rate.
 func TestPostgresWorkloads(t *testing.T) {
 	needPostgres(t)
-	// Four clients calling the procedure deadlock now and then (PostgreSQL
-	// detects it after deadlock_timeout, 1 s): the units, not the default
-	// 1 s of workloadtest, must end this run.
-	res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "units": "100", "duration": "60s", "lines": "300", "clients": "4"})
-	if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 100 {
-		t.Fatalf("%d procedure calls, want 100 (failures %+v)", m.Ops[len(m.Ops)-1].Count, m.Failures)
+	run := func(name string, test func(t *testing.T)) {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			test(t)
+		})
 	}
-	if sl := res.ServerLog; sl == nil || sl.Lines == 0 {
-		t.Errorf("the server's log was not read into the result: %+v", sl)
-	}
-	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
-	workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
-	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
-	// The server's CPU over the measure phase: its backends' too (four
-	// clients, four backends besides the postmaster's helpers).
-	if sc := res.ServerCPU; sc == nil || sc.Seconds <= 0 || sc.CPUPerUnitUs <= 0 || sc.Processes < 5 {
-		t.Errorf("the server's CPU: %+v", sc)
-	}
-	if h := res.Harness; h == nil || h.CPUPerUnitUs <= 0 {
-		t.Errorf("tpcb's 4 clients on PostgreSQL: the harness's CPU: %+v", h)
-	}
-	// --cpus server=N: the server and every process it starts on CPU N,
-	// read back; the harness judged beside it.
-	srvCPU := strconv.Itoa(runtime.NumCPU() - 1)
-	res = workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "duration": "2s", "select-only": "true", "clients": "4", "cpus": "server=" + srvCPU})
-	if res.Summary.Failed > 0 || res.Harness == nil {
-		t.Errorf("tpcb select-only: %d failed, harness %+v", res.Summary.Failed, res.Harness)
-	} else if res.Harness.Limit == "" || res.Harness.Verdict == "" || res.Harness.MachineCPUs < 1 {
-		t.Errorf("tpcb select-only: no harness verdict: %+v", res.Harness)
-	}
-	if res.Server == nil || res.Server.CPUs != srvCPU || res.ServerCPU == nil || res.ServerCPU.CPUCount != 1 {
-		t.Errorf("--cpus server=%s: server %+v, its CPU %+v", srvCPU, res.Server, res.ServerCPU)
-	}
-	workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
+	run("nms/procedure", func(t *testing.T) {
+		// Four clients calling the procedure deadlock now and then (PostgreSQL
+		// detects it after deadlock_timeout, 1 s): the units, not the default
+		// 1 s of workloadtest, must end this run.
+		res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "units": "100", "duration": "60s", "lines": "300", "clients": "4"})
+		if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 100 {
+			t.Fatalf("%d procedure calls, want 100 (failures %+v)", m.Ops[len(m.Ops)-1].Count, m.Failures)
+		}
+		if sl := res.ServerLog; sl == nil || sl.Lines == 0 {
+			t.Errorf("the server's log was not read into the result: %+v", sl)
+		}
+	})
+	run("nms/procedure/every:5", func(t *testing.T) {
+		workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "procedure": "true", "commit": "every:5", "units": "50", "lines": "300"})
+	})
+	run("nms/socket/prepare=each", func(t *testing.T) {
+		workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": "postgres:managed", "socket": "true", "units": "50", "lines": "300", "prepare": "each"})
+	})
+	run("tpcb", func(t *testing.T) {
+		res := workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "units": "300", "clients": "4"})
+		// The server's CPU over the measure phase: its backends' too (four
+		// clients, four backends besides the postmaster's helpers).
+		if sc := res.ServerCPU; sc == nil || sc.Seconds <= 0 || sc.CPUPerUnitUs <= 0 || sc.Processes < 5 {
+			t.Errorf("the server's CPU: %+v", sc)
+		}
+		if h := res.Harness; h == nil || h.CPUPerUnitUs <= 0 {
+			t.Errorf("tpcb's 4 clients on PostgreSQL: the harness's CPU: %+v", h)
+		}
+	})
+	run("tpcb/select-only/cpus", func(t *testing.T) {
+		// --cpus server=N: the server and every process it starts on CPU N,
+		// read back; the harness judged beside it.
+		srvCPU := strconv.Itoa(runtime.NumCPU() - 1)
+		res := workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "duration": "2s", "select-only": "true", "clients": "4", "cpus": "server=" + srvCPU})
+		if res.Summary.Failed > 0 || res.Harness == nil {
+			t.Errorf("tpcb select-only: %d failed, harness %+v", res.Summary.Failed, res.Harness)
+		} else if res.Harness.Limit == "" || res.Harness.Verdict == "" || res.Harness.MachineCPUs < 1 {
+			t.Errorf("tpcb select-only: no harness verdict: %+v", res.Harness)
+		}
+		if res.Server == nil || res.Server.CPUs != srvCPU || res.ServerCPU == nil || res.ServerCPU.CPUCount != 1 {
+			t.Errorf("--cpus server=%s: server %+v, its CPU %+v", srvCPU, res.Server, res.ServerCPU)
+		}
+	})
+	run("insert/kv", func(t *testing.T) {
+		workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "postgres:managed", "units": "200", "api": "kv"})
+	})
 	// kv through sqlkv: YCSB A's updates, and E's range scans (ScanFrom).
-	workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-a", "units": "400", "clients": "4"})
-	workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-e", "units": "200", "clients": "2"})
-	// Consumers on FOR UPDATE SKIP LOCKED: eight clients, no failures, the books balance.
-	res = workloadtest.Run(t, spec(t, "oltp-emul"), map[string]string{"db": "postgres:managed", "init-docs": "300", "clients": "8", "duration": "3s", "wares": "50"})
-	if res.Summary.Failed > 0 {
-		t.Errorf("oltp-emul on PostgreSQL: %d failed actions: %+v", res.Summary.Failed, res.Phase("measure").Failures)
-	}
+	run("kv/ycsb-a", func(t *testing.T) {
+		workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-a", "units": "400", "clients": "4"})
+	})
+	run("kv/ycsb-e", func(t *testing.T) {
+		workloadtest.Run(t, spec(t, "kv"), map[string]string{"db": "postgres:managed", "records": "2000", "preset": "ycsb-e", "units": "200", "clients": "2"})
+	})
+	run("oltp-emul", func(t *testing.T) {
+		// Consumers on FOR UPDATE SKIP LOCKED: eight clients, no failures, the books balance.
+		res := workloadtest.Run(t, spec(t, "oltp-emul"), map[string]string{"db": "postgres:managed", "init-docs": "300", "clients": "8", "duration": "3s", "wares": "50"})
+		if res.Summary.Failed > 0 {
+			t.Errorf("oltp-emul on PostgreSQL: %d failed actions: %+v", res.Summary.Failed, res.Phase("measure").Failures)
+		}
+	})
 }
 
 // TestNoPasswordLeaks: the managed server's random password, and the
