@@ -3,20 +3,23 @@
 #
 # One throwaway MariaDB (mariadb-install-db into a temporary folder, mariadbd
 # on a free loopback port, as the mysql account when run as root), started
-# here so that both tools measure the same server. sysbench's sbtest1 and
-# dbgauge's kv_kv table hold the same number of rows (N) in the same
-# database; each test is `sysbench oltp_point_select` (SELECT c FROM sbtest1
-# WHERE id=?, server-side prepared, uniform ids) or `dbgauge run kv --mix
-# read=100` (SELECT v FROM kv_kv WHERE k=?, prepared once per connection,
-# uniform keys), with the same clients and duration, the tools alternating
-# (dbgauge first in odd rounds, sysbench first in even ones).
+# here so that all tests measure the same server. Each round runs, in turn
+# (the order rotating from round to round):
+#   sysbench   `sysbench oltp_point_select`: SELECT c FROM sbtest1 WHERE id=?,
+#              server-side prepared, uniform ids, one query an event;
+#   script     `dbgauge run script -f point_select.sql`: the same statement on
+#              the same table (\set id random(1, N), then the SELECT), one
+#              command and so autocommit, prepared once per connection;
+#   kv         `dbgauge run kv --mix read=100`: SELECT v FROM kv_kv WHERE k=?
+#              on dbgauge's own table of N rows (a VARBINARY key).
+# MODES="script kv" picks dbgauge's tests (default both), with the same
+# clients and duration as sysbench.
 #
-# Printed per round: each tool's reads/s, dbgauge ÷ sysbench, each tool's
-# client CPU per read (user + system of its process, from rusage), and the
-# server's CPU per read under each (mariadbd's, from /proc/PID/stat): when
-# the server spends more per read under one tool, the gap is in the
-# queries (kv_kv's VARBINARY key against sbtest1's INTEGER id), not in the
-# client. Then the medians.
+# Printed per round: each test's reads/s, its ratio to sysbench's, each
+# tool's client CPU per read (user + system of its process, from rusage),
+# and the server's CPU per read under each (mariadbd's, from
+# /proc/PID/stat): when the server spends more per read under one test, the
+# gap is in the queries, not in the client. Then the medians.
 #
 # N=100000 rows, CLIENTS=8, DURATION=20 s, ROUNDS=3, VALUE=120 bytes (the
 # size of sbtest's c column).
@@ -33,6 +36,9 @@ CLIENTS = int(os.environ.get("CLIENTS", "8"))
 DURATION = int(os.environ.get("DURATION", "20"))
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 VALUE = int(os.environ.get("VALUE", "120"))
+MODES = os.environ.get("MODES", "script kv").split()
+if not MODES or any(m not in ("script", "kv") for m in MODES):
+    sys.exit("bench: MODES takes script and kv")
 DBGAUGE = os.environ.get("DBGAUGE", "./dbgauge")
 PIN = os.environ.get("PIN", "") not in ("", "0") and os.cpu_count() >= 2
 MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
@@ -104,32 +110,47 @@ try:
         n = int(m.group(1))
         return float(m.group(2)), used / n * 1e6, sused / n * 1e6
 
-    def dbgauge():
+    script = os.path.join(work, "point_select.sql")
+    with open(script, "w") as f:
+        f.write(f"\\set id random(1, {N})\nSELECT c FROM sbtest1 WHERE id = :id;\n")
+
+    def dbgauge(mode):
         res = os.path.join(work, "results")
         shutil.rmtree(res, ignore_errors=True)
+        if mode == "kv":
+            cmd = ["run", "kv", "--mix", "read=100"] + common
+        else:
+            cmd = ["run", "script", "-f", script, "--db", dsn]
         t, st = cpu(), server_cpu_now()
-        subprocess.run([DBGAUGE, "run", "kv", "--mix", "read=100", "--clients", str(CLIENTS), "--duration", f"{DURATION}s",
-                        "--warmup", "0", "--ceiling", "off", "--results", res] + common,
+        subprocess.run([DBGAUGE] + cmd + ["--clients", str(CLIENTS), "--duration", f"{DURATION}s",
+                        "--warmup", "0", "--ceiling", "off", "--results", res],
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=client_cpu)
         used, sused = cpu() - t, server_cpu_now() - st
         r = json.load(open(glob.glob(res + "/*/result.json")[0]))
         n = max(r["summary"]["ok"], 1)
         return r["summary"]["rate"], used / n * 1e6, sused / n * 1e6
 
-    print("%5s %13s %13s %7s %15s %15s %15s %15s" % ("round", "dbgauge r/s", "sysbench r/s", "÷", "dbgauge µs/read", "sysbench µs/read",
-                                                    "server µs (dbg)", "server µs (sb)"))
-    ratios, dcpu, scpu, dsrv, ssrv = [], [], [], [], []
-    for r in range(1, ROUNDS + 1):
-        if r % 2:
-            (d, dc, ds), (p, pc, ps) = dbgauge(), sysbench()
-        else:
-            (p, pc, ps), (d, dc, ds) = sysbench(), dbgauge()
-        ratios.append(d / p); dcpu.append(dc); scpu.append(pc); dsrv.append(ds); ssrv.append(ps)
-        print("%5d %13.0f %13.0f %7.3f %15.2f %15.2f %15.2f %15.2f" % (r, d, p, d / p, dc, pc, ds, ps), flush=True)
+    tests = [("sysbench", sysbench)] + [(m, lambda m=m: dbgauge(m)) for m in MODES]
+    print("%5s %-9s %11s %9s %14s %14s" % ("round", "test", "reads/s", "÷ sysb", "client µs/read", "server µs/read"))
+    got = {name: [] for name, _ in tests}
+    for r in range(ROUNDS):
+        k = r % len(tests)
+        out = {}
+        for name, fn in tests[k:] + tests[:k]:
+            out[name] = fn()
+        for name, _ in tests:
+            rate, c, sv = out[name]
+            got[name].append((rate / out["sysbench"][0], rate, c, sv))
+            print("%5d %-9s %11.0f %9.3f %14.2f %14.2f" % (r + 1, name, rate, rate / out["sysbench"][0], c, sv), flush=True)
     med = lambda xs: sorted(xs)[len(xs) // 2]
-    print("median dbgauge ÷ sysbench: %.3f  (%d rounds, %.3f–%.3f); median client CPU per read: dbgauge %.2f µs, sysbench %.2f µs;"
-          " median server CPU per read: under dbgauge %.2f µs, under sysbench %.2f µs"
-          % (med(ratios), len(ratios), min(ratios), max(ratios), med(dcpu), med(scpu), med(dsrv), med(ssrv)))
+    for name, _ in tests:
+        g = got[name]
+        ratios = [x[0] for x in g]
+        line = f"median {name}: {med([x[1] for x in g]):.0f} reads/s"
+        if name != "sysbench":
+            line += f", ÷ sysbench {med(ratios):.3f} ({len(g)} rounds, {min(ratios):.3f}–{max(ratios):.3f})"
+        line += f"; client CPU {med([x[2] for x in g]):.2f} µs/read, server CPU {med([x[3] for x in g]):.2f} µs/read"
+        print(line)
     ver = subprocess.run(["sysbench", "--version"], capture_output=True, text=True).stdout.strip()
     print(f"{N} rows ({VALUE}-byte values), {CLIENTS} clients, {DURATION} s per test, TCP loopback, "
           f"{'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {ver}, "
