@@ -117,6 +117,27 @@ func (c *conn) typeMap() *pgtype.Map {
 // Begin starts a transaction.
 func (c *conn) Begin(ctx context.Context) error { return c.control(ctx, begin) }
 
+// SetTxMode makes the connection's transactions snapshots (REPEATABLE READ:
+// a row changed by a transaction that committed after this one began fails
+// it with 40001) and, with NoWait, bounds every lock wait to 1 ms
+// (lock_timeout; 0 would mean no bound): PostgreSQL refuses a lock at once
+// only in SELECT … FOR UPDATE NOWAIT, which workloads write themselves.
+//
+//	SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ
+//	SET lock_timeout = '1ms'
+func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (string, error) {
+	level, words := "READ COMMITTED", "read committed"
+	if m.Snapshot {
+		level, words = "REPEATABLE READ", "repeatable read (snapshot)"
+	}
+	timeout := "0"
+	if m.NoWait {
+		timeout, words = "'1ms'", words+", lock_timeout 1 ms"
+	}
+	err := c.simple(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+level+"; SET lock_timeout = "+timeout)
+	return words, err
+}
+
 // Commit commits it.
 func (c *conn) Commit(ctx context.Context) error { return c.control(ctx, commit) }
 
