@@ -472,7 +472,10 @@ type TxMode struct {
 	// InnoDB's REPEATABLE READ).
 	Snapshot bool
 	// NoWait: a statement that needs a row another transaction holds fails
-	// at once instead of waiting for that transaction to end.
+	// at once instead of waiting for that transaction to end, where the
+	// engine has a transaction or session setting for it (Firebird's
+	// isc_tpb_nowait, InnoDB's innodb_lock_wait_timeout); PostgreSQL has
+	// none that spares other waits, and a workload writes NOWAIT itself.
 	NoWait bool
 }
 

@@ -41,8 +41,9 @@ type prow struct {
 }
 
 // agentRows reads an agent's rows waiting from operation op, oldest
-// document first, the rows others hold skipped (SKIP LOCKED where the
-// engine has it, else each is claimed, a conflict skipping it).
+// document first, the rows others hold skipped (SKIP LOCKED: in the read
+// on PostgreSQL, by id after it on MariaDB; on Firebird each is claimed, a
+// conflict skipping it).
 func (c *client) agentRows(ctx context.Context, agent int64, op int) ([]prow, error) {
 	st := c.w.st.pdAgent
 	if c.sign < 0 {
@@ -55,7 +56,24 @@ func (c *client) agentRows(ctx context.Context, agent int64, op int) ([]prow, er
 		rows = append(rows, r)
 		return err
 	})
-	return rows, err
+	if err != nil || len(rows) == 0 {
+		return rows, err
+	}
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	got, err := c.claimIDs(ctx, "oe_pdistr", ids)
+	if err != nil || got == nil {
+		return rows, err
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if got[r.id] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // claim locks a pdistr row where the select could not (Firebird): false

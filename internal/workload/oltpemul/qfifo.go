@@ -82,6 +82,9 @@ func (c *client) take(ctx context.Context, ware int64, snd, rcv int, sndID, want
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
+	if rows, err = c.claimQ(ctx, rows); err != nil || len(rows) == 0 {
+		return nil, err
+	}
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
 		ids[i] = r.id
@@ -109,6 +112,61 @@ func (c *client) take(ctx context.Context, ware int64, snd, rcv int, sndID, want
 			return nil, err
 		}
 		got = append(got, r)
+	}
+	return got, nil
+}
+
+// claimQ keeps the rows this transaction could lock, where they were read
+// without a lock (MariaDB: see stmts).
+func (c *client) claimQ(ctx context.Context, rows []qrow) ([]qrow, error) {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	got, err := c.claimIDs(ctx, "oe_qdistr", ids)
+	if err != nil || got == nil {
+		return rows, err
+	}
+	out := rows[:0]
+	for _, r := range rows {
+		if got[r.id] {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// claimIDs locks table's rows of ids that no other transaction holds, by
+// primary key with SKIP LOCKED, and returns them; nil where the rows were
+// locked as they were read.
+func (c *client) claimIDs(ctx context.Context, table string, ids []int64) (map[int64]bool, error) {
+	sts := c.w.st.claim[table]
+	if sts == nil {
+		return nil, nil
+	}
+	got := map[int64]bool{}
+	for len(ids) > 0 {
+		n := 1
+		for _, s := range delSizes {
+			if s <= len(ids) {
+				n = s
+				break
+			}
+		}
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		err := c.rows(ctx, opFifo, sts[n], args, func(scan func(dest ...any) error) error {
+			var id int64
+			err := scan(&id)
+			got[id] = true
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
 	}
 	return got, nil
 }

@@ -17,9 +17,13 @@ import (
 //     database one at a time.
 //   - skip: FIFO rows taken without waiting for those another transaction
 //     holds (the original skips a row whose DELETE meets a lock conflict):
-//     FOR UPDATE SKIP LOCKED where the engine has it (Dialect.LockSkip);
-//     Firebird 3 has none, and its client deletes row by row instead, a
-//     conflict failing that statement alone.
+//     PostgreSQL's SELECT … FOR UPDATE SKIP LOCKED; on MariaDB the rows are
+//     read without a lock, then claimed by primary key with SKIP LOCKED
+//     (a locking read of a range in REPEATABLE READ would lock the gaps
+//     beside it too, and fail other clients' inserts there under
+//     innodb_lock_wait_timeout 0); Firebird 3 has no SKIP LOCKED, and its
+//     client deletes row by row when a conflict fails a batch, a conflict
+//     failing that statement alone.
 type stmts struct {
 	getSetting, insSetting, insOptype, insSemaphore                  *backend.Stmt
 	countDocs, customerRange, supplierRange, ourFirm, semaphoreDts   *backend.Stmt
@@ -31,14 +35,15 @@ type stmts struct {
 	cloBounds, cloFirst, cloCart, cloWaiting, dependents             *backend.Stmt
 	pdBounds, pdFirst, pdSum, pdAgent, pdAgentDesc, pdLess, pdClaim  *backend.Stmt
 	psByRcv, psBySnd, pdIDsBySnd                                     *backend.Stmt
-	semaphore, invntLog, saldo, updSaldo, insSaldo                   *backend.Stmt
+	lockSemaphore, semaphore, invntLog, saldo, updSaldo, insSaldo    *backend.Stmt
 	moneyLog, updMoneySaldo, insMoneySaldo                           *backend.Stmt
 	fbIndexes                                                        *backend.Stmt
 	agentBounds, agentFirst                                          [3]*backend.Stmt
 	delIn                                                            map[string]map[int]*backend.Stmt
 	moveIn                                                           map[int]*backend.Stmt
 	lock                                                             string
-	rowByRow                                                         bool // FIFO rows are deleted one statement each on a conflict (Firebird)
+	rowByRow                                                         bool                             // FIFO rows are deleted one statement each on a conflict (Firebird)
+	claim                                                            map[string]map[int]*backend.Stmt // MariaDB: FIFO rows locked by id, SKIP LOCKED
 }
 
 // delSizes are the lengths of the id lists of the DELETE … WHERE id IN
@@ -58,6 +63,10 @@ func newStmts(d backend.Dialect) *stmts {
 		lock = " FOR UPDATE NOWAIT"
 	}
 	skip := d.LockSkip
+	byID := d.Name == "mysql"
+	if byID {
+		skip = ""
+	}
 	const qcols = `id, doc_id, snd_id, snd_qty, snd_purchase, snd_retail, snd_optype_id, rcv_optype_id`
 	st := &stmts{
 		getSetting:    s(`SELECT svalue FROM oe_settings WHERE mcode = ?`),
@@ -128,6 +137,7 @@ func newStmts(d backend.Dialect) *stmts {
 		pdIDsBySnd:  s(`SELECT id FROM oe_pdistr WHERE snd_id = ? AND worker_id = ?`),
 
 		// The services.
+		lockSemaphore: s(`SELECT id FROM oe_semaphores WHERE id = ?` + lock),
 		semaphore:     s(`UPDATE oe_semaphores SET dts = ? WHERE id = ?`),
 		invntLog:      s(`SELECT l.id, l.ware_id, l.qty_diff, l.cost_diff, o.m_qty_clo, o.m_qty_clr, o.m_qty_ord, o.m_qty_sup, o.m_qty_avl, o.m_qty_res, o.m_cost_inc, o.m_cost_out FROM oe_invnt_turnover_log l JOIN oe_optypes o ON o.id = l.optype_id ORDER BY l.ware_id, l.id`),
 		saldo:         s(`SELECT qty_clo, qty_clr, qty_ord, qty_sup, qty_avl, qty_res, qty_inc, qty_out, cost_inc, cost_out FROM oe_invnt_saldo WHERE id = ?`),
@@ -139,12 +149,21 @@ func newStmts(d backend.Dialect) *stmts {
 		fbIndexes:     s(`SELECT TRIM(RDB$INDEX_NAME) FROM RDB$INDICES WHERE COALESCE(RDB$SYSTEM_FLAG, 0) = 0 AND RDB$RELATION_NAME IN ('OE_DOC_DATA', 'OE_DOC_LIST', 'OE_QDISTR', 'OE_QSTORNED', 'OE_PDISTR', 'OE_PSTORNED') ORDER BY 1`),
 		lock:          lock,
 		rowByRow:      d.Name == "firebird",
+		claim:         map[string]map[int]*backend.Stmt{},
 		delIn:         map[string]map[int]*backend.Stmt{},
 		moveIn:        map[int]*backend.Stmt{},
 	}
 	for i, col := range []string{"is_customer", "is_supplier", "is_our_firm"} {
 		st.agentBounds[i] = s(`SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM oe_agents WHERE ` + col + ` = 1`)
 		st.agentFirst[i] = s(`SELECT id FROM oe_agents WHERE ` + col + ` = 1 AND id >= ? ORDER BY id LIMIT 1`)
+	}
+	if byID {
+		for _, t := range []string{"oe_qdistr", "oe_pdistr"} {
+			st.claim[t] = map[int]*backend.Stmt{}
+			for _, n := range delSizes {
+				st.claim[t][n] = s(`SELECT id FROM ` + t + ` WHERE id IN (` + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + `)` + d.LockSkip)
+			}
+		}
 	}
 	for _, n := range delSizes {
 		st.moveIn[n] = s(`UPDATE oe_qdistr SET snd_optype_id = ? WHERE id IN (` + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + `)`)
