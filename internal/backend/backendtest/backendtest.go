@@ -235,6 +235,38 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 		t.Errorf("count %d after a commit on another connection, want 4", n)
 	}
 	queryAny(t, c, d)
+	snapshot(t, c, c2)
+}
+
+// snapshot checks a TxModer's snapshot transactions: a row another
+// connection commits after one began is not seen by it, and is once it
+// has ended.
+func snapshot(t *testing.T, c, other backend.Conn) {
+	tm, ok := c.(backend.TxModer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	words, err := tm.SetTxMode(ctx, backend.TxMode{Snapshot: true, NoWait: true})
+	noError(t, err)
+	if words == "" {
+		t.Error("SetTxMode says nothing of what the engine does")
+	}
+	var before, during, after int64
+	noError(t, c.Begin(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &before))
+	noError(t, other.Begin(ctx))
+	if _, err := other.Exec(ctx, ins, 99, "after the snapshot"); err != nil {
+		t.Fatal(err)
+	}
+	noError(t, other.Commit(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &during))
+	noError(t, c.Rollback(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &after))
+	if during != before || after != before+1 {
+		t.Errorf("a snapshot (%s) counted %d rows, then %d after another connection committed one, then %d once it ended; want %d, %d, %d",
+			words, before, during, after, before, before, before+1)
+	}
 }
 
 // queryAny checks QueryAny: names in lower case, values as plain Go

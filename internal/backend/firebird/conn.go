@@ -267,7 +267,7 @@ func (c *conn) ExecScript(ctx context.Context, q string) error {
 }
 
 var (
-	createIfNot = regexp.MustCompile(`(?is)^\s*CREATE\s+(TABLE|(?:UNIQUE\s+)?INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)`)
+	createIfNot = regexp.MustCompile(`(?is)^\s*CREATE\s+(TABLE|(?:UNIQUE\s+)?(?:(?:ASC|DESC)(?:ENDING)?\s+)?INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)`)
 	dropping    = regexp.MustCompile(`(?is)^\s*DROP\s`)
 	dropIf      = regexp.MustCompile(`(?is)^\s*DROP\s+(TABLE|INDEX)\s+IF\s+EXISTS\s+(\w+)\s*$`)
 )

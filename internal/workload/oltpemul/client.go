@@ -28,7 +28,7 @@ type client struct {
 	now  int64              // its start, Unix microseconds: the dts of what it writes
 	pend map[*table][][]any // rows to insert, sent together before the next statement
 	// bounds are the sets' bounds read in this transaction (pickID).
-	bounds map[boundsKey][3]int64
+	bounds map[boundsKey][2]int64
 
 	actions int64 // units since the connection was opened
 	lost    error // the reconnection between units failed: the next unit reports it

@@ -11,27 +11,41 @@ import (
 )
 
 // pickID is OLTP-EMUL's sp_get_random_id: the ids of a set (a view in the
-// original) lie between lo and hi; a point is drawn uniformly in
-// [lo − 0.5, hi + 0.5], rounded, and the first id at or above it is taken
-// (at or below, with desc: the original's find_using_desc_index). 0 when the set
-// is empty or no id lies beyond the point. bounds reads (count, lo, hi);
-// first reads the id from the point on.
-func (c *client) pickID(ctx context.Context, bounds, first *backend.Stmt, args []any, desc bool) (int64, error) {
+// original) lie between its lowest and highest, read once per transaction
+// (bounds); a point is drawn uniformly in [lo − 0.5, hi + 0.5], rounded, and
+// the first id at or above it is taken (at or below, with desc: the
+// original's find_using_desc_index). 0 when the set is empty or no id lies
+// beyond the point. first reads the id from the point on.
+func (c *client) pickID(ctx context.Context, bounds [2]*backend.Stmt, first *backend.Stmt, args []any, desc bool) (int64, error) {
 	// The bounds are read once per transaction, as the original keeps them
 	// in USER_TRANSACTION context variables.
-	k := boundsKey{bounds, fmt.Sprint(args...)}
+	k := boundsKey{bounds[0], fmt.Sprint(args...)}
 	b, ok := c.bounds[k]
 	if !ok {
-		if err := c.row(ctx, opPick, bounds, args, &b[0], &b[1], &b[2]); err != nil {
-			return 0, err
+		for i, st := range bounds {
+			err := c.row(ctx, opPick, st, args, &b[i])
+			if errors.Is(err, backend.ErrNoRows) {
+				b = [2]int64{}
+				break
+			}
+			if err != nil {
+				return 0, err
+			}
 		}
 		if c.bounds == nil {
-			c.bounds = map[boundsKey][3]int64{}
+			c.bounds = map[boundsKey][2]int64{}
 		}
 		c.bounds[k] = b
 	}
-	n, lo, hi := b[0], b[1], b[2]
-	if n == 0 {
+	if b[1] == 0 {
+		return 0, nil
+	}
+	return c.pickIn(ctx, b[0], b[1], first, args, desc)
+}
+
+// pickIn picks as pickID does in a set known to lie between lo and hi.
+func (c *client) pickIn(ctx context.Context, lo, hi int64, first *backend.Stmt, args []any, desc bool) (int64, error) {
+	if hi == 0 {
 		return 0, nil
 	}
 	// CAST(… AS BIGINT) rounds: every id of a dense range is as likely.
@@ -176,7 +190,8 @@ func (c *client) deleteDoc(ctx context.Context, d doc) error {
 // agents table (fn_get_random_customer, fn_get_random_supplier,
 // v_our_firm: sp_get_random_id over the agents); none: nothing to do.
 func (c *client) agent(ctx context.Context, kind int) (int64, error) {
-	id, err := c.pickID(ctx, c.w.st.agentBounds[kind], c.w.st.agentFirst[kind], nil, false)
+	r := [3][2]int64{c.w.customers, c.w.suppliers, {c.w.ourFirm, c.w.ourFirm}}[kind] // the catalogue's, read by Load
+	id, err := c.pickIn(ctx, r[0], r[1], c.w.st.agentFirst[kind], nil, false)
 	if err == nil && id == 0 {
 		err = workload.NothingAs("ex_can_not_select_random_id", "oltp-emul: no %s among the agents", [...]string{"customer", "supplier", "our firm"}[kind])
 	}

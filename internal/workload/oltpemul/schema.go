@@ -219,8 +219,23 @@ var schema = []string{
 		CONSTRAINT oe_semaphores_task_unq UNIQUE (task))`,
 }
 
-func createSchema(ctx context.Context, c backend.Conn) error {
-	for _, s := range schema {
+// descending are the indexes a set's highest id is read from (see bounds)
+// on Firebird, whose indexes are walked in one direction only: the
+// original's doc_list_id_desc, pdistr_sndop_rcvop_sndid_desc and their kind.
+// The other engines walk an index backwards.
+var descending = []string{
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_doc_list_pick_desc ON oe_doc_list (optype_id, worker_id, id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_qdistr_ware_desc ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, ware_id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_qdistr_doc_desc ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, doc_id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_pdistr_pick_desc ON oe_pdistr (snd_optype_id, rcv_optype_id, worker_id, snd_id)`,
+}
+
+func createSchema(ctx context.Context, c backend.Conn, d backend.Dialect) error {
+	stmts := schema
+	if d.Name == "firebird" {
+		stmts = append(stmts[:len(stmts):len(stmts)], descending...)
+	}
+	for _, s := range stmts {
 		if err := c.ExecScript(ctx, s); err != nil {
 			return err
 		}

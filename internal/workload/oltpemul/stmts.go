@@ -25,25 +25,35 @@ import (
 //     client deletes row by row when a conflict fails a batch, a conflict
 //     failing that statement alone.
 type stmts struct {
-	getSetting, insSetting, insOptype, insSemaphore                  *backend.Stmt
-	countDocs, customerRange, supplierRange, ourFirm, semaphoreDts   *backend.Stmt
-	docBounds, docFirst, lockDoc, docLines, setDoc, delDoc, docAgent *backend.Stmt
-	warePrice, delLine                                               *backend.Stmt
-	wareBounds, wareFirst                                            *backend.Stmt
-	fifo, fifoDesc, fifoSnd, fifoSndDesc                             *backend.Stmt
-	qdBySnd, qdIDsBySnd, qsBySnd, qsByRcv, qsIDsBySnd                *backend.Stmt
-	cloBounds, cloFirst, cloCart, cloWaiting, dependents             *backend.Stmt
-	pdBounds, pdFirst, pdSum, pdAgent, pdAgentDesc, pdLess, pdClaim  *backend.Stmt
-	psByRcv, psBySnd, pdIDsBySnd                                     *backend.Stmt
-	lockSemaphore, semaphore, invntLog, saldo, updSaldo, insSaldo    *backend.Stmt
-	moneyLog, updMoneySaldo, insMoneySaldo                           *backend.Stmt
-	fbIndexes                                                        *backend.Stmt
-	agentBounds, agentFirst                                          [3]*backend.Stmt
-	delIn                                                            map[string]map[int]*backend.Stmt
-	moveIn                                                           map[int]*backend.Stmt
-	lock                                                             string
-	rowByRow                                                         bool                             // FIFO rows are deleted one statement each on a conflict (Firebird)
-	claim                                                            map[string]map[int]*backend.Stmt // MariaDB: FIFO rows locked by id, SKIP LOCKED
+	getSetting, insSetting, insOptype, insSemaphore                *backend.Stmt
+	countDocs, customerRange, supplierRange, ourFirm, semaphoreDts *backend.Stmt
+	docBounds, wareBounds, cloBounds, pdBounds                     [2]*backend.Stmt
+	docFirst, lockDoc, docLines, setDoc, delDoc, docAgent          *backend.Stmt
+	warePrice, delLine                                             *backend.Stmt
+	wareFirst                                                      *backend.Stmt
+	fifo, fifoDesc, fifoSnd, fifoSndDesc                           *backend.Stmt
+	qdBySnd, qdIDsBySnd, qsBySnd, qsByRcv, qsIDsBySnd              *backend.Stmt
+	cloFirst, cloCart, cloWaiting, dependents                      *backend.Stmt
+	pdFirst, pdSum, pdAgent, pdAgentDesc, pdLess, pdClaim          *backend.Stmt
+	psByRcv, psBySnd, pdIDsBySnd                                   *backend.Stmt
+	lockSemaphore, semaphore, invntLog, saldo, updSaldo, insSaldo  *backend.Stmt
+	moneyLog, updMoneySaldo, insMoneySaldo                         *backend.Stmt
+	fbIndexes                                                      *backend.Stmt
+	agentFirst                                                     [3]*backend.Stmt
+	delIn                                                          map[string]map[int]*backend.Stmt
+	moveIn                                                         map[int]*backend.Stmt
+	lock                                                           string
+	rowByRow                                                       bool                             // FIFO rows are deleted one statement each on a conflict (Firebird)
+	claim                                                          map[string]map[int]*backend.Stmt // MariaDB: FIFO rows locked by id, SKIP LOCKED
+}
+
+// bounds makes the two statements that read a set's lowest and highest id
+// from the query that lists them in order: LIMIT 1 on it, and on it in
+// descending order, each a step along an index (Firebird's descending
+// indexes for the second, see schema), where count, min and max would read
+// every row of the set.
+func bounds(s func(string) *backend.Stmt, q string) [2]*backend.Stmt {
+	return [2]*backend.Stmt{s(q + ` LIMIT 1`), s(q + ` DESC LIMIT 1`)}
 }
 
 // delSizes are the lengths of the id lists of the DELETE … WHERE id IN
@@ -81,7 +91,7 @@ func newStmts(d backend.Dialect) *stmts {
 
 		// sp_get_random_id over v_cancel_client_order and its kind: the
 		// documents of one operation of one worker.
-		docBounds: s(`SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM oe_doc_list WHERE optype_id = ? AND worker_id = ?`),
+		docBounds: bounds(s, `SELECT id FROM oe_doc_list WHERE optype_id = ? AND worker_id = ? ORDER BY id`),
 		docFirst:  s(`SELECT id FROM oe_doc_list WHERE optype_id = ? AND worker_id = ? AND id >= ? ORDER BY id LIMIT 1`),
 		lockDoc:   s(`SELECT optype_id, agent_id, state_id, coalesce(base_doc_id, 0), cost_purchase, cost_retail FROM oe_doc_list WHERE id = ?` + lock),
 		docLines:  s(`SELECT id, ware_id, qty, cost_purchase, cost_retail FROM oe_doc_data WHERE doc_id = ? ORDER BY id`),
@@ -93,7 +103,7 @@ func newStmts(d backend.Dialect) *stmts {
 
 		// v_random_find_clo_ord and its kind: the wares with rows waiting
 		// for an operation, of one worker.
-		wareBounds: s(`SELECT count(*), coalesce(min(ware_id), 0), coalesce(max(ware_id), 0) FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ?`),
+		wareBounds: bounds(s, `SELECT ware_id FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? ORDER BY ware_id`),
 		wareFirst:  s(`SELECT ware_id FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? AND ware_id >= ? ORDER BY ware_id LIMIT 1`),
 
 		// sp_make_qty_storno's cursors: a ware's rows waiting for an
@@ -113,7 +123,7 @@ func newStmts(d backend.Dialect) *stmts {
 		// v_random_find_clo_res: the customer orders with units not reserved
 		// yet; their lines still waiting (sp_fill_shopping_cart_clo_res);
 		// the orders waiting for a ware (sp_get_clo_for_invoice).
-		cloBounds:  s(`SELECT count(*), coalesce(min(doc_id), 0), coalesce(max(doc_id), 0) FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ?`),
+		cloBounds:  bounds(s, `SELECT doc_id FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? ORDER BY doc_id`),
 		cloFirst:   s(`SELECT doc_id FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? AND doc_id >= ? ORDER BY doc_id LIMIT 1`),
 		cloCart:    s(`SELECT snd_id, ware_id, sum(snd_qty) FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? AND doc_id = ? GROUP BY snd_id, ware_id ORDER BY ware_id`),
 		cloWaiting: s(`SELECT doc_id, snd_qty FROM oe_qdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? AND ware_id = ? ORDER BY doc_id, snd_id LIMIT ?`),
@@ -123,7 +133,7 @@ func newStmts(d backend.Dialect) *stmts {
 		// v_random_find_non_paid_realizn, …_invoice: documents with cost
 		// waiting to be paid, of one worker (searched downwards, as the
 		// original's find_using_desc_index).
-		pdBounds: s(`SELECT count(*), coalesce(min(snd_id), 0), coalesce(max(snd_id), 0) FROM oe_pdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ?`),
+		pdBounds: bounds(s, `SELECT snd_id FROM oe_pdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? ORDER BY snd_id`),
 		pdFirst:  s(`SELECT snd_id FROM oe_pdistr WHERE snd_optype_id = ? AND rcv_optype_id = ? AND worker_id = ? AND snd_id <= ? ORDER BY snd_id DESC LIMIT 1`),
 		pdSum:    s(`SELECT coalesce(sum(snd_cost), 0) FROM oe_pdistr WHERE snd_id = ? AND worker_id = ?`),
 		// sp_make_cost_storno's cursor: an agent's rows of one operation,
@@ -154,7 +164,6 @@ func newStmts(d backend.Dialect) *stmts {
 		moveIn:        map[int]*backend.Stmt{},
 	}
 	for i, col := range []string{"is_customer", "is_supplier", "is_our_firm"} {
-		st.agentBounds[i] = s(`SELECT count(*), coalesce(min(id), 0), coalesce(max(id), 0) FROM oe_agents WHERE ` + col + ` = 1`)
 		st.agentFirst[i] = s(`SELECT id FROM oe_agents WHERE ` + col + ` = 1 AND id >= ? ORDER BY id LIMIT 1`)
 	}
 	if byID {
