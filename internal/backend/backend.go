@@ -479,14 +479,22 @@ type TxMode struct {
 	NoWait bool
 }
 
+// TxModeSet is what an engine made of a TxMode.
+type TxModeSet struct {
+	Words string // what it does, in a few words, for the result ("repeatable read (snapshot)")
+	// NoWait: a row lock a statement asks for (SELECT … FOR UPDATE NOWAIT,
+	// Firebird's WITH LOCK) is refused at once when another transaction
+	// holds the row, rather than waited for.
+	NoWait bool
+}
+
 // TxModer is an optional ability of a Conn: from the call on, its
-// transactions begin in mode m, as close as the engine comes. It returns
-// what the engine does, in a few words, for the result ("repeatable read,
-// lock_timeout 1 ms"). An engine without it keeps its own (SQLite, whose
+// transactions begin in mode m, as close as the engine comes, and it says
+// what it made of it. An engine without it keeps its own (SQLite, whose
 // writers take the database's write lock one at a time, has no row locks
 // to wait for).
 type TxModer interface {
-	SetTxMode(ctx context.Context, m TxMode) (string, error)
+	SetTxMode(ctx context.Context, m TxMode) (TxModeSet, error)
 }
 
 // ErrNoRows is returned by QueryRow when the query returns no row.

@@ -70,20 +70,20 @@ func (c *conn) Begin(context.Context) error {
 // alone, and a SNAPSHOT NO WAIT transaction cannot be asked of it through
 // database/sql; a snapshot transaction here waits for a row another holds,
 // then fails with update_conflict if that one committed.
-func (c *conn) SetTxMode(_ context.Context, m backend.TxMode) (string, error) {
+func (c *conn) SetTxMode(_ context.Context, m backend.TxMode) (backend.TxModeSet, error) {
 	switch {
 	case m.Snapshot:
 		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelRepeatableRead)}
 		if m.NoWait {
-			return "snapshot wait (the driver cannot begin snapshot no wait)", nil
+			return backend.TxModeSet{Words: "snapshot wait (the driver cannot begin snapshot no wait)"}, nil
 		}
-		return "snapshot wait", nil
+		return backend.TxModeSet{Words: "snapshot wait"}, nil
 	case m.NoWait:
 		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(firebirdsql.LevelReadCommittedNoWait)}
-		return "read committed record_version no wait", nil
+		return backend.TxModeSet{Words: "read committed record_version no wait", NoWait: true}, nil
 	}
 	c.txOpts = driver.TxOptions{}
-	return "read committed record_version wait", nil
+	return backend.TxModeSet{Words: "read committed record_version wait"}, nil
 }
 
 // Commit commits the open transaction.

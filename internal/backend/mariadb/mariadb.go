@@ -237,7 +237,7 @@ type conn struct{ *backend.StdConn }
 //
 //	SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ
 //	SET SESSION innodb_lock_wait_timeout = 0
-func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (string, error) {
+func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeSet, error) {
 	level, words := "READ COMMITTED", "read committed"
 	if m.Snapshot {
 		level, words = "REPEATABLE READ", "repeatable read (consistent snapshot for reads)"
@@ -247,9 +247,9 @@ func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (string, error) 
 		wait, words = "0", words+", innodb_lock_wait_timeout 0"
 	}
 	if err := c.ExecScript(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+level); err != nil {
-		return "", err
+		return backend.TxModeSet{}, err
 	}
-	return words, c.ExecScript(ctx, "SET SESSION innodb_lock_wait_timeout = "+wait)
+	return backend.TxModeSet{Words: words, NoWait: m.NoWait}, c.ExecScript(ctx, "SET SESSION innodb_lock_wait_timeout = "+wait)
 }
 
 // readBack lists the variables every result records.

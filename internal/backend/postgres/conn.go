@@ -126,7 +126,7 @@ func (c *conn) Begin(ctx context.Context) error { return c.control(ctx, begin) }
 // oltp-emul with lock_timeout 1 ms).
 //
 //	SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ
-func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (string, error) {
+func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeSet, error) {
 	level, words := "READ COMMITTED", "read committed"
 	if m.Snapshot {
 		level, words = "REPEATABLE READ", "repeatable read (snapshot)"
@@ -134,7 +134,7 @@ func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (string, error) 
 	if m.NoWait {
 		words += "; row locks taken with NOWAIT or SKIP LOCKED by the statements themselves"
 	}
-	return words, c.simple(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+level)
+	return backend.TxModeSet{Words: words, NoWait: m.NoWait}, c.simple(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+level)
 }
 
 // Commit commits it.

@@ -156,10 +156,11 @@ func (c *client) txMode(ctx context.Context) error {
 		c.w.txMode.CompareAndSwap(nil, &s)
 		return nil
 	}
-	s, err := tm.SetTxMode(ctx, backend.TxMode{Snapshot: true, NoWait: true})
+	set, err := tm.SetTxMode(ctx, backend.TxMode{Snapshot: true, NoWait: true})
 	if err != nil {
 		return err
 	}
+	s := set.Words
 	c.w.txMode.CompareAndSwap(nil, &s)
 	return nil
 }
