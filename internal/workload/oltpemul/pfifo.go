@@ -56,24 +56,10 @@ func (c *client) agentRows(ctx context.Context, agent int64, op int) ([]prow, er
 		rows = append(rows, r)
 		return err
 	})
-	if err != nil || len(rows) == 0 {
-		return rows, err
+	if err != nil {
+		return nil, err
 	}
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.id
-	}
-	got, err := c.claimIDs(ctx, "oe_pdistr", ids)
-	if err != nil || got == nil {
-		return rows, err
-	}
-	out := rows[:0]
-	for _, r := range rows {
-		if got[r.id] {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return claimed(ctx, c, "oe_pdistr", rows, func(r prow) int64 { return r.id })
 }
 
 // claim locks a pdistr row where the select could not (Firebird): false

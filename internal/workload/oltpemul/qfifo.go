@@ -26,6 +26,28 @@ func scanQrow(scan func(dest ...any) error, withWare bool) (qrow, error) {
 	return r, scan(dest...)
 }
 
+// readQrows reads the FIFO rows st selects (of qstorned, withWare).
+func (c *client) readQrows(ctx context.Context, st *backend.Stmt, withWare bool, args ...any) ([]qrow, error) {
+	var rows []qrow
+	err := c.rows(ctx, opFifo, st, args, func(scan func(dest ...any) error) error {
+		r, err := scanQrow(scan, withWare)
+		rows = append(rows, r)
+		return err
+	})
+	return rows, err
+}
+
+func qrowID(r qrow) int64 { return r.id }
+
+// idsOf lists the rows' ids.
+func idsOf(rows []qrow) []int64 {
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = r.id
+	}
+	return ids
+}
+
 // split divides total over n rows, the remainder on the last, so that they
 // add up to it exactly (sp_multiply_rows_for_qdistr's correction of its
 // last row).
@@ -73,22 +95,14 @@ func (c *client) take(ctx context.Context, ware int64, snd, rcv int, sndID, want
 			st = c.w.st.fifoSndDesc
 		}
 	}
-	var rows []qrow
-	err := c.rows(ctx, opFifo, st, append(args, want), func(scan func(dest ...any) error) error {
-		r, err := scanQrow(scan, false)
-		rows = append(rows, r)
-		return err
-	})
+	rows, err := c.readQrows(ctx, st, false, append(args, want)...)
 	if err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	if rows, err = c.claimQ(ctx, rows); err != nil || len(rows) == 0 {
+	if rows, err = claimed(ctx, c, "oe_qdistr", rows, qrowID); err != nil || len(rows) == 0 {
 		return nil, err
 	}
-	ids := make([]int64, len(rows))
-	for i, r := range rows {
-		ids[i] = r.id
-	}
+	ids := idsOf(rows)
 	gone, err := c.deleteIDs(ctx, opFifo, "oe_qdistr", ids)
 	switch {
 	case err == nil && gone == int64(len(ids)):
@@ -116,20 +130,23 @@ func (c *client) take(ctx context.Context, ware int64, snd, rcv int, sndID, want
 	return got, nil
 }
 
-// claimQ keeps the rows this transaction could lock, where they were read
-// without a lock (MariaDB: see stmts).
-func (c *client) claimQ(ctx context.Context, rows []qrow) ([]qrow, error) {
+// claimed keeps the rows this transaction could lock, where they were read
+// without a lock (MariaDB: see stmts): table's rows, whose ids id gives.
+func claimed[T any](ctx context.Context, c *client, table string, rows []T, id func(T) int64) ([]T, error) {
+	if len(rows) == 0 || c.w.st.claim[table] == nil {
+		return rows, nil
+	}
 	ids := make([]int64, len(rows))
 	for i, r := range rows {
-		ids[i] = r.id
+		ids[i] = id(r)
 	}
-	got, err := c.claimIDs(ctx, "oe_qdistr", ids)
-	if err != nil || got == nil {
-		return rows, err
+	got, err := c.claimIDs(ctx, table, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := rows[:0]
 	for _, r := range rows {
-		if got[r.id] {
+		if got[id(r)] {
 			out = append(out, r)
 		}
 	}
@@ -337,19 +354,11 @@ func (c *client) returnRows(ctx context.Context, d doc, oldOp int, deleting, byS
 		if bySnd {
 			st = c.w.st.qsBySnd
 		}
-		var back []qrow
-		err := c.rows(ctx, opFifo, st, []any{l.id}, func(scan func(dest ...any) error) error {
-			r, err := scanQrow(scan, true)
-			back = append(back, r)
-			return err
-		})
+		back, err := c.readQrows(ctx, st, true, l.id)
 		if err != nil {
 			return err
 		}
-		ids := make([]int64, len(back))
-		for i, r := range back {
-			ids[i] = r.id
-		}
+		ids := idsOf(back)
 		if n, err := c.deleteIDs(ctx, opFifo, "oe_qstorned", ids); err != nil {
 			return err
 		} else if n != int64(len(ids)) {
@@ -378,20 +387,11 @@ func (c *client) sendRows(ctx context.Context, d doc) error {
 	}
 	for _, l := range lines {
 		c.logInvnt(l.ware, l.qty, l.purchase, d.id, opSAL, l.id)
-		var rows []qrow
-		err := c.rows(ctx, opFifo, c.w.st.qdBySnd, []any{l.id, opRES, opSAL}, func(scan func(dest ...any) error) error {
-			r, err := scanQrow(scan, false)
-			rows = append(rows, r)
-			return err
-		})
+		rows, err := c.readQrows(ctx, c.w.st.qdBySnd, false, l.id, opRES, opSAL)
 		if err != nil {
 			return err
 		}
-		ids := make([]int64, len(rows))
-		for i, r := range rows {
-			ids[i] = r.id
-		}
-		n, err := c.deleteIDs(ctx, opFifo, "oe_qdistr", ids)
+		n, err := c.deleteIDs(ctx, opFifo, "oe_qdistr", idsOf(rows))
 		if err != nil {
 			return err
 		}
