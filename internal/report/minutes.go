@@ -85,11 +85,11 @@ func minutes(b *strings.Builder, r *result.Result) {
 		return
 	}
 	fmt.Fprintln(b, "\n  minute by minute (P: successful units per minute since the phase began, as OLTP-EMUL's report_perf_per_minute)")
-	fmt.Fprintf(b, "  %-8s %6s %11s %9s %9s %7s %9s %12s %9s\n", "phase", "minute", "seconds", "ok", "nothing", "failed", "failed %", "minute's /min", "P")
+	fmt.Fprintf(b, "  %-8s %6s %11s %9s %9s %7s %9s %12s %9s\n", "phase", "minute", "seconds", "ok", "nothing", "failed", "not ok %", "minute's /min", "P")
 	for _, m := range ms {
-		pct := "—"
-		if m.OK+m.Failed > 0 {
-			pct = fmt.Sprintf("%.2f", 100*float64(m.Failed)/float64(m.OK+m.Failed))
+		pct := "—" // the failed and those that found nothing to do: report_perf_dynamic's err_prc
+		if all := m.OK + m.Failed + m.Nothing; all > 0 {
+			pct = fmt.Sprintf("%.2f", 100*float64(m.Failed+m.Nothing)/float64(all))
 		}
 		secs := fmt.Sprintf("%.0f", m.Secs)
 		if m.Secs < 59.5 {
