@@ -32,6 +32,15 @@ type client struct {
 
 	actions int64 // units since the connection was opened
 	lost    error // the reconnection between units failed: the next unit reports it
+
+	// waits: the engine's snapshot transactions wait for a row lock
+	// another holds (Firebird: see txMode). The services then take their
+	// semaphore in a transaction of its own on side, read committed NO
+	// WAIT, before the unit's snapshot begins, and keep it until the unit
+	// has ended (held).
+	waits bool
+	side  backend.Conn
+	held  int
 }
 
 // Do runs one unit as one transaction (SNAPSHOT NO WAIT where the engine
@@ -81,6 +90,12 @@ func (c *client) unit(ctx context.Context, kind int, ops workload.Ops, wk int64)
 	}
 	clear(c.pend)
 	clear(c.bounds)
+	if sem := semaphoreOf(kind); sem != 0 && c.waits && c.db != nil {
+		if err := c.takeSemaphore(ctx, sem); err != nil {
+			return err
+		}
+		defer c.releaseSemaphore(ctx)
+	}
 	if err := ops.Time(opBegin, func() error { return c.c.Begin(ctx) }); err != nil {
 		return err
 	}
@@ -160,9 +175,100 @@ func (c *client) txMode(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	c.waits = !set.NoWait
 	s := set.Words
+	if c.waits {
+		s += "; the services' semaphores in a read committed no wait transaction of their own, taken before the unit's snapshot begins"
+	}
 	c.w.txMode.CompareAndSwap(nil, &s)
 	return nil
+}
+
+// semaphoreOf is the semaphore a service unit takes; 0 for the others.
+func semaphoreOf(kind int) int {
+	switch kind {
+	case uMakeInvntSaldo:
+		return semInvntSaldo
+	case uMakeMoneySaldo:
+		return semMoneySaldo
+	case uRecalcIdxStat:
+		return semRecalcIdx
+	}
+	return 0
+}
+
+// takeSemaphore takes semaphore sem in a read committed NO WAIT
+// transaction of its own on a side connection, which holds it until
+// releaseSemaphore: another client holding it, nothing to do, at once, as
+// in the original. It is taken before the unit's snapshot begins, so that
+// the snapshot sees what the last holder committed. A semaphore another
+// client of this run holds is not asked of the engine (emul.semHeld), so
+// that at most one side connection per semaphore is out of the pool; the
+// engine's row lock still keeps out other processes.
+func (c *client) takeSemaphore(ctx context.Context, sem int) error {
+	mu := &c.w.semHeld[sem]
+	if !mu.TryLock() {
+		return workload.NothingAs("ex_cant_lock_semaphore_record", "oltp-emul: another client holds semaphore %d", sem)
+	}
+	err := c.ops.Time(opLock, func() error {
+		side, err := c.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		c.side = side
+		if tm, ok := side.(backend.TxModer); ok {
+			if _, err := tm.SetTxMode(ctx, backend.TxMode{NoWait: true}); err != nil {
+				return err
+			}
+		}
+		if err := side.Begin(ctx); err != nil {
+			return err
+		}
+		var id int64
+		if err := side.QueryRow(ctx, c.w.st.lockSemaphore, []any{sem}, &id); err != nil {
+			return err
+		}
+		_, err = side.Exec(ctx, c.w.st.semaphore, c.now, sem)
+		return err
+	})
+	if err == nil {
+		c.held = sem
+		return nil
+	}
+	switch {
+	case conflict(err):
+		err = workload.NothingAs("ex_cant_lock_semaphore_record", "oltp-emul: another client holds semaphore %d: %v", sem, err)
+	case errors.Is(err, backend.ErrNoRows):
+		err = workload.NothingAs("ex_record_not_found", "oltp-emul: no semaphore %d", sem)
+	}
+	c.dropSide(ctx, false)
+	mu.Unlock()
+	return err
+}
+
+// releaseSemaphore ends the side transaction that holds a semaphore and
+// gives its connection back to the pool.
+func (c *client) releaseSemaphore(ctx context.Context) {
+	if c.held == 0 {
+		return
+	}
+	sem := c.held
+	c.held = 0
+	c.dropSide(ctx, true)
+	c.w.semHeld[sem].Unlock()
+}
+
+// dropSide ends the side connection's transaction (commit or roll back)
+// and gives the connection back.
+func (c *client) dropSide(ctx context.Context, commit bool) {
+	if c.side == nil {
+		return
+	}
+	if !commit || c.side.Commit(ctx) != nil {
+		_ = c.side.Rollback(ctx)
+	}
+	_ = c.side.Close()
+	c.side = nil
 }
 
 // BetweenUnits reconnects after actions_todo_before_reconnect units, as

@@ -19,6 +19,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -145,6 +146,12 @@ type emul struct {
 	// the semaphore's dts, read at Load, kept by the clients.
 	lastRecalc atomic.Int64
 	txMode     atomic.Pointer[string] // what the engine made of SNAPSHOT NO WAIT
+	// semHeld: where the engine's snapshot transactions wait for row locks
+	// (Firebird), a semaphore a client of this run holds on a side
+	// connection (client.takeSemaphore). Tried, never waited for, it keeps
+	// the side connections to one per semaphore, within the pool's spare
+	// connections.
+	semHeld [semInvntSaldo + 1]sync.Mutex
 }
 
 func newEmul(c workload.Common, v *knob.Values) (workload.Workload, error) {

@@ -16,6 +16,9 @@ import (
 // service is deferred: nothing to do (ex_cant_lock_semaphore_record), as
 // the original raises.
 func (c *client) lockSemaphore(ctx context.Context, sem int) error {
+	if c.held == sem {
+		return nil // taken on the side connection (takeSemaphore)
+	}
 	var id int64
 	err := c.row(ctx, opLock, c.w.st.lockSemaphore, []any{sem}, &id)
 	switch {
