@@ -464,6 +464,39 @@ type Conn interface {
 	Close() error
 }
 
+// TxMode is how a connection's transactions begin, for a workload that asks
+// for one (OLTP-EMUL runs every unit in SNAPSHOT NO WAIT).
+type TxMode struct {
+	// Snapshot: every statement of a transaction sees the database as it
+	// was when the transaction began (Firebird's SNAPSHOT, PostgreSQL's and
+	// InnoDB's REPEATABLE READ).
+	Snapshot bool
+	// NoWait: a statement that needs a row another transaction holds fails
+	// at once instead of waiting for that transaction to end, where the
+	// engine has a transaction or session setting for it (Firebird's
+	// isc_tpb_nowait, InnoDB's innodb_lock_wait_timeout); PostgreSQL has
+	// none that spares other waits, and a workload writes NOWAIT itself.
+	NoWait bool
+}
+
+// TxModeSet is what an engine made of a TxMode.
+type TxModeSet struct {
+	Words string // what it does, in a few words, for the result ("repeatable read (snapshot)")
+	// NoWait: a row lock a statement asks for (SELECT … FOR UPDATE NOWAIT,
+	// Firebird's WITH LOCK) is refused at once when another transaction
+	// holds the row, rather than waited for.
+	NoWait bool
+}
+
+// TxModer is an optional ability of a Conn: from the call on, its
+// transactions begin in mode m, as close as the engine comes, and it says
+// what it made of it. An engine without it keeps its own (SQLite, whose
+// writers take the database's write lock one at a time, has no row locks
+// to wait for).
+type TxModer interface {
+	SetTxMode(ctx context.Context, m TxMode) (TxModeSet, error)
+}
+
 // ErrNoRows is returned by QueryRow when the query returns no row.
 var ErrNoRows = errors.New("no rows")
 

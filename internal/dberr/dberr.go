@@ -61,7 +61,9 @@ const (
 	Lock          Kind = "lock"          // lock conflict (no-wait)
 	Deadlock      Kind = "deadlock"      // deadlock detected, victim rolled back
 	Serialization Kind = "serialization" // serialization failure
-	Constraint    Kind = "constraint"    // unique, foreign key, check violated
+	Constraint    Kind = "constraint"    // a constraint violated: foreign key, length, type (check and unique have kinds of their own)
+	Check         Kind = "check"         // a CHECK constraint or a column's validation (NOT NULL) violated
+	Unique        Kind = "unique"        // a primary or unique key violated
 	Connection    Kind = "connection"    // connection lost or refused
 	Timeout       Kind = "timeout"       // statement or lock timeout
 	IO            Kind = "io"            // I/O error, disk full

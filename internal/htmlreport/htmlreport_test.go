@@ -613,3 +613,41 @@ func TestPerMinuteFigure(t *testing.T) {
 		t.Error("the partial third minute is drawn")
 	}
 }
+
+// TestRunPageP: a workload whose headline is per minute (OLTP-EMUL's P)
+// gets each whole minute's units per minute as bars and P since the phase
+// began as a line, and its units in detail with failures by group and
+// nothing to do by reason.
+func TestRunPageP(t *testing.T) {
+	start := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	res := &result.Result{
+		Schema: result.Schema, ID: "oltp-emul-p", Status: result.Completed,
+		Config:  result.Config{Workload: "oltp-emul", Unit: "unit", UnitRate: "units/s", Backend: "sqlite", DB: "sqlite", Clients: 2},
+		Engine:  result.Engine{Name: "sqlite", Version: "3.54.1"},
+		Summary: result.Summary{Metric: "units/s", Rate: 1.5, OK: 225, Failed: 3, Nothing: 4, Seconds: 150, PerMinute: 90, ChecksOK: true},
+		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(150 * time.Second), Seconds: 150, OK: 225, Failed: 3, Nothing: 4,
+			All:           result.Latency{Name: "all", Count: 225},
+			Units:         []result.Latency{{Name: "sp_client_order", Count: 200, Failed: 3, MeanUs: 1500, MaxUs: 9000}, {Name: "sp_customer_reserve", Count: 25, Nothing: 4}},
+			UnitsFailedBy: map[string]map[string]int64{"sp_client_order": {"lock": 2, "check": 1}},
+			NothingBy:     []result.Failure{{Class: "expected", Kind: "nothing", Code: "ex_cant_find_row_for_qdistr", Count: 4, Samples: []string{"no units"}}},
+		}},
+	}
+	for i := 1; i <= 150; i++ {
+		ok := int64(1) // minute 1: 60, minute 2: 120, then 45 in 30 s
+		if i > 60 {
+			ok = 2
+		}
+		if i > 120 {
+			ok = 1
+		}
+		res.Series = append(res.Series, result.Second{T: float64(i), Dt: 1, Phase: "measure", OK: ok})
+	}
+	page := render(t, htmlreport.Page{Run: res})
+	selfContained(t, "run-p", page)
+	for _, want := range []string{"P minute by minute", `"data":[60,120]`, `"data":[60,90]`, "30 s in minutes a phase did not fill",
+		"Units in detail", "ex_cant_find_row_for_qdistr", "not ok %"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the run page lacks %q", want)
+		}
+	}
+}

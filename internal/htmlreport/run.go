@@ -33,6 +33,7 @@ func (d *doc) run(r *result.Result) error {
 	}
 	d.add(cs)
 	d.add(opsSection(r))
+	d.add(detailSection(r))
 	d.add(failureSection(r))
 	d.add(latencySection(r))
 	d.add(outcomeSection(r))
@@ -268,6 +269,13 @@ func (d *doc) runCharts(r *result.Result) error {
 			perMinute = append(perMinute, f)
 		}
 	}
+	if r.Summary.PerMinute > 0 {
+		it, err := d.pChart(r)
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+	}
 	if len(perMinute) > 0 {
 		it, err := d.perMinuteChart(r, perMinute)
 		if err != nil {
@@ -449,7 +457,7 @@ func failureSection(r *result.Result) *section {
 		for _, g := range []struct {
 			what string
 			list []result.Failure
-		}{{"failed", p.Failures}, {"retried", p.Retried}} {
+		}{{"failed", p.Failures}, {"retried", p.Retried}, {"nothing to do", p.NothingBy}} {
 			for _, f := range g.list {
 				sample := ""
 				if len(f.Samples) > 0 {
@@ -468,7 +476,8 @@ func failureSection(r *result.Result) *section {
 		return nil
 	}
 	return &section{Title: "Failures by cause", Layout: "one", Items: []item{{Table: t,
-		Note: "Failed: units that failed after their retries. Retried: errors that were retried (the unit may have succeeded later)."}}}
+		Note: "Failed: units that failed after their retries. Retried: errors that were retried (the unit may have succeeded later). " +
+			"Nothing to do: units that found no work, by the reason the workload gave (neither ok nor failed)."}}}
 }
 
 // latencySection tabulates phases, unit kinds and operations.

@@ -70,6 +70,12 @@ type counts struct {
 	canceled int64
 	failures map[failKey]*result.Failure // units that failed, by cause
 	retried  map[failKey]*result.Failure // errors that were retried, by cause
+	// nothings counts units that found nothing to do, by the reason the
+	// workload gave (its code: OLTP-EMUL's exception names).
+	nothings map[failKey]*result.Failure
+	// failedBy counts each unit kind's failures by error kind (lock,
+	// deadlock, constraint…); nil for a kind that never failed.
+	failedBy []map[dberr.Kind]int64
 }
 
 // newCounts returns empty counts of shape s. Counts are sparse: a histogram
@@ -85,6 +91,8 @@ func newCounts(s Shape) counts {
 		nothing:  make([]int64, len(s.Units)),
 		failures: map[failKey]*result.Failure{},
 		retried:  map[failKey]*result.Failure{},
+		nothings: map[failKey]*result.Failure{},
+		failedBy: make([]map[dberr.Kind]int64, len(s.Units)),
 	}
 }
 
@@ -143,6 +151,15 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 	dst.canceled += c.canceled
 	mergeCauses(dst.failures, c.failures)
 	mergeCauses(dst.retried, c.retried)
+	mergeCauses(dst.nothings, c.nothings)
+	for i, m := range c.failedBy {
+		for k, n := range m {
+			if dst.failedBy[i] == nil {
+				dst.failedBy[i] = map[dberr.Kind]int64{}
+			}
+			dst.failedBy[i][k] += n
+		}
+	}
 	if reset {
 		c.reset()
 	}
@@ -205,6 +222,10 @@ func (c *counts) reset() {
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
 	clear(c.retried)
+	clear(c.nothings)
+	for _, m := range c.failedBy {
+		clear(m)
+	}
 }
 
 func contains(list []string, s string) bool {
@@ -381,14 +402,23 @@ func (r *Recorder) Failed(k int, err error) {
 		return
 	}
 	r.sh.failed[k]++
+	if r.sh.failedBy[k] == nil {
+		r.sh.failedBy[k] = map[dberr.Kind]int64{}
+	}
+	r.sh.failedBy[k][kind]++
 	addCause(r.sh.failures, class, kind, code, err)
 }
 
 // Nothing counts a unit of kind k that found nothing to do
-// (workload.ErrNothing): neither ok nor failed, and not in the throughput.
-func (r *Recorder) Nothing(k int) {
+// (workload.ErrNothing, err): neither ok nor failed, and not in the
+// throughput. The reasons are counted by err's code, with a few samples.
+func (r *Recorder) Nothing(k int, err error) {
+	class, kind, code := dberr.Describe(err)
 	r.sh.mu.Lock()
 	r.sh.nothing[k]++
+	if err != nil {
+		addCause(r.sh.nothings, class, kind, code, err)
+	}
 	r.sh.mu.Unlock()
 }
 
@@ -521,6 +551,18 @@ func (p *Phase) Record(hist bool) result.Phase {
 	for i, h := range p.units {
 		u := Summarize(p.shape.Units[i], h, hist)
 		u.Failed, u.Nothing = p.failed[i], p.nothing[i]
+		for k, n := range p.failedBy[i] {
+			if n == 0 {
+				continue
+			}
+			if out.UnitsFailedBy == nil {
+				out.UnitsFailedBy = map[string]map[string]int64{}
+			}
+			if out.UnitsFailedBy[u.Name] == nil {
+				out.UnitsFailedBy[u.Name] = map[string]int64{}
+			}
+			out.UnitsFailedBy[u.Name][string(k)] += n
+		}
 		out.Units = append(out.Units, u)
 	}
 	for i, h := range p.ops {
@@ -533,6 +575,9 @@ func (p *Phase) Record(hist bool) result.Phase {
 		out.Lag = &l
 	}
 	out.Failures, out.Retried = causes(p.failures), causes(p.retried)
+	if len(p.nothings) > 0 {
+		out.NothingBy = causes(p.nothings)
+	}
 	return out
 }
 

@@ -95,3 +95,29 @@ func TestBatchesOverflow(t *testing.T) {
 		t.Fatalf("the next interval starts with %d units", iv.OK())
 	}
 }
+
+// TestNothingAndFailuresByKind: units that found nothing to do are counted
+// by the reason their error gives, and failed units by kind for each unit
+// kind, through shards, ticks and the phase.
+func TestNothingAndFailuresByKind(t *testing.T) {
+	shape := Shape{Units: []string{"a", "b"}}
+	s := NewSet(shape, 4)
+	p := NewPhase("measure", shape, time.Now())
+	nothing := dberr.New(dberr.Expected, dberr.Nothing, "ex_empty", errors.New("nothing to do: empty"))
+	for i := range 4 {
+		r := s.Recorder(i)
+		r.Nothing(0, nothing)
+		r.Failed(1, dberr.New(dberr.Retryable, dberr.Lock, "335544345", errors.New("lock conflict")))
+		if i%2 == 0 {
+			r.Failed(1, dberr.New(dberr.Rollback, dberr.Check, "23514", errors.New("check")))
+		}
+		p.Add(s.Tick(time.Now()))
+	}
+	rec := p.Record(false)
+	if len(rec.NothingBy) != 1 || rec.NothingBy[0].Code != "ex_empty" || rec.NothingBy[0].Count != 4 || rec.Nothing != 4 {
+		t.Errorf("nothing by reason %+v (nothing %d)", rec.NothingBy, rec.Nothing)
+	}
+	if got := rec.UnitsFailedBy["b"]; got["lock"] != 4 || got["check"] != 2 || len(rec.UnitsFailedBy) != 1 {
+		t.Errorf("failures by kind %+v", rec.UnitsFailedBy)
+	}
+}

@@ -150,14 +150,23 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 			fmt.Fprintf(b, "  cache hits  %s\n", line)
 		}
 		if s.PerMinute > 0 {
-			fmt.Fprintf(b, "  P  %s %s/min (the seed's unit: successful business actions per minute)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
+			fmt.Fprintf(b, "  P  %s %s/min (successful units per minute of the measure phase, as OLTP-EMUL's report_perf_total; nothing to do and failed left out)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
 		}
 		if m.All.Count > 0 {
 			fmt.Fprintf(b, "  latency  p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
 		}
 		figures(b, s.Figures)
-		operations(b, m)
+		if s.PerMinute > 0 {
+			fmt.Fprintln(b)
+			detailed(b, m)
+			operationTable(b, m)
+		} else {
+			operations(b, m)
+		}
 		failures(b, m)
+		if s.PerMinute > 0 {
+			minutes(b, r)
+		}
 	}
 	if line := durabilityLine(r.Durability); line != "" {
 		fmt.Fprintf(b, "\n  durability  %s\n", line)
@@ -381,6 +390,11 @@ func deviceLine(d result.Device) string {
 
 func operations(b *strings.Builder, m *result.Phase) {
 	unitKinds(b, m)
+	operationTable(b, m)
+}
+
+// operationTable prints the operations inside units.
+func operationTable(b *strings.Builder, m *result.Phase) {
 	rows := 0
 	for _, op := range m.Ops {
 		if op.Count > 0 {
@@ -439,6 +453,7 @@ func unitKinds(b *strings.Builder, m *result.Phase) {
 func failures(b *strings.Builder, m *result.Phase) {
 	causeTable(b, "failed units by cause (after retries)", m.Failures)
 	causeTable(b, "retried errors by cause", m.Retried)
+	causeTable(b, "units that found nothing to do, by reason", m.NothingBy)
 }
 
 func causeTable(b *strings.Builder, title string, list []result.Failure) {

@@ -133,3 +133,41 @@ func TestRatioLineCannotJudge(t *testing.T) {
 		t.Errorf("RatioLine = %q, want %q", got, want)
 	}
 }
+
+// TestMinutes cuts a series into minutes: a warm-up of 90 s and a measure
+// phase of 150 s, 2 units a second and a failed one every tenth second;
+// P at each minute's end is the phase's units so far per minute so far,
+// the last minutes partial.
+func TestMinutes(t *testing.T) {
+	r := &result.Result{}
+	for i := 1; i <= 240; i++ {
+		s := result.Second{T: float64(i), Dt: 1, Phase: "warmup", OK: 2}
+		if i > 90 {
+			s.Phase, s.OK = "measure", 3
+		}
+		if i%10 == 0 {
+			s.Failed = 1
+		}
+		r.Series = append(r.Series, s)
+	}
+	got := Minutes(r)
+	want := []Minute{
+		{Phase: "warmup", N: 1, Secs: 60, OK: 120, Failed: 6, Rate: 120, Running: 120},
+		{Phase: "warmup", N: 2, Secs: 30, OK: 60, Failed: 3, Rate: 120, Running: 120},
+		{Phase: "measure", N: 1, Secs: 60, OK: 180, Failed: 6, Rate: 180, Running: 180},
+		{Phase: "measure", N: 2, Secs: 60, OK: 180, Failed: 6, Rate: 180, Running: 180},
+		{Phase: "measure", N: 3, Secs: 30, OK: 90, Failed: 3, Rate: 180, Running: 180},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d minutes: %+v", len(got), got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("minute %d: %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	r.Series[100].OK = 63 // 60 more units in the measure phase's first minute
+	if m := Minutes(r); m[2].Rate != 240 || m[3].Running != 210 || m[4].Running != 204 {
+		t.Errorf("after 60 more units in minute 1: %+v", m[2:])
+	}
+}

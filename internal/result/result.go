@@ -549,6 +549,13 @@ type Phase struct {
 	Lag       *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
 	Failures  []Failure `json:"failures"`       // units that failed after retries, by cause
 	Retried   []Failure `json:"retried"`        // errors that were retried, by cause
+	// NothingBy counts the units that found nothing to do by the reason
+	// the workload gave (its code: OLTP-EMUL's exception names).
+	NothingBy []Failure `json:"nothing_by,omitempty"`
+	// UnitsFailedBy counts each unit kind's failures by error kind (lock,
+	// deadlock, serialization, constraint…: dberr's kinds), for the kinds
+	// that failed.
+	UnitsFailedBy map[string]map[string]int64 `json:"units_failed_by,omitempty"`
 }
 
 // Latency summarises one HdrHistogram of latencies in microseconds. Hist holds

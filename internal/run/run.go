@@ -426,11 +426,16 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
-	for !r.stopping() {
+	chooser, _ := c.(workload.Chooser)
+	between, _ := c.(workload.Interluder)
+	for first := true; !r.stopping(); first = false {
 		if think > 0 && !r.sleep(ctx, think) {
 			return
 		}
 		think = 0
+		if between != nil && !first {
+			between.BetweenUnits(ctx)
+		}
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
 			return // no unit left; the others finish theirs, retries included
 		}
@@ -445,7 +450,12 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			rec.Lag(lag, lag > r.interval)
 			start = intended // latency counts the wait a slow engine caused
 		}
-		kind := deck.Deal()
+		var kind int
+		if chooser != nil {
+			kind = chooser.Choose(rng, !r.measuring.Load())
+		} else {
+			kind = deck.Deal()
+		}
 		if waiter != nil {
 			// A person keys the unit in, then thinks after it: neither is
 			// the engine's time, and neither is in the unit's latency.
@@ -466,7 +476,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			// (it is up), but did no work: counted apart, never as ok.
 			now := time.Now()
 			if nothing {
-				rec.Nothing(kind)
+				rec.Nothing(kind, err)
 			} else {
 				rec.Unit(kind, now.Sub(start))
 			}
@@ -501,6 +511,8 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			if r.sleep(ctx, 100*time.Millisecond) {
 				c = r.reopen(ctx, id, c, rec)
 				waiter, _ = c.(workload.Waiter)
+				chooser, _ = c.(workload.Chooser)
+				between, _ = c.(workload.Interluder)
 			}
 		case dberr.Canceled:
 			return

@@ -316,3 +316,49 @@ func TestWaitsAreNotLatency(t *testing.T) {
 		t.Errorf("%d units in 600 ms on 2 clients: want about 57 with 20 ms of waits around each", rec.OK)
 	}
 }
+
+// choosingClient draws its own units (workload.Chooser), remembering
+// whether each came in the warm-up, and counts the work between units
+// (workload.Interluder).
+type choosingClient struct {
+	fakeClient
+	draws, warm, between atomic.Int64
+}
+
+func (c *choosingClient) Choose(rng *rand.Rand, warmup bool) int {
+	c.draws.Add(1)
+	if warmup {
+		c.warm.Add(1)
+		return 0
+	}
+	return 1 + rng.IntN(2)
+}
+
+func (c *choosingClient) BetweenUnits(context.Context) { c.between.Add(1) }
+
+// TestChooserAndBetween: a client that draws its own units gets exactly the
+// kinds it drew, warm-up units told apart; the work between units runs
+// before every unit but the first, outside any unit's latency.
+func TestChooserAndBetween(t *testing.T) {
+	three := workload.Shape{Units: []workload.Weighted{{Name: "warm", Weight: 1000}, {Name: "a", Weight: 1}, {Name: "b", Weight: 1}}, Ops: []string{"op"}}
+	var c *choosingClient
+	out, err := Run(context.Background(), Config{Clients: 1, Warmup: 100 * time.Millisecond, Duration: 200 * time.Millisecond}, three,
+		func(context.Context, int, *rand.Rand) (workload.Client, error) {
+			c = &choosingClient{fakeClient: fakeClient{do: func(int, workload.Ops) error { time.Sleep(time.Millisecond); return nil }}}
+			return c, nil
+		}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, meas := out.Phases[0].Record(false), measure(t, out).Record(false)
+	if warm.Units[0].Count == 0 || warm.Units[1].Count+warm.Units[2].Count != 0 {
+		t.Errorf("warm-up units %+v: want only the kind drawn for the warm-up", warm.Units)
+	}
+	// A unit drawn in the warm-up may end in the measure phase, and count there.
+	if meas.Units[0].Count > 1 || meas.Units[1].Count == 0 || meas.Units[2].Count == 0 {
+		t.Errorf("measured units %+v: want a and b only, as drawn (the deck would deal warm 1,000 times in 1,002)", meas.Units)
+	}
+	if n, b := c.draws.Load(), c.between.Load(); b != n-1 || c.warm.Load() != warm.OK+meas.Units[0].Count {
+		t.Errorf("%d units drawn, %d in the warm-up (%d ok there), work between units %d times; want it before all but the first", n, c.warm.Load(), warm.OK, b)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -213,4 +214,87 @@ func firebirdValues(vals []any) (string, bool) {
 		}
 	}
 	return b.String(), true
+}
+
+// batchSizes are the row counts of the multi-row INSERTs InsertBatch sends:
+// a few statements per table, each prepared once per connection.
+var batchSizes = []int{64, 16, 4, 1}
+
+// batchStmts keeps one statement per text, so that a connection prepares
+// each once (--prepare once).
+var batchStmts sync.Map // string → *backend.Stmt
+
+func batchStmt(q string) *backend.Stmt {
+	if st, ok := batchStmts.Load(q); ok {
+		return st.(*backend.Stmt)
+	}
+	st, _ := batchStmts.LoadOrStore(q, &backend.Stmt{SQL: q})
+	return st.(*backend.Stmt)
+}
+
+// InsertBatch inserts rows into table's columns inside the transaction
+// open on c, in few round trips: multi-row INSERTs of 64, 16, 4 and 1
+// rows, or on Firebird (no multi-row VALUES) EXECUTE BLOCKs of one-row
+// INSERTs with the values as literals (a value with no literal form sends
+// its rows one by one through a prepared INSERT). It does not commit.
+//
+//	INSERT INTO t (a, b) VALUES (?, ?), (?, ?), …
+func InsertBatch(ctx context.Context, c backend.Conn, d backend.Dialect, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"
+	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES "
+	if d.Name == "firebird" {
+		var b strings.Builder
+		n := 0
+		flush := func() error {
+			if n == 0 {
+				return nil
+			}
+			err := c.ExecScript(ctx, "EXECUTE BLOCK AS BEGIN\n"+b.String()+"END")
+			b.Reset()
+			n = 0
+			return err
+		}
+		for _, r := range rows {
+			line, ok := firebirdValues(r)
+			if !ok {
+				if err := flush(); err != nil {
+					return err
+				}
+				if _, err := c.Exec(ctx, batchStmt(head+one), r...); err != nil {
+					return err
+				}
+				continue
+			}
+			if b.Len()+len(head)+len(line)+8 > blockBytes || n == blockRows {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+			b.WriteString(head + "(" + line + ");\n")
+			n++
+		}
+		return flush()
+	}
+	args := make([]any, 0, batchSizes[0]*len(cols))
+	for len(rows) > 0 {
+		size := 1
+		for _, s := range batchSizes {
+			if s <= len(rows) && s*len(cols) <= paramsPerStmt {
+				size = s
+				break
+			}
+		}
+		args = args[:0]
+		for _, r := range rows[:size] {
+			args = append(args, r...)
+		}
+		if _, err := c.Exec(ctx, batchStmt(head+strings.TrimSuffix(strings.Repeat(one+", ", size), ", ")), args...); err != nil {
+			return err
+		}
+		rows = rows[size:]
+	}
+	return nil
 }

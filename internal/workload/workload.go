@@ -239,6 +239,12 @@ func Nothing(format string, args ...any) error {
 	return dberr.New(dberr.Expected, dberr.Nothing, "", fmt.Errorf("%w: %s", ErrNothing, fmt.Sprintf(format, args...)))
 }
 
+// NothingAs is Nothing with a code naming the reason (OLTP-EMUL's exception
+// names: "ex_no_rows_in_shopping_cart"), by which results count them.
+func NothingAs(code, format string, args ...any) error {
+	return dberr.New(dberr.Expected, dberr.Nothing, code, fmt.Errorf("%w: %s", ErrNothing, fmt.Sprintf(format, args...)))
+}
+
 // Inconsistent returns a fatal error for a database that contradicts what the
 // workload knows it wrote (a row missing, a count off).
 func Inconsistent(format string, args ...any) error {
@@ -431,6 +437,25 @@ func end(ctx context.Context, tx interface {
 // it, neither counted in the unit's latency.
 type Waiter interface {
 	Waits(kind int) (keying, think time.Duration)
+}
+
+// Chooser is an optional ability of a Client: it draws the kind of its next
+// unit itself, with rng (the run's deck stream for this client), instead of
+// the run engine's deck: OLTP-EMUL's srv_random_unit_choice, whose odds are
+// not proportional to its weights. warmup is true during the warm-up phase
+// (OLTP-EMUL draws no cancellation then). The run engine calls it from the
+// client's goroutine, once before each unit.
+type Chooser interface {
+	Choose(rng *rand.Rand, warmup bool) int
+}
+
+// Interluder is an optional ability of a Client: work it does between two
+// units, outside both's latency (OLTP-EMUL's reconnection after
+// actions_todo_before_reconnect units). The run engine calls it from the
+// client's goroutine before each unit but the first; an error it meets is
+// the next unit's to report.
+type Interluder interface {
+	BetweenUnits(ctx context.Context)
 }
 
 // Figurer is an optional ability: the workload's own figures from what the

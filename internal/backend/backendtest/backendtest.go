@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
@@ -235,6 +236,78 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 		t.Errorf("count %d after a commit on another connection, want 4", n)
 	}
 	queryAny(t, c, d)
+	snapshot(t, c, c2)
+	noWait(t, c, c2, d)
+}
+
+// snapshot checks a TxModer's snapshot transactions: a row another
+// connection commits after one began is not seen by it, and is once it
+// has ended.
+func snapshot(t *testing.T, c, other backend.Conn) {
+	tm, ok := c.(backend.TxModer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	set, err := tm.SetTxMode(ctx, backend.TxMode{Snapshot: true, NoWait: true})
+	noError(t, err)
+	words := set.Words
+	if words == "" {
+		t.Error("SetTxMode says nothing of what the engine does")
+	}
+	var before, during, after int64
+	noError(t, c.Begin(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &before))
+	noError(t, other.Begin(ctx))
+	if _, err := other.Exec(ctx, ins, 99, "after the snapshot"); err != nil {
+		t.Fatal(err)
+	}
+	noError(t, other.Commit(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &during))
+	noError(t, c.Rollback(ctx))
+	noError(t, c.QueryRow(ctx, countAll, nil, &after))
+	if during != before || after != before+1 {
+		t.Errorf("a snapshot (%s) counted %d rows, then %d after another connection committed one, then %d once it ended; want %d, %d, %d",
+			words, before, during, after, before, before, before+1)
+	}
+}
+
+// noWait checks what SetTxMode says of row locks: in a read committed
+// transaction asked not to wait, a row lock a statement asks for (FOR
+// UPDATE NOWAIT; Firebird's WITH LOCK) on a row another connection holds
+// is refused at once, as a conflict to retry, not waited for. It runs
+// after snapshot, whose row 99 it locks.
+func noWait(t *testing.T, c, other backend.Conn, d backend.Dialect) {
+	tm, ok := c.(backend.TxModer)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	set, err := tm.SetTxMode(ctx, backend.TxMode{NoWait: true})
+	noError(t, err)
+	if !set.NoWait {
+		t.Fatalf("SetTxMode(read committed, no wait) made %q, whose row locks wait", set.Words)
+	}
+	lock := " FOR UPDATE NOWAIT"
+	if d.Name == "firebird" {
+		lock = " FOR UPDATE WITH LOCK"
+	}
+	noError(t, other.Begin(ctx))
+	if _, err := other.Exec(ctx, &backend.Stmt{SQL: "UPDATE conf SET v = 'held' WHERE id = 99"}); err != nil {
+		t.Fatal(err)
+	}
+	noError(t, c.Begin(ctx))
+	qctx, cancel := context.WithTimeout(ctx, 20*time.Second) // a lock waited for ends here, not with the test binary
+	start := time.Now()
+	var id int64
+	err = c.QueryRow(qctx, &backend.Stmt{SQL: "SELECT id FROM conf WHERE id = 99" + lock}, nil, &id)
+	waited := time.Since(start)
+	cancel()
+	_ = c.Rollback(ctx)
+	noError(t, other.Rollback(ctx))
+	if dberr.ClassOf(err) != dberr.Retryable || waited > 5*time.Second {
+		t.Errorf("%s: a row lock on a row another holds: %v after %v (class %v); want a conflict to retry at once", set.Words, err, waited.Round(time.Millisecond), dberr.ClassOf(err))
+	}
 }
 
 // queryAny checks QueryAny: names in lower case, values as plain Go

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"unsafe"
 
+	"github.com/nakagami/firebirdsql"
+
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
 
@@ -27,7 +29,8 @@ type conn struct {
 	prepare backend.Prepare
 	stmts   map[*backend.Stmt]*sql.Stmt
 	texts   map[*backend.Stmt]string
-	tx      driver.Tx     // the transaction open now, or nil
+	tx      driver.Tx // the transaction open now, or nil
+	txOpts  driver.TxOptions
 	open    *atomic.Int64 // the database's count of open client connections
 }
 
@@ -52,12 +55,35 @@ func (c *conn) Begin(context.Context) error {
 		return classify(errors.New("firebird: a transaction is already open on this connection"))
 	}
 	return classify(c.raw(func(dc driver.Conn) error {
-		tx, err := dc.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
+		tx, err := dc.(driver.ConnBeginTx).BeginTx(bg, c.txOpts)
 		if err == nil {
 			c.tx = tx
 		}
 		return err
 	}))
+}
+
+// SetTxMode makes the connection's transactions snapshots (SNAPSHOT,
+// isc_tpb_concurrency) with Snapshot, read committed (record version)
+// without. NoWait is honoured only for read committed: the driver
+// (nakagami/firebirdsql v0.9.23) pairs isc_tpb_nowait with read committed
+// alone, and a SNAPSHOT NO WAIT transaction cannot be asked of it through
+// database/sql; a snapshot transaction here waits for a row another holds,
+// then fails with update_conflict if that one committed.
+func (c *conn) SetTxMode(_ context.Context, m backend.TxMode) (backend.TxModeSet, error) {
+	switch {
+	case m.Snapshot:
+		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelRepeatableRead)}
+		if m.NoWait {
+			return backend.TxModeSet{Words: "snapshot wait (the driver cannot begin snapshot no wait)"}, nil
+		}
+		return backend.TxModeSet{Words: "snapshot wait"}, nil
+	case m.NoWait:
+		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(firebirdsql.LevelReadCommittedNoWait)}
+		return backend.TxModeSet{Words: "read committed record_version no wait", NoWait: true}, nil
+	}
+	c.txOpts = driver.TxOptions{}
+	return backend.TxModeSet{Words: "read committed record_version wait"}, nil
 }
 
 // Commit commits the open transaction.
@@ -241,7 +267,7 @@ func (c *conn) ExecScript(ctx context.Context, q string) error {
 }
 
 var (
-	createIfNot = regexp.MustCompile(`(?is)^\s*CREATE\s+(TABLE|(?:UNIQUE\s+)?INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)`)
+	createIfNot = regexp.MustCompile(`(?is)^\s*CREATE\s+(TABLE|(?:UNIQUE\s+)?(?:(?:ASC|DESC)(?:ENDING)?\s+)?INDEX)\s+IF\s+NOT\s+EXISTS\s+(\w+)`)
 	dropping    = regexp.MustCompile(`(?is)^\s*DROP\s`)
 	dropIf      = regexp.MustCompile(`(?is)^\s*DROP\s+(TABLE|INDEX)\s+IF\s+EXISTS\s+(\w+)\s*$`)
 )

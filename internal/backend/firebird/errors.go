@@ -23,13 +23,13 @@ var gdsCodes = map[int]class{
 	firebirdsql.ISCUpdateConflict:     {dberr.Retryable, dberr.Serialization}, // update conflicts with concurrent update
 	firebirdsql.ISCLockConflict:       {dberr.Retryable, dberr.Lock},          // lock conflict on no wait transaction
 	firebirdsql.ISCLockTimeout:        {dberr.Retryable, dberr.Timeout},       // lock time-out on wait transaction
-	firebirdsql.ISCNoDup:              {dberr.Rollback, dberr.Constraint},     // attempt to store duplicate value
-	firebirdsql.ISCUniqueKeyViolation: {dberr.Rollback, dberr.Constraint},     // violation of PRIMARY or UNIQUE KEY constraint
+	firebirdsql.ISCNoDup:              {dberr.Rollback, dberr.Unique},         // attempt to store duplicate value
+	firebirdsql.ISCUniqueKeyViolation: {dberr.Rollback, dberr.Unique},         // violation of PRIMARY or UNIQUE KEY constraint
 	firebirdsql.ISCForeignKey:         {dberr.Rollback, dberr.Constraint},     // violation of FOREIGN KEY constraint
-	firebirdsql.ISCCheckConstraint:    {dberr.Rollback, dberr.Constraint},     // CHECK constraint
+	firebirdsql.ISCCheckConstraint:    {dberr.Rollback, dberr.Check},          // CHECK constraint
 	firebirdsql.ISCPrimaryKeyRef:      {dberr.Rollback, dberr.Constraint},     // the key is referenced
 	firebirdsql.ISCStringTruncation:   {dberr.Rollback, dberr.Constraint},     // string right truncation
-	firebirdsql.ISCNotValid:           {dberr.Rollback, dberr.Constraint},     // validation error for column (NOT NULL)
+	firebirdsql.ISCNotValid:           {dberr.Rollback, dberr.Check},          // validation error for column (NOT NULL, a domain's CHECK)
 	firebirdsql.ISCNetworkError:       {dberr.Unavailable, dberr.Connection},  // unable to complete network request
 	firebirdsql.ISCNetReadErr:         {dberr.Unavailable, dberr.Connection},
 	firebirdsql.ISCNetWriteErr:        {dberr.Unavailable, dberr.Connection},

@@ -37,4 +37,9 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%v) = %v %q, want %v %q", c.err, got, code, c.class, c.code)
 		}
 	}
+	for code, want := range map[int]dberr.Kind{335544558: dberr.Check, 335544347: dberr.Check, 335544665: dberr.Unique, 335544466: dberr.Constraint} {
+		if _, kind, _ := dberr.Describe(classify(fb(code))); kind != want {
+			t.Errorf("status %d: kind %s, want %s", code, kind, want)
+		}
+	}
 }

@@ -18,3 +18,24 @@ func TestRewrite(t *testing.T) {
 		}
 	}
 }
+
+// TestCreateIfNotExists: the CREATE … IF NOT EXISTS forms Firebird 3 lacks
+// are found, a descending index's included, with the object's name.
+func TestCreateIfNotExists(t *testing.T) {
+	for q, want := range map[string][2]string{
+		"CREATE TABLE IF NOT EXISTS t (id INT)":                    {"TABLE", "t"},
+		"create unique index if not exists u on t (a)":             {"unique index", "u"},
+		"CREATE DESCENDING INDEX IF NOT EXISTS d_desc ON t (a, b)": {"DESCENDING INDEX", "d_desc"},
+		"CREATE ASC INDEX IF NOT EXISTS a ON t (a)":                {"ASC INDEX", "a"},
+		"CREATE INDEX x ON t (a)":                                  {"", ""},
+	} {
+		m := createIfNot.FindStringSubmatch(q)
+		got := [2]string{}
+		if m != nil {
+			got = [2]string{m[1], m[2]}
+		}
+		if got != want {
+			t.Errorf("%q: %q, want %q", q, got, want)
+		}
+	}
+}

@@ -22,10 +22,11 @@ var numbers = map[uint16]class{
 	1213: {dberr.Retryable, dberr.Deadlock},      // ER_LOCK_DEADLOCK
 	1205: {dberr.Retryable, dberr.Timeout},       // ER_LOCK_WAIT_TIMEOUT
 	1020: {dberr.Retryable, dberr.Serialization}, // ER_CHECKREAD: record changed since last read
-	1062: {dberr.Rollback, dberr.Constraint},     // ER_DUP_ENTRY
+	1062: {dberr.Rollback, dberr.Unique},         // ER_DUP_ENTRY
+	4025: {dberr.Rollback, dberr.Check},          // ER_CONSTRAINT_FAILED: CHECK constraint
 	1451: {dberr.Rollback, dberr.Constraint},     // ER_ROW_IS_REFERENCED_2
 	1452: {dberr.Rollback, dberr.Constraint},     // ER_NO_REFERENCED_ROW_2
-	1048: {dberr.Rollback, dberr.Constraint},     // ER_BAD_NULL_ERROR
+	1048: {dberr.Rollback, dberr.Check},          // ER_BAD_NULL_ERROR
 	1406: {dberr.Rollback, dberr.Constraint},     // ER_DATA_TOO_LONG
 	1040: {dberr.Unavailable, dberr.Connection},  // ER_CON_COUNT_ERROR
 	1053: {dberr.Unavailable, dberr.Connection},  // ER_SERVER_SHUTDOWN

@@ -19,6 +19,7 @@ func TestClassify(t *testing.T) {
 		{&mysql.MySQLError{Number: 1213, Message: "Deadlock found"}, dberr.Retryable},
 		{&mysql.MySQLError{Number: 1205, Message: "Lock wait timeout exceeded"}, dberr.Retryable},
 		{&mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}, dberr.Rollback},
+		{&mysql.MySQLError{Number: 4025, Message: "CONSTRAINT `c` failed for `t`"}, dberr.Rollback},
 		{&mysql.MySQLError{Number: 2013, Message: "Lost connection"}, dberr.Unavailable},
 		{&mysql.MySQLError{Number: 1146, Message: "Table doesn't exist"}, dberr.Fatal},
 		{driver.ErrBadConn, dberr.Unavailable},
@@ -29,6 +30,11 @@ func TestClassify(t *testing.T) {
 	for _, c := range cases {
 		if got := dberr.ClassOf(classify(c.err)); got != c.class {
 			t.Errorf("classify(%v) = %v, want %v", c.err, got, c.class)
+		}
+	}
+	for n, want := range map[uint16]dberr.Kind{1062: dberr.Unique, 4025: dberr.Check, 1452: dberr.Constraint} {
+		if _, kind, _ := dberr.Describe(classify(&mysql.MySQLError{Number: n})); kind != want {
+			t.Errorf("error %d: kind %s, want %s", n, kind, want)
 		}
 	}
 }

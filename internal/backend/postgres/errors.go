@@ -21,7 +21,10 @@ var (
 	states = map[string]class{
 		"40001": {dberr.Retryable, dberr.Serialization}, // serialization_failure
 		"40P01": {dberr.Retryable, dberr.Deadlock},      // deadlock_detected
-		"55P03": {dberr.Retryable, dberr.Lock},          // lock_not_available (NOWAIT)
+		"55P03": {dberr.Retryable, dberr.Lock},          // lock_not_available (NOWAIT, lock_timeout)
+		"23505": {dberr.Rollback, dberr.Unique},         // unique_violation
+		"23514": {dberr.Rollback, dberr.Check},          // check_violation
+		"23502": {dberr.Rollback, dberr.Check},          // not_null_violation
 		"40003": {dberr.Unavailable, dberr.Connection},  // statement_completion_unknown
 		"57P01": {dberr.Unavailable, dberr.Connection},  // admin_shutdown
 		"57P02": {dberr.Unavailable, dberr.Connection},  // crash_shutdown

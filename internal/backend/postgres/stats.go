@@ -5,7 +5,9 @@ import (
 	"time"
 )
 
-// Stats reads the server's cumulative statistics of this database.
+// Stats reads the server's cumulative statistics of this database, and
+// the dead tuples of each user table that holds some or was changed
+// (dead_tuples.TABLE).
 //
 // PostgreSQL's backends publish their counters when a transaction ends (at
 // most once a second) and when they exit, so Stats first waits, up to 5 s,
@@ -81,6 +83,26 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		if err := read(`SELECT num_timed + num_requested FROM pg_stat_checkpointer`, "checkpoints"); err != nil {
 			return nil, classify(err)
 		}
+	}
+	// Each user table's dead tuples, the garbage its updates and deletes
+	// left (Firebird's record back versions, versions.TABLE): where it
+	// comes from, table by table.
+	rows, err := tx.Query(ctx, `SELECT relname, n_dead_tup FROM pg_stat_user_tables WHERE n_dead_tup > 0 OR n_tup_upd + n_tup_del > 0`)
+	if err != nil {
+		return nil, classify(err)
+	}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		m["dead_tuples."+name] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return nil, classify(err)

@@ -36,6 +36,15 @@ var codes = map[sqlite3.ErrNo]class{
 	sqlite3.ErrMismatch:   {dberr.Rollback, dberr.Constraint, "SQLITE_MISMATCH"},
 }
 
+// constraints tells the kinds of SQLITE_CONSTRAINT apart by extended code.
+var constraints = map[sqlite3.ErrNoExtended]dberr.Kind{
+	sqlite3.ErrConstraintCheck:      dberr.Check,
+	sqlite3.ErrConstraintNotNull:    dberr.Check,
+	sqlite3.ErrConstraintPrimaryKey: dberr.Unique,
+	sqlite3.ErrConstraintUnique:     dberr.Unique,
+	sqlite3.ErrConstraintRowID:      dberr.Unique,
+}
+
 // classify wraps a go-sqlite3 error in a classified *dberr.Error by its result
 // code. Other errors pass through unchanged.
 func classify(err error) error {
@@ -47,6 +56,9 @@ func classify(err error) error {
 		return err
 	}
 	c, ok := codes[e.Code]
+	if k, ext := constraints[e.ExtendedCode]; ok && ext {
+		c.kind = k
+	}
 	if !ok {
 		return dberr.New(dberr.Fatal, dberr.Other, fmt.Sprintf("SQLITE_%d", int(e.Code)), err)
 	}

@@ -10,13 +10,11 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
-// names of the balance columns, in delta's order.
-var cols = [7]string{"clo", "ord", "sup", "avl", "res", "inc", "out"}
-
-// Check aggregates the logs a last time, then proves the books: no balance
-// below zero, AVL + RES = INC − OUT per ware, balances equal to the sums of
-// their logs and to what the documents and the FIFO say, every document's
-// total equal to the sum of its lines. A failed check names its rows.
+// Check totals the turnover logs a last time (both services), then proves
+// the books: the saldos against the documents, the quantity FIFO against
+// the documents' lines (srv_find_qd_qs_mism, for every line at once), the
+// cost FIFO's rows against their documents, every document's cost against
+// its lines. A failed check names the first rows it found wrong.
 func (w *emul) Check(ctx context.Context, db backend.DB) ([]workload.Check, error) {
 	sdb, err := workload.SQLOf("oltp-emul", db)
 	if err != nil {
@@ -28,127 +26,261 @@ func (w *emul) Check(ctx context.Context, db backend.DB) ([]workload.Check, erro
 	}
 	defer c.Close()
 	if w.st == nil {
-		w.st = newStmts(sdb.Dialect())
+		w.dial = sdb.Dialect()
+		w.st = newStmts(w.dial)
 	}
-	cl := &client{w: w, c: c}
-	if err := c.Begin(ctx); err != nil {
+	cl := &client{w: w, c: c, rng: workload.NewRand(w.common.Seed, 4)}
+	if err := cl.txMode(ctx); err != nil {
 		return nil, err
 	}
-	if err := cl.aggregate(ctx, noOps{}); err != nil {
-		return nil, rollback(ctx, c, fmt.Errorf("final aggregation: %w", err))
+	for _, k := range []int{uMakeInvntSaldo, uMakeMoneySaldo} {
+		if err := cl.unit(ctx, k, noOps{}, 0); err != nil {
+			return nil, fmt.Errorf("the final %s: %w", units[k].name, err)
+		}
 	}
-	if err := c.Commit(ctx); err != nil {
-		return nil, err
+	r := &reader{ctx: ctx, c: c}
+	saldos := r.rows(11, `SELECT id, qty_clo, qty_clr, qty_ord, qty_sup, qty_avl, qty_res, qty_inc, qty_out, cost_inc, cost_out FROM oe_invnt_saldo`)
+	byOp := r.rows(4, `SELECT d.ware_id, h.optype_id, sum(d.qty), sum(d.cost_purchase) FROM oe_doc_data d JOIN oe_doc_list h ON h.id = d.doc_id GROUP BY d.ware_id, h.optype_id`)
+	money := r.rows(3, `SELECT agent_id, cost_purchase, cost_retail FROM oe_money_saldo`)
+	moneyDocs := r.rows(4, `SELECT agent_id, optype_id, sum(cost_purchase), sum(cost_retail) FROM oe_doc_list WHERE optype_id IN (2100, 3400, 4000, 5000) GROUP BY agent_id, optype_id`)
+	logs := append(r.rows(2, `SELECT 0, count(*) FROM oe_invnt_turnover_log`), r.rows(2, `SELECT 1, count(*) FROM oe_money_turnover_log`)...)
+	lines := r.rows(5, `SELECT d.id, d.qty, h.optype_id, h.agent_id, d.doc_id FROM oe_doc_data d JOIN oe_doc_list h ON h.id = d.doc_id`)
+	waiting := r.rows(4, `SELECT snd_id, snd_optype_id, rcv_optype_id, sum(snd_qty) FROM oe_qdistr GROUP BY snd_id, snd_optype_id, rcv_optype_id`)
+	taken := r.rows(4, `SELECT snd_id, snd_optype_id, rcv_optype_id, sum(snd_qty) FROM oe_qstorned GROUP BY snd_id, snd_optype_id, rcv_optype_id`)
+	takers := r.rows(3, `SELECT rcv_id, snd_optype_id, sum(snd_qty) FROM oe_qstorned WHERE rcv_id <> 0 GROUP BY rcv_id, snd_optype_id`)
+	totals := r.rows(5, `SELECT h.id, h.cost_purchase, h.cost_retail, coalesce(sum(d.cost_purchase), 0), coalesce(sum(d.cost_retail), 0) FROM oe_doc_list h LEFT JOIN oe_doc_data d ON d.doc_id = h.id WHERE h.optype_id NOT IN (4000, 5000) GROUP BY h.id, h.cost_purchase, h.cost_retail`)
+	pd := r.rows(5, `SELECT p.id, p.snd_id, p.snd_optype_id, p.snd_cost, coalesce(h.optype_id, 0) FROM oe_pdistr p LEFT JOIN oe_doc_list h ON h.id = p.snd_id`)
+	ps := r.rows(4, `SELECT p.id, p.snd_id, p.rcv_id, (SELECT count(*) FROM oe_doc_list h WHERE h.id = p.snd_id) + (SELECT count(*) FROM oe_doc_list h WHERE h.id = p.rcv_id) FROM oe_pstorned p`)
+	if r.err != nil {
+		return nil, r.err
 	}
 
-	bal, err := int64Rows(ctx, c, 8, `SELECT ware, clo, ord, sup, avl, res, inc, outq FROM oe_balances`)
-	if err != nil {
-		return nil, err
-	}
-	logs, err := int64Rows(ctx, c, 8, `SELECT ware, sum(clo), sum(ord), sum(sup), sum(avl), sum(res), sum(inc), sum(outq) FROM oe_qty_log GROUP BY ware`)
-	if err != nil {
-		return nil, err
-	}
-	docs := map[int64][]int64{}
-	for i, q := range []string{
-		`SELECT l.ware, sum(l.qty) FROM oe_lines l JOIN oe_docs d ON d.id = l.doc WHERE d.kind = 'CO' AND d.state = 'N' GROUP BY l.ware`,
-		`SELECT l.ware, sum(l.qty) FROM oe_lines l JOIN oe_docs d ON d.id = l.doc WHERE d.kind = 'SO' AND d.state = 'N' GROUP BY l.ware`,
-		`SELECT l.ware, sum(l.qty) FROM oe_lines l JOIN oe_docs d ON d.id = l.doc WHERE d.kind = 'SI' AND d.state = 'N' GROUP BY l.ware`,
-		`SELECT ware, count(*) FROM oe_fifo_src WHERE taken = 0 GROUP BY ware`,
-		`SELECT ware, count(*) FROM oe_fifo_src WHERE taken <> 0 GROUP BY ware`,
-	} {
-		rows, err := int64Rows(ctx, c, 2, q)
-		if err != nil {
-			return nil, err
+	var negative, acn, vsDocs, vsMoney, logsLeft, fifo, took, tot, cost problems
+	// The saldos: none below zero, stock and its cost zero together
+	// (invnt_saldo_acn_zero), each equal to what the documents say.
+	want := map[int64]*saldo{}
+	at := func(ware int64) *saldo {
+		if want[ware] == nil {
+			want[ware] = &saldo{}
 		}
-		for ware, v := range rows {
-			if docs[ware] == nil {
-				docs[ware] = make([]int64, 5)
+		return want[ware]
+	}
+	for _, x := range byOp {
+		ware, op, q, p := x[0], x[1], x[2], x[3]
+		s := at(ware)
+		switch op {
+		case opCLO, opCLR:
+			s[0] += q
+			if op == opCLR {
+				s[1] += q
 			}
-			docs[ware][i] = v[0]
+		case opORD:
+			s[0] -= q
+			s[2] += q
+		case opSUP:
+			s[2] -= q
+			s[3] += q
+		case opINC:
+			s[2] -= q
+			s[4] += q
+			s[6] += q
+			s[8] += p
+		case opRES:
+			s[4] -= q
+			s[5] += q
+		case opSAL:
+			s[4] -= q
+			s[7] += q
+			s[9] += p
 		}
 	}
-	money, err := int64Rows(ctx, c, 2, `SELECT contractor, balance FROM oe_money`)
-	if err != nil {
-		return nil, err
-	}
-	moneyLogs, err := int64Rows(ctx, c, 2, `SELECT contractor, sum(delta) FROM oe_money_log GROUP BY contractor`)
-	if err != nil {
-		return nil, err
-	}
-	badTotals, err := int64Rows(ctx, c, 3, `SELECT d.id, d.total, coalesce(sum(l.amount), 0) FROM oe_docs d LEFT JOIN oe_lines l ON l.doc = d.id GROUP BY d.id, d.total HAVING d.total <> coalesce(sum(l.amount), 0)`)
-	if err != nil {
-		return nil, err
-	}
-	pending, err := int64Rows(ctx, c, 5, `SELECT 0, (SELECT count(*) FROM oe_qty_log WHERE agg <> 1), (SELECT count(*) FROM oe_money_log WHERE agg <> 1), (SELECT count(*) FROM oe_fifo_use), (SELECT count(*) FROM oe_fifo_src WHERE taken <> 0)`)
-	if err != nil {
-		return nil, err
-	}
-	p := pending[0]
-
-	var negative, equation, vsLogs, vsDocs, vsMoney, totals problems
-	for _, ware := range keys(bal) {
-		b := bal[ware]
-		for i, v := range b {
+	have := map[int64]bool{}
+	for _, x := range saldos {
+		ware := x[0]
+		have[ware] = true
+		var s saldo
+		copy(s[:], x[1:])
+		for i, v := range s {
 			if v < 0 {
-				negative.add("ware %d: %s = %d", ware, cols[i], v)
+				negative.add("ware %d: %s = %d", ware, saldoCols[i], v)
 			}
 		}
-		if b[3]+b[4] != b[5]-b[6] {
-			equation.add("ware %d: avl %d + res %d ≠ inc %d − out %d", ware, b[3], b[4], b[5], b[6])
+		if (s[4]+s[5] == 0) != (s[8]-s[9] == 0) {
+			acn.add("ware %d: %d units on hand (avl %d + res %d) worth %d (cost_inc %d − cost_out %d)", ware, s[4]+s[5], s[4], s[5], s[8]-s[9], s[8], s[9])
 		}
-		l := logs[ware]
-		if l == nil {
-			l = make([]int64, 7)
-		}
-		for i := range cols {
-			if b[i] != l[i] {
-				vsLogs.add("ware %d: %s balance %d, log sum %d", ware, cols[i], b[i], l[i])
-			}
-		}
-		d := docs[ware]
-		if d == nil {
-			d = make([]int64, 5)
-		}
-		for i, what := range []string{"clo (new customer orders)", "ord (new supplier orders)", "sup (new invoices)", "avl (free FIFO units)", "res (reserved FIFO units)"} {
-			if b[i] != d[i] {
-				vsDocs.add("ware %d: %s: balance %d, documents %d", ware, what, b[i], d[i])
+		wnt := at(ware)
+		for i := range s {
+			if s[i] != wnt[i] {
+				vsDocs.add("ware %d: %s saldo %d, documents %d", ware, saldoCols[i], s[i], wnt[i])
 			}
 		}
 	}
-	for _, k := range keys(money) {
-		m := money[k][0]
-		if m < 0 {
-			negative.add("contractor %d: balance %d", k, m)
-		}
-		var l int64
-		if ml := moneyLogs[k]; ml != nil {
-			l = ml[0]
-		}
-		if m != l {
-			vsMoney.add("contractor %d: balance %d, log sum %d", k, m, l)
+	for _, ware := range sorted(want) {
+		if !have[ware] && *want[ware] != (saldo{}) {
+			vsDocs.add("ware %d: no saldo, documents %v", ware, *want[ware])
 		}
 	}
-	for _, id := range keys(badTotals) {
-		totals.add("document %d: total %d, lines %d", id, badTotals[id][0], badTotals[id][1])
+	// Money: what we owe each supplier (invoices in stock less payments),
+	// what each customer owes us (realizations less payments).
+	wantMoney := map[int64][2]int64{}
+	for _, x := range moneyDocs {
+		m := wantMoney[x[0]]
+		switch x[1] {
+		case opINC:
+			m[0] += x[2]
+		case opPSU:
+			m[0] -= x[2]
+		case opSAL:
+			m[1] += x[3]
+		case opPCU:
+			m[1] -= x[3]
+		}
+		wantMoney[x[0]] = m
+	}
+	haveMoney := map[int64]bool{}
+	for _, x := range money {
+		haveMoney[x[0]] = true
+		if m := wantMoney[x[0]]; x[1] != m[0] || x[2] != m[1] {
+			vsMoney.add("agent %d: saldo %d purchase, %d retail; documents %d, %d", x[0], x[1], x[2], m[0], m[1])
+		}
+	}
+	for _, a := range sorted(wantMoney) {
+		if m := wantMoney[a]; !haveMoney[a] && m != [2]int64{} {
+			vsMoney.add("agent %d: no saldo; documents %d purchase, %d retail", a, m[0], m[1])
+		}
+	}
+	for _, x := range logs {
+		if x[1] != 0 {
+			logsLeft.add("%d rows left in the %s turnover log", x[1], map[int64]string{0: "inventory", 1: "money"}[x[0]])
+		}
+	}
+	// The quantity FIFO: each line's units wait for, or were taken by, each
+	// stage after it; each taking line took its quantity.
+	wait, tk := map[key]int64{}, map[key]int64{}
+	waitOp := map[key]int64{}
+	for _, x := range waiting {
+		k := key{x[0], x[2]}
+		wait[k] += x[3]
+		if waitOp[k] != 0 && waitOp[k] != x[1] {
+			fifo.add("line %d: rows waiting for %d from operations %d and %d", x[0], x[2], waitOp[k], x[1])
+		}
+		waitOp[k] = x[1]
+	}
+	for _, x := range taken {
+		tk[key{x[0], x[2]}] += x[3]
+	}
+	got := map[key]int64{} // by taking line and source operation
+	for _, x := range takers {
+		got[key{x[0], x[1]}] += x[2]
+	}
+	expected := map[key]bool{}
+	lineOp := map[int64]int64{}
+	for _, l := range lines {
+		id, q, op, agent := l[0], l[1], l[2], l[3]
+		lineOp[id] = op
+		var rcvs []int64
+		switch op {
+		case opCLO:
+			rcvs = []int64{opORD}
+			if agent != w.ourFirm {
+				rcvs = append(rcvs, opRES)
+			}
+		case opORD:
+			rcvs = []int64{opSUP}
+		case opSUP, opINC:
+			rcvs = []int64{opRES}
+		case opRES, opSAL:
+			rcvs = []int64{opSAL}
+		}
+		for _, rcv := range rcvs {
+			k := key{id, rcv}
+			expected[k] = true
+			if n := wait[k] + tk[k]; n != q {
+				fifo.add("line %d of operation %d: qty %d, %d rows waiting for %d and %d taken", id, op, q, wait[k], rcv, tk[k])
+			}
+			if wop := waitOp[k]; wait[k] > 0 && wop != op && (op != opSAL || wop != opRES) {
+				fifo.add("line %d of operation %d: its rows wait as from operation %d", id, op, wop)
+			}
+		}
+		switch op {
+		case opRES, opSAL:
+			if wait[key{id, opSAL}] > 0 && op == opSAL || tk[key{id, opSAL}] > 0 && op == opRES {
+				fifo.add("line %d of operation %d: %d rows waiting for the write-off, %d written off", id, op, wait[key{id, opSAL}], tk[key{id, opSAL}])
+			}
+			if n := got[key{id, opINC}]; n != q {
+				took.add("reserve line %d: qty %d, took %d units of stock", id, q, n)
+			}
+			if n := got[key{id, opCLO}]; n > q {
+				took.add("reserve line %d: qty %d, took %d units of its customer order", id, q, n)
+			}
+		case opSUP, opINC:
+			if n := got[key{id, opORD}]; n != q {
+				took.add("invoice line %d: qty %d, took %d units of supplier orders", id, q, n)
+			}
+		case opORD:
+			if n := got[key{id, opCLO}]; n > q {
+				took.add("supplier order line %d: qty %d, took %d units of customer orders", id, q, n)
+			}
+		}
+	}
+	for _, k := range sortedKeys(wait, tk) {
+		if !expected[k] {
+			fifo.add("rows of line %d for %d, which is no line of an operation sending there (%d waiting, %d taken)", k.line, k.rcv, wait[k], tk[k])
+		}
+	}
+	for k := range got {
+		if _, ok := lineOp[k.line]; !ok {
+			took.add("rows taken by line %d, which is gone", k.line)
+		}
+	}
+	for _, x := range totals {
+		if x[1] != x[3] || x[2] != x[4] {
+			tot.add("document %d: total %d purchase, %d retail; lines %d, %d", x[0], x[1], x[2], x[3], x[4])
+		}
+	}
+	// The cost FIFO: its rows belong to documents of their operation, and
+	// its paid-off records name documents that exist. (How much waits is
+	// not the document's cost less what paid it: the original's second pass
+	// takes the payer's oldest rows, not the payment's own, and a
+	// cancellation gives back to the payment; its cost FIFO is approximate,
+	// the money saldos exact.)
+	for _, x := range pd {
+		if x[4] != x[2] {
+			cost.add("cost row %d: document %d is of operation %d, not %d", x[0], x[1], x[4], x[2])
+		}
+	}
+	for _, x := range ps {
+		if x[3] != 2 {
+			cost.add("paid-off row %d: documents %d and %d, %d of them exist", x[0], x[1], x[2], x[3])
+		}
 	}
 	return []workload.Check{
-		negative.check("balances_not_negative", fmt.Sprintf("%d wares and %d contractors, none below zero", len(bal), len(money))),
-		equation.check("avl_plus_res_is_inc_minus_out", fmt.Sprintf("AVL + RES = INC − OUT for all %d wares", len(bal))),
-		vsLogs.check("ware_balances_equal_logs", "every ware balance equals the sum of its turnover log after the final aggregation"),
-		vsMoney.check("money_balances_equal_logs", "every contractor balance equals the sum of its money log"),
-		vsDocs.check("ware_balances_equal_documents", "CLO, ORD, SUP equal the new documents' lines; AVL and RES equal the free and reserved FIFO units"),
-		totals.check("document_totals_equal_lines", "every document's total equals the sum of its lines"),
-		{Name: "logs_aggregated_and_fifo_consumed", OK: p[0] == 0 && p[1] == 0 && p[2] == p[3],
-			Detail: fmt.Sprintf("%d quantity and %d money log rows left unaggregated; %d consumer rows for %d reserved units", p[0], p[1], p[2], p[3])},
+		negative.check("saldo_not_negative", fmt.Sprintf("no remainder below zero in %d wares' saldos", len(saldos))),
+		acn.check("saldo_acn_zero", "stock on hand and its cost are zero together, for every ware (invnt_saldo_acn_zero)"),
+		vsDocs.check("saldo_equals_documents", "every remainder of every ware equals what the documents' lines say, after the final totalling"),
+		vsMoney.check("money_saldo_equals_documents", fmt.Sprintf("%d agents' saldos equal their invoices, realizations and payments (below zero: an advance)", len(money))),
+		logsLeft.check("turnover_logs_totalled", "the final totalling left no row in either turnover log (each totalling deletes what it totalled)"),
+		fifo.check("qty_fifo_matches_lines", fmt.Sprintf("each of %d lines' units waits for, or was taken by, every stage after it (srv_find_qd_qs_mism)", len(lines))),
+		took.check("qty_fifo_takers_match_lines", "each line took its quantity from the stage before it; no row taken by a line that is gone"),
+		tot.check("document_totals_equal_lines", fmt.Sprintf("all %d documents' costs equal their lines'", len(totals))),
+		cost.check("cost_fifo_matches_documents", fmt.Sprintf("%d rows of the cost FIFO belong to documents of their operation; every paid-off record names documents that exist", len(pd))),
 	}, nil
 }
 
-// int64Rows runs q, whose rows have n integer columns, and maps each row's
-// first column to the others.
-func int64Rows(ctx context.Context, c backend.Conn, n int, q string) (map[int64][]int64, error) {
-	out := map[int64][]int64{}
-	err := c.Query(ctx, &backend.Stmt{SQL: strings.Join(strings.Fields(q), " ")}, nil, func(scan func(dest ...any) error) error {
+// reader runs the checks' queries, keeping the first error.
+type reader struct {
+	ctx context.Context
+	c   backend.Conn
+	err error
+}
+
+// rows returns the rows of q, whose n columns are integers.
+func (r *reader) rows(n int, q string) [][]int64 {
+	if r.err != nil {
+		return nil
+	}
+	var out [][]int64
+	r.err = r.c.Query(r.ctx, &backend.Stmt{SQL: strings.Join(strings.Fields(q), " ")}, nil, func(scan func(dest ...any) error) error {
 		vals := make([]int64, n)
 		dest := make([]any, n)
 		for i := range vals {
@@ -157,18 +289,39 @@ func int64Rows(ctx context.Context, c backend.Conn, n int, q string) (map[int64]
 		if err := scan(dest...); err != nil {
 			return err
 		}
-		out[vals[0]] = vals[1:]
+		out = append(out, vals)
 		return nil
 	})
-	return out, err
+	return out
 }
 
-func keys(m map[int64][]int64) []int64 {
+// sorted returns m's keys in order.
+func sorted[V any](m map[int64]V) []int64 {
 	out := make([]int64, 0, len(m))
 	for k := range m {
 		out = append(out, k)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// key is a line and the operation its rows wait for (or were taken by).
+type key struct{ line, rcv int64 }
+
+// sortedKeys returns the keys of a and b, in order.
+func sortedKeys(a, b map[key]int64) []key {
+	var out []key
+	for k := range a {
+		out = append(out, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].line < out[j].line || out[i].line == out[j].line && out[i].rcv < out[j].rcv
+	})
 	return out
 }
 

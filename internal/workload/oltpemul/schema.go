@@ -2,58 +2,240 @@ package oltpemul
 
 import (
 	"context"
-	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
-	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
-// The tables, in portable SQL. Money is in cents (BIGINT), quantities are
-// whole units. Ids come from the workload (see initIDs), so no dialect's
-// identity columns are needed.
-var schema = []string{
-	`CREATE TABLE IF NOT EXISTS oe_wares (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, price BIGINT NOT NULL)`,
-	// kind S supplier, C customer
-	`CREATE TABLE IF NOT EXISTS oe_contractors (id BIGINT PRIMARY KEY, name VARCHAR(40) NOT NULL, kind CHAR(1) NOT NULL)`,
-	// kind CO customer order (state N new, O ordered from a supplier, R reserved, S sold, X cancelled),
-	// SO supplier order (N new, I invoiced), SI supplier invoice (N new, A accepted);
-	// parent is the document that gathered this one.
-	`CREATE TABLE IF NOT EXISTS oe_docs (id BIGINT PRIMARY KEY, kind CHAR(2) NOT NULL, state CHAR(1) NOT NULL,
-		contractor BIGINT NOT NULL, parent BIGINT NOT NULL, total BIGINT NOT NULL, created BIGINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_docs_pick ON oe_docs (kind, state, id)`,
-	`CREATE INDEX IF NOT EXISTS oe_docs_parent ON oe_docs (parent)`,
-	`CREATE TABLE IF NOT EXISTS oe_lines (id BIGINT PRIMARY KEY, doc BIGINT NOT NULL, ware BIGINT NOT NULL,
-		qty BIGINT NOT NULL, price BIGINT NOT NULL, amount BIGINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_lines_doc ON oe_lines (doc)`,
-	// The insert-only quantity turnover log; agg = 1 once aggregated.
-	`CREATE TABLE IF NOT EXISTS oe_qty_log (id BIGINT PRIMARY KEY, ware BIGINT NOT NULL, doc BIGINT NOT NULL,
-		clo BIGINT NOT NULL, ord BIGINT NOT NULL, sup BIGINT NOT NULL, avl BIGINT NOT NULL, res BIGINT NOT NULL,
-		inc BIGINT NOT NULL, outq BIGINT NOT NULL, agg SMALLINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_qty_log_agg ON oe_qty_log (agg, id)`,
-	`CREATE TABLE IF NOT EXISTS oe_balances (ware BIGINT PRIMARY KEY, clo BIGINT NOT NULL, ord BIGINT NOT NULL,
-		sup BIGINT NOT NULL, avl BIGINT NOT NULL, res BIGINT NOT NULL, inc BIGINT NOT NULL, outq BIGINT NOT NULL)`,
-	// The insert-only money turnover log: what a contractor owes us (customer)
-	// or we owe it (supplier) goes up with a sale or an accepted invoice, down
-	// with a payment.
-	`CREATE TABLE IF NOT EXISTS oe_money_log (id BIGINT PRIMARY KEY, contractor BIGINT NOT NULL, doc BIGINT NOT NULL,
-		delta BIGINT NOT NULL, agg SMALLINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_money_log_agg ON oe_money_log (agg, id)`,
-	`CREATE INDEX IF NOT EXISTS oe_money_log_contractor ON oe_money_log (contractor, agg)`,
-	`CREATE TABLE IF NOT EXISTS oe_money (contractor BIGINT PRIMARY KEY, balance BIGINT NOT NULL)`,
-	// FIFO distribution: one source row per unit of stock an accepted invoice
-	// brought (taken = 0 while free, else the customer order it is reserved
-	// for); consumers are the customer orders' claims on them.
-	`CREATE TABLE IF NOT EXISTS oe_fifo_src (id BIGINT PRIMARY KEY, ware BIGINT NOT NULL, src_doc BIGINT NOT NULL, taken BIGINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_fifo_src_free ON oe_fifo_src (ware, taken, id)`,
-	`CREATE INDEX IF NOT EXISTS oe_fifo_src_taken ON oe_fifo_src (taken)`,
-	`CREATE TABLE IF NOT EXISTS oe_fifo_use (src BIGINT PRIMARY KEY, doc BIGINT NOT NULL, ware BIGINT NOT NULL)`,
-	`CREATE INDEX IF NOT EXISTS oe_fifo_use_doc ON oe_fifo_use (doc)`,
-	// One row: whoever holds it aggregates; the others skip.
-	`CREATE TABLE IF NOT EXISTS oe_agg (id INTEGER PRIMARY KEY, runs BIGINT NOT NULL)`,
+// The operation types: OLTP-EMUL's optypes (oltp_main_filling.sql), by id.
+const (
+	opCLO = 1000 // add to client order
+	opCLR = 1100 // client refused from order
+	opORD = 1200 // add to stock order, send to supplier
+	opSUP = 2000 // get invoice from supplier
+	opINC = 2100 // add invoice to available remainders
+	opRES = 3300 // retail sale - reserve for customer
+	opSAL = 3400 // retail sale - write-off (realization)
+	opPSU = 4000 // payment to supplier for wares
+	opPCU = 5000 // payment from customer (advance or target transfer)
+)
+
+// The document states: doc_states.
+const (
+	stOpen = 2000 // content not checked, changes enable
+	stFix  = 2010 // content checked, accept only payments
+	stClos = 2020 // closed from any changes
+	stCanc = 2030 // cancelled without revert
+)
+
+// optype is one row of optypes: how an operation moves each remainder and
+// each debt (m_cost_inc and m_cost_out, computed columns in the original,
+// are stored).
+type optype struct {
+	id                                   int
+	mcode, name                          string
+	clo, clr, ord, sup, avl, res         int
+	costInc, costOut, custDebt, suppDebt int
+	acn                                  string
 }
 
-func createSchema(ctx context.Context, c backend.Conn, _ backend.Dialect) error {
-	for _, s := range schema {
+// optypes: OLTP-EMUL's, m_cost_inc = (m_qty_avl = 1), m_cost_out =
+// (m_qty_res = -1).
+var optypes = []optype{
+	{id: opCLO, mcode: "CLO", name: "add to client order", clo: 1, acn: "1"},
+	{id: opCLR, mcode: "CLR", name: "client refused from order", clr: 1, acn: "1"},
+	{id: opORD, mcode: "ORD", name: "add to stock order, send to supplier", clo: -1, ord: 1, acn: "2"},
+	{id: opSUP, mcode: "SUP", name: "get invoice from supplier", ord: -1, sup: 1, acn: "i"},
+	{id: opINC, mcode: "INC", name: "add invoice to available remainders", sup: -1, avl: 1, costInc: 1, suppDebt: 1, acn: "i"},
+	{id: opRES, mcode: "RES", name: "retail sale - reserve for customer", avl: -1, res: 1, acn: "o"},
+	{id: opSAL, mcode: "SAL", name: "retail sale - write-off (realization)", res: -1, costOut: 1, custDebt: 1, acn: "o"},
+	{id: opPSU, mcode: "PSU", name: "payment to supplier for wares", suppDebt: -1, acn: "s"},
+	{id: opPCU, mcode: "PCU", name: "payment from customer (advance or target transfer)", custDebt: -1, acn: "c"},
+}
+
+func optypeOf(id int) optype {
+	for _, o := range optypes {
+		if o.id == id {
+			return o
+		}
+	}
+	return optype{id: id}
+}
+
+// The quantity FIFO's rules: rules_for_qdistr. An operation's document
+// line of quantity q puts q rows of one unit into qdistr for each rule
+// whose sender it is; the next stage takes ("storns") them, oldest
+// document first, moving each into qstorned.
+//
+//	new_doc_only   -    → 1000
+//	distr+new_doc  1000 → 1200  storno_sub 1
+//	distr+new_doc  1200 → 2000  storno_sub 1
+//	mult_rows_only 1000 → 3300  storno_sub 2
+//	mult_rows_only 2000 → 3300
+//	distr+new_doc  2100 → 3300  storno_sub 1
+//	new_doc_only   3300 → 3400
+type qrule struct{ snd, rcv, sub int }
+
+var qrules = []qrule{
+	{opCLO, opORD, 1}, {opORD, opSUP, 1}, {opCLO, opRES, 2}, {opSUP, opRES, 0}, {opINC, opRES, 1}, {opRES, opSAL, 0},
+}
+
+// nextRcv is the receiver of the rows a document of op creates when it
+// storns (sp_make_qty_storno's v_next_rcv_op): 1200 → 2000, 2000 → 3300,
+// 3300 → 3400.
+func nextRcv(op int) int {
+	for _, r := range qrules {
+		if r.snd == op && r.sub != 2 {
+			return r.rcv
+		}
+	}
+	return 0
+}
+
+// source is the sender whose rows op storns first (storno_sub 1):
+// 1200 ← 1000, 2000 ← 1200, 3300 ← 2100.
+func source(op int) int {
+	for _, r := range qrules {
+		if r.rcv == op && r.sub == 1 {
+			return r.snd
+		}
+	}
+	return 0
+}
+
+// The cost FIFO's rules: rules_for_pdistr, rows_to_multiply 10
+// (C_ROWS_TO_MULTIPLY): a realization's cost waits in pdistr for the
+// customer's payments, a payment for realizations (an advance); likewise
+// invoices and payments to suppliers.
+var prules = [][2]int{{opPCU, opSAL}, {opSAL, opPCU}, {opPSU, opINC}, {opINC, opPSU}}
+
+// pcounter is the operation whose rows op's document pays off: 5000 ↔
+// 3400, 4000 ↔ 2100.
+func pcounter(op int) int {
+	for _, r := range prules {
+		if r[0] == op {
+			return r[1]
+		}
+	}
+	return 0
+}
+
+// The semaphores: the services run one client at a time, the one that
+// holds their row (OLTP-EMUL's semaphores table).
+const (
+	semMoneySaldo = 1 // srv_make_money_saldo
+	semRecalcIdx  = 2 // srv_recalc_idx_stat
+	semInvntSaldo = 3 // srv_make_invnt_saldo
+)
+
+// The tables, in portable SQL, after oltp30_DDL.sql. Money is in cents
+// (the original's numeric(12,2)), quantities in whole units (its
+// numeric(12,3) only ever holds integers), times in Unix microseconds. The
+// CHECK constraints are the original's, its domains' (dm_qty ≥ 0, dm_sign
+// in -1, 0, 1) included; ids come from the workload (see initIDs), as the
+// original takes them from sequences.
+var schema = []string{
+	`CREATE TABLE IF NOT EXISTS oe_settings (mcode VARCHAR(40) NOT NULL PRIMARY KEY, svalue VARCHAR(80) NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS oe_optypes (id INTEGER NOT NULL PRIMARY KEY, mcode CHAR(3) NOT NULL, name VARCHAR(80) NOT NULL,
+		m_qty_clo SMALLINT NOT NULL, m_qty_clr SMALLINT NOT NULL, m_qty_ord SMALLINT NOT NULL, m_qty_sup SMALLINT NOT NULL,
+		m_qty_avl SMALLINT NOT NULL, m_qty_res SMALLINT NOT NULL, m_cost_inc SMALLINT NOT NULL, m_cost_out SMALLINT NOT NULL,
+		m_cust_debt SMALLINT NOT NULL, m_supp_debt SMALLINT NOT NULL, acn_type CHAR(1) NOT NULL,
+		CONSTRAINT oe_optypes_mcode_unq UNIQUE (mcode),
+		CONSTRAINT oe_optypes_sign CHECK (m_qty_clo IN (-1, 0, 1) AND m_qty_clr IN (-1, 0, 1) AND m_qty_ord IN (-1, 0, 1) AND m_qty_sup IN (-1, 0, 1)
+			AND m_qty_avl IN (-1, 0, 1) AND m_qty_res IN (-1, 0, 1) AND m_cust_debt IN (-1, 0, 1) AND m_supp_debt IN (-1, 0, 1)),
+		CONSTRAINT oe_optype_mutual_inc_out CHECK (abs(m_cost_inc) + abs(m_cost_out) < 2),
+		CONSTRAINT oe_optype_mult_pay_only CHECK (m_supp_debt = 1 AND m_cost_inc = 1 OR m_cust_debt = 1 AND m_cost_out = 1
+			OR m_supp_debt <= 0 AND m_cust_debt <= 0 AND m_cost_inc = 0 AND m_cost_out = 0),
+		CONSTRAINT oe_optypes_acn CHECK (acn_type IN ('1', '2', 'i', 'o', 'c', 's')))`,
+	`CREATE TABLE IF NOT EXISTS oe_wares (id BIGINT NOT NULL PRIMARY KEY, numb VARCHAR(20) NOT NULL, name VARCHAR(80) NOT NULL,
+		price_purchase BIGINT NOT NULL, price_retail BIGINT NOT NULL, CONSTRAINT oe_wares_numb_unq UNIQUE (numb))`,
+	`CREATE TABLE IF NOT EXISTS oe_agents (id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(80) NOT NULL,
+		is_customer SMALLINT NOT NULL, is_supplier SMALLINT NOT NULL, is_our_firm SMALLINT NOT NULL,
+		CONSTRAINT oe_agents_sign CHECK (is_customer IN (0, 1) AND is_supplier IN (0, 1) AND is_our_firm IN (0, 1)),
+		CONSTRAINT oe_agents_mutual_excl CHECK (is_our_firm = 1 AND is_customer = 0 AND is_supplier = 0
+			OR is_our_firm = 0 AND (is_customer = 1 OR is_supplier = 1)),
+		CONSTRAINT oe_agents_name_unq UNIQUE (name))`,
+	`CREATE TABLE IF NOT EXISTS oe_doc_list (id BIGINT NOT NULL PRIMARY KEY, optype_id INTEGER NOT NULL, agent_id BIGINT NOT NULL,
+		state_id INTEGER NOT NULL, base_doc_id BIGINT, cost_purchase BIGINT NOT NULL, cost_retail BIGINT NOT NULL,
+		acn_type CHAR(1) NOT NULL, dts_open BIGINT NOT NULL, dts_fix BIGINT, dts_clos BIGINT, worker_id INTEGER NOT NULL,
+		CONSTRAINT oe_dts_clos_greater_than_open CHECK (dts_clos IS NULL OR dts_clos > dts_open),
+		CONSTRAINT oe_doc_list_acn CHECK (acn_type IN ('1', '2', 'i', 'o', 'c', 's')))`,
+	`CREATE INDEX IF NOT EXISTS oe_doc_list_pick ON oe_doc_list (optype_id, worker_id, id)`,
+	`CREATE TABLE IF NOT EXISTS oe_doc_data (id BIGINT NOT NULL PRIMARY KEY, doc_id BIGINT NOT NULL, ware_id BIGINT NOT NULL,
+		qty BIGINT NOT NULL, cost_purchase BIGINT NOT NULL, cost_retail BIGINT NOT NULL, dts_edit BIGINT NOT NULL,
+		CONSTRAINT oe_doc_data_doc_ware_unq UNIQUE (doc_id, ware_id),
+		CONSTRAINT oe_doc_data_qty CHECK (qty >= 0),
+		CONSTRAINT oe_doc_data_qty_cost_both CHECK (qty > 0 AND cost_purchase > 0 AND cost_retail > 0 OR qty = 0 AND cost_purchase = 0 AND cost_retail = 0))`,
+	// The quantity FIFO: a row per unit waiting for its receiver (qdistr),
+	// and the rows taken, with the line that took them (qstorned).
+	`CREATE TABLE IF NOT EXISTS oe_qdistr (id BIGINT NOT NULL PRIMARY KEY, doc_id BIGINT NOT NULL, worker_id INTEGER NOT NULL,
+		ware_id BIGINT NOT NULL, snd_optype_id INTEGER NOT NULL, snd_id BIGINT NOT NULL, snd_qty BIGINT NOT NULL,
+		rcv_optype_id INTEGER NOT NULL, snd_purchase BIGINT NOT NULL, snd_retail BIGINT NOT NULL,
+		CONSTRAINT oe_qdistr_qty CHECK (snd_qty >= 0))`,
+	`CREATE INDEX IF NOT EXISTS oe_qdistr_fifo ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, ware_id, doc_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_qdistr_doc ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, doc_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_qdistr_snd ON oe_qdistr (snd_id)`,
+	`CREATE TABLE IF NOT EXISTS oe_qstorned (id BIGINT NOT NULL PRIMARY KEY, doc_id BIGINT NOT NULL, worker_id INTEGER NOT NULL,
+		ware_id BIGINT NOT NULL, snd_optype_id INTEGER NOT NULL, snd_id BIGINT NOT NULL, snd_qty BIGINT NOT NULL,
+		rcv_doc_id BIGINT NOT NULL, rcv_optype_id INTEGER NOT NULL, rcv_id BIGINT NOT NULL,
+		snd_purchase BIGINT NOT NULL, snd_retail BIGINT NOT NULL,
+		CONSTRAINT oe_qstorned_qty CHECK (snd_qty >= 0))`,
+	`CREATE INDEX IF NOT EXISTS oe_qstorned_doc ON oe_qstorned (doc_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_qstorned_snd ON oe_qstorned (snd_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_qstorned_rcv ON oe_qstorned (rcv_id)`,
+	// The cost FIFO: what a document still waits to be paid or to pay
+	// (pdistr), and what paid what (pstorned).
+	`CREATE TABLE IF NOT EXISTS oe_pdistr (id BIGINT NOT NULL PRIMARY KEY, agent_id BIGINT NOT NULL, snd_optype_id INTEGER NOT NULL,
+		snd_id BIGINT NOT NULL, worker_id INTEGER NOT NULL, snd_cost BIGINT NOT NULL, rcv_optype_id INTEGER NOT NULL,
+		CONSTRAINT oe_pdistr_snd_op_diff_rcv_op CHECK (snd_optype_id <> rcv_optype_id),
+		CONSTRAINT oe_pdistr_cost CHECK (snd_cost >= 0))`,
+	`CREATE INDEX IF NOT EXISTS oe_pdistr_pick ON oe_pdistr (snd_optype_id, rcv_optype_id, worker_id, snd_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_pdistr_agent ON oe_pdistr (agent_id, snd_optype_id, worker_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_pdistr_snd ON oe_pdistr (snd_id)`,
+	`CREATE TABLE IF NOT EXISTS oe_pstorned (id BIGINT NOT NULL PRIMARY KEY, agent_id BIGINT NOT NULL, snd_optype_id INTEGER NOT NULL,
+		snd_id BIGINT NOT NULL, worker_id INTEGER NOT NULL, snd_cost BIGINT NOT NULL, rcv_optype_id INTEGER NOT NULL,
+		rcv_id BIGINT NOT NULL, rcv_cost BIGINT NOT NULL,
+		CONSTRAINT oe_pstorned_snd_op_diff_rcv_op CHECK (snd_optype_id <> rcv_optype_id))`,
+	`CREATE INDEX IF NOT EXISTS oe_pstorned_snd ON oe_pstorned (snd_id)`,
+	`CREATE INDEX IF NOT EXISTS oe_pstorned_rcv ON oe_pstorned (rcv_id)`,
+	// The turnover logs: insert-only for the business units; the
+	// aggregations total them into the saldos and delete what they totalled.
+	`CREATE TABLE IF NOT EXISTS oe_invnt_turnover_log (id BIGINT NOT NULL PRIMARY KEY, ware_id BIGINT NOT NULL, qty_diff BIGINT NOT NULL,
+		cost_diff BIGINT NOT NULL, doc_list_id BIGINT NOT NULL, doc_pref CHAR(3) NOT NULL, doc_data_id BIGINT NOT NULL,
+		optype_id INTEGER NOT NULL, dts_edit BIGINT NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS oe_invnt_turnover_log_ware ON oe_invnt_turnover_log (ware_id, doc_data_id)`,
+	`CREATE TABLE IF NOT EXISTS oe_invnt_saldo (id BIGINT NOT NULL PRIMARY KEY,
+		qty_clo BIGINT NOT NULL, qty_clr BIGINT NOT NULL, qty_ord BIGINT NOT NULL, qty_sup BIGINT NOT NULL,
+		qty_avl BIGINT NOT NULL, qty_res BIGINT NOT NULL, qty_inc BIGINT NOT NULL, qty_out BIGINT NOT NULL,
+		cost_inc BIGINT NOT NULL, cost_out BIGINT NOT NULL, dts_edit BIGINT NOT NULL,
+		CONSTRAINT oe_invnt_saldo_qty CHECK (qty_clo >= 0 AND qty_clr >= 0 AND qty_ord >= 0 AND qty_sup >= 0
+			AND qty_avl >= 0 AND qty_res >= 0 AND qty_inc >= 0 AND qty_out >= 0),
+		CONSTRAINT oe_invnt_saldo_acn_zero CHECK (NOT (qty_avl + qty_res = 0 AND cost_inc - cost_out <> 0
+			OR qty_avl + qty_res <> 0 AND cost_inc - cost_out = 0)))`,
+	`CREATE TABLE IF NOT EXISTS oe_money_turnover_log (id BIGINT NOT NULL PRIMARY KEY, doc_id BIGINT NOT NULL, agent_id BIGINT NOT NULL,
+		optype_id INTEGER NOT NULL, cost_purchase BIGINT NOT NULL, cost_retail BIGINT NOT NULL, dts BIGINT NOT NULL)`,
+	`CREATE INDEX IF NOT EXISTS oe_money_turnover_log_agent ON oe_money_turnover_log (agent_id, optype_id)`,
+	`CREATE TABLE IF NOT EXISTS oe_money_saldo (agent_id BIGINT NOT NULL PRIMARY KEY, cost_purchase BIGINT NOT NULL, cost_retail BIGINT NOT NULL)`,
+	`CREATE TABLE IF NOT EXISTS oe_semaphores (id INTEGER NOT NULL PRIMARY KEY, task VARCHAR(40) NOT NULL, dts BIGINT NOT NULL,
+		CONSTRAINT oe_semaphores_task_unq UNIQUE (task))`,
+}
+
+// descending are the indexes a set's highest id is read from (see bounds)
+// on Firebird, whose indexes are walked in one direction only: the
+// original's doc_list_id_desc, pdistr_sndop_rcvop_sndid_desc and their kind.
+// The other engines walk an index backwards.
+var descending = []string{
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_doc_list_pick_desc ON oe_doc_list (optype_id, worker_id, id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_qdistr_ware_desc ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, ware_id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_qdistr_doc_desc ON oe_qdistr (snd_optype_id, rcv_optype_id, worker_id, doc_id)`,
+	`CREATE DESCENDING INDEX IF NOT EXISTS oe_pdistr_pick_desc ON oe_pdistr (snd_optype_id, rcv_optype_id, worker_id, snd_id)`,
+}
+
+func createSchema(ctx context.Context, c backend.Conn, d backend.Dialect) error {
+	stmts := schema
+	if d.Name == "firebird" {
+		stmts = append(stmts[:len(stmts):len(stmts)], descending...)
+	}
+	for _, s := range stmts {
 		if err := c.ExecScript(ctx, s); err != nil {
 			return err
 		}
@@ -64,123 +246,35 @@ func createSchema(ctx context.Context, c backend.Conn, _ backend.Dialect) error 
 // Id sequences, kept by the workload: seeded from the tables' maxima at load.
 const (
 	seqDoc = iota
-	seqLine
-	seqQtyLog
+	seqDocData
+	seqQdistr
+	seqPdistr
+	seqPstorned
+	seqInvntLog
 	seqMoneyLog
-	seqFifo
 	nSeq
 )
 
-var seqTables = [nSeq]string{"oe_docs", "oe_lines", "oe_qty_log", "oe_money_log", "oe_fifo_src"}
+// seqTables are the tables each sequence numbers; qstorned rows keep the id
+// of the qdistr row they were, as in the original.
+var seqTables = [nSeq][]string{
+	{"oe_doc_list"}, {"oe_doc_data"}, {"oe_qdistr", "oe_qstorned"}, {"oe_pdistr"}, {"oe_pstorned"},
+	{"oe_invnt_turnover_log"}, {"oe_money_turnover_log"},
+}
 
 func (w *emul) initIDs(ctx context.Context, c backend.Conn) error {
-	for i, t := range seqTables {
-		var n int64
-		if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT coalesce(max(id), 0) FROM " + t}, nil, &n); err != nil {
-			return err
+	for i, ts := range seqTables {
+		var top int64
+		for _, t := range ts {
+			var n int64
+			if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT coalesce(max(id), 0) FROM " + t}, nil, &n); err != nil {
+				return err
+			}
+			top = max(top, n)
 		}
-		w.ids[i].Store(n)
+		w.ids[i].Store(top)
 	}
 	return nil
 }
 
 func (w *emul) id(seq int) int64 { return w.ids[seq].Add(1) }
-
-// stmts are the statements, some of them shaped by the dialect: where the
-// engine has row locks, picks take rows FOR UPDATE SKIP LOCKED, so that
-// consumers never wait on each other; SQLite serialises writers (BEGIN
-// IMMEDIATE) and needs no clause; Firebird 3 picks without a lock and the
-// conditional update that follows decides (a lost race is retried).
-type stmts struct {
-	countWares, countContractors, countDocs                    *backend.Stmt
-	insWare, insBalance, insContractor, insMoney, insAgg       *backend.Stmt
-	insDoc, insLine, insQty, insMoneyLog, insFifo              *backend.Stmt
-	pickDoc, pickDocs, setState, setParent, docLines, docTotal *backend.Stmt
-	sumChildren, wareQty                                       *backend.Stmt
-	freeFifo, takeFifo, useFifo, untakeFifo, delUse, delSrc    *backend.Stmt
-	lockMoney, owed                                            *backend.Stmt
-	lockAgg, bumpAgg, markQty, qtySums, doneQty, addBalance    *backend.Stmt
-	markMoney, moneySums, doneMoney, addMoney                  *backend.Stmt
-	// optimistic: picks hold no lock (Dialect.OptimisticPicks)
-	optimistic bool
-}
-
-// taken is the error for a picked document that is no longer in the state
-// the pick saw: a lost race where picks hold no lock, else an inconsistency.
-func (s *stmts) taken(doc int64, state string) error {
-	if s.optimistic {
-		return workload.LostRace("oltp-emul: document %d left state %s before this transaction changed it", doc, state)
-	}
-	return workload.Inconsistent("oltp-emul: document %d left state %s under a lock held", doc, state)
-}
-
-func newStmts(d backend.Dialect) *stmts {
-	lock := d.LockSkip
-	s := func(q string) *backend.Stmt { return &backend.Stmt{SQL: strings.Join(strings.Fields(q), " ")} }
-	return &stmts{
-		countWares:       s(`SELECT count(*) FROM oe_wares`),
-		countContractors: s(`SELECT count(*) FROM oe_contractors`),
-		countDocs:        s(`SELECT count(*) FROM oe_docs`),
-		insWare:          s(`INSERT INTO oe_wares (id, name, price) VALUES (?, ?, ?)`),
-		insBalance:       s(`INSERT INTO oe_balances (ware, clo, ord, sup, avl, res, inc, outq) VALUES (?, 0, 0, 0, 0, 0, 0, 0)`),
-		insContractor:    s(`INSERT INTO oe_contractors (id, name, kind) VALUES (?, ?, ?)`),
-		insMoney:         s(`INSERT INTO oe_money (contractor, balance) VALUES (?, 0)`),
-		insAgg:           s(`INSERT INTO oe_agg (id, runs) VALUES (1, 0)`),
-
-		insDoc:      s(`INSERT INTO oe_docs (id, kind, state, contractor, parent, total, created) VALUES (?, ?, ?, ?, 0, ?, ?)`),
-		insLine:     s(`INSERT INTO oe_lines (id, doc, ware, qty, price, amount) VALUES (?, ?, ?, ?, ?, ?)`),
-		insQty:      s(`INSERT INTO oe_qty_log (id, ware, doc, clo, ord, sup, avl, res, inc, outq, agg) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)`),
-		insMoneyLog: s(`INSERT INTO oe_money_log (id, contractor, doc, delta, agg) VALUES (?, ?, ?, ?, 0)`),
-		insFifo:     s(`INSERT INTO oe_fifo_src (id, ware, src_doc, taken) VALUES (?, ?, ?, 0)`),
-
-		// The oldest document of a kind in a state that nobody else holds.
-		pickDoc:  s(`SELECT id, contractor, total FROM oe_docs WHERE kind = ? AND state = ? ORDER BY id LIMIT 1` + lock),
-		pickDocs: s(`SELECT id FROM oe_docs WHERE kind = ? AND state = ? ORDER BY id LIMIT ?` + lock),
-		setState: s(`UPDATE oe_docs SET state = ? WHERE id = ? AND state = ?`),
-		// setParent marks a gathered document with the one that gathered it.
-		setParent:   s(`UPDATE oe_docs SET state = ?, parent = ? WHERE id = ? AND state = ?`),
-		docLines:    s(`SELECT ware, qty, price FROM oe_lines WHERE doc = ? ORDER BY id`),
-		docTotal:    s(`UPDATE oe_docs SET total = ? WHERE id = ?`),
-		sumChildren: s(`SELECT l.ware, sum(l.qty) FROM oe_lines l JOIN oe_docs d ON d.id = l.doc WHERE d.parent = ? GROUP BY l.ware ORDER BY l.ware`),
-		wareQty:     s(`SELECT price FROM oe_wares WHERE id = ?`),
-
-		// FIFO: reserve the oldest free units of a ware; release them; ship them.
-		freeFifo:   s(`SELECT count(*) FROM oe_fifo_src WHERE ware = ? AND taken = 0`),
-		takeFifo:   s(takeFifo(d)),
-		useFifo:    s(`INSERT INTO oe_fifo_use (src, doc, ware) SELECT id, taken, ware FROM oe_fifo_src WHERE taken = ?`),
-		untakeFifo: s(`UPDATE oe_fifo_src SET taken = 0 WHERE taken = ?`),
-		delUse:     s(`DELETE FROM oe_fifo_use WHERE doc = ?`),
-		delSrc:     s(`DELETE FROM oe_fifo_src WHERE taken = ?`),
-
-		// Payments: lock the contractor's balance row, then read what is owed.
-		lockMoney: s(`UPDATE oe_money SET balance = balance WHERE contractor = ?`),
-		owed:      s(`SELECT m.balance + coalesce((SELECT sum(delta) FROM oe_money_log l WHERE l.contractor = m.contractor AND l.agg = 0), 0) FROM oe_money m WHERE m.contractor = ?`),
-
-		// Aggregation, one client at a time: the one holding oe_agg's row.
-		lockAgg: s(`SELECT runs FROM oe_agg WHERE id = 1` + lock),
-		bumpAgg: s(`UPDATE oe_agg SET runs = runs + 1 WHERE id = 1`),
-		// Mark the rows committed so far (2), sum exactly those, then call
-		// them aggregated (1): a row committed meanwhile waits for next time.
-		markQty:    s(`UPDATE oe_qty_log SET agg = 2 WHERE agg = 0`),
-		qtySums:    s(`SELECT ware, sum(clo), sum(ord), sum(sup), sum(avl), sum(res), sum(inc), sum(outq) FROM oe_qty_log WHERE agg = 2 GROUP BY ware ORDER BY ware`),
-		doneQty:    s(`UPDATE oe_qty_log SET agg = 1 WHERE agg = 2`),
-		addBalance: s(`UPDATE oe_balances SET clo = clo + ?, ord = ord + ?, sup = sup + ?, avl = avl + ?, res = res + ?, inc = inc + ?, outq = outq + ? WHERE ware = ?`),
-		markMoney:  s(`UPDATE oe_money_log SET agg = 2 WHERE agg = 0`),
-		moneySums:  s(`SELECT contractor, sum(delta) FROM oe_money_log WHERE agg = 2 GROUP BY contractor ORDER BY contractor`),
-		doneMoney:  s(`UPDATE oe_money_log SET agg = 1 WHERE agg = 2`),
-		addMoney:   s(`UPDATE oe_money SET balance = balance + ? WHERE contractor = ?`),
-		optimistic: d.OptimisticPicks,
-	}
-}
-
-// takeFifo reserves the oldest free units of a ware. MariaDB and MySQL refuse
-// LIMIT in an IN subquery and a subquery on the table being updated, and
-// Firebird 3 has no SKIP LOCKED; both take ORDER BY and LIMIT (Firebird:
-// ROWS) on the UPDATE itself, which waits on rows other consumers hold
-// instead of skipping them.
-func takeFifo(d backend.Dialect) string {
-	if d.Name == "mysql" || d.Name == "firebird" {
-		return `UPDATE oe_fifo_src SET taken = ? WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?`
-	}
-	return `UPDATE oe_fifo_src SET taken = ? WHERE id IN (SELECT id FROM oe_fifo_src WHERE ware = ? AND taken = 0 ORDER BY id LIMIT ?` + d.LockSkip + `)`
-}
