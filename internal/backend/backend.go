@@ -66,6 +66,10 @@ type Spec struct {
 	API     API
 	// Forms lists the accepted --db values, for help ("sqlite", "sqlite:PATH").
 	Forms []string
+	// Driver is the Go module dbgauge speaks to the engine through
+	// ("github.com/jackc/pgx/v5"), or how it does where there is none:
+	// what `dbgauge version` lists.
+	Driver string
 	// Throwaway is the --db value that gives a fresh, private instance
 	// ("sqlite", "postgres:managed"): what tests use.
 	Throwaway string

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,7 +18,7 @@ import (
 )
 
 func newLoadCmd(ctx context.Context, env *Env) *cobra.Command {
-	cmd := workloadParent("load WORKLOAD [flags]", "load a workload's dataset only (batched, parallel), for later runs to reuse")
+	cmd := workloadParent(env, "load WORKLOAD [flags]", "load a workload's dataset only (batched, parallel), for later runs to reuse")
 	for _, spec := range catalog.Workloads() {
 		cmd.AddCommand(newLoadWorkloadCmd(ctx, env, spec))
 	}
@@ -36,9 +37,18 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	bind(fs, runKnobs(spec))
+	bindOne(fs, knobsFor(spec, knob.ForLoad))
+	bindOne(fs, slices.DeleteFunc(slices.Clone(outputKnobs), func(k knob.Spec) bool { return !k.UsedBy(knob.ForLoad) }))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		show, err := readOutput(fs)
+		if err != nil {
+			return err
+		}
 		setValues(fs, values)
+		every, err := values.Int("progress", 0, 86400)
+		if err != nil {
+			return err
+		}
 		for _, k := range given(fs, env.Args) {
 			if strings.Contains(k.Value, ",") && !single(spec)(k.Name) && k.Name != "set" {
 				return knob.Bad("give one value: a load fills one dataset", "--%s %s: dbgauge load takes no lists", k.Name, k.Value)
@@ -51,8 +61,9 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		if err != nil {
 			return err
 		}
-		p := &progress{env: env}
-		lp := &loadProgress{p: p, start: time.Now()}
+		p := &progress{env: env, out: show}
+		lp := &loadProgress{p: p, start: time.Now(), every: time.Duration(every) * time.Second}
+		lp.last = lp.start
 		out, err := plan.LoadOnly(ctx, lp.update, p.Note)
 		p.clear()
 		if err != nil {
@@ -81,10 +92,13 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 	return cmd
 }
 
-// loadProgress shows a load's progress line, at most a few times a second.
+// loadProgress shows a load's progress: a line every --progress seconds
+// that stays, or with --live on a terminal one line rewritten a few times
+// a second.
 type loadProgress struct {
 	p     *progress
 	start time.Time
+	every time.Duration // 0: no lines
 	mu    sync.Mutex
 	last  time.Time
 	total int64
@@ -94,22 +108,30 @@ func (l *loadProgress) update(done, total int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.total = total
+	if l.every == 0 || l.p.out.quiet {
+		return
+	}
 	now := time.Now()
-	if now.Sub(l.last) < 250*time.Millisecond && done < total {
+	step := l.every
+	if l.p.inPlace() {
+		step = 250 * time.Millisecond
+	}
+	if now.Sub(l.last) < step && done < total {
 		return
 	}
 	l.last = now
-	el := now.Sub(l.start).Seconds()
-	line := fmt.Sprintf("loading: %d of %d records (%.0f %%), %.0f records/s, %.0f s", done, total, 100*float64(done)/float64(max(total, 1)), float64(done)/max(el, 1e-3), el)
-	if done > 0 && done < total && el >= 1 {
-		line += fmt.Sprintf(", about %.0f s to go", el*float64(total-done)/float64(done))
-	}
 	l.p.mu.Lock()
 	defer l.p.mu.Unlock()
-	if l.p.env.IsTTY {
-		fmt.Fprint(l.p.env.Stderr, "\r\033[K"+line)
-		l.p.open = true
-		return
+	l.p.line(workLine("loading", "records", done, total, now.Sub(l.start)))
+}
+
+// workLine is a progress line of long work (a load, a fill, a restore):
+// how far it got, its rate and, once it has a pace, the time to go.
+func workLine(what, unit string, done, total int64, el time.Duration) string {
+	s := el.Seconds()
+	line := fmt.Sprintf("%s: %d of %d %s (%.0f %%), %.0f %s/s, %.0f s", what, done, total, unit, 100*float64(done)/float64(max(total, 1)), float64(done)/max(s, 1e-3), unit, s)
+	if done > 0 && done < total && s >= 1 {
+		line += fmt.Sprintf(", about %.0f s to go", s*float64(total-done)/float64(done))
 	}
-	fmt.Fprintln(l.p.env.Stderr, line)
+	return line
 }

@@ -160,8 +160,8 @@ it calls nothing inside ±5 % a difference.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&failIfSlower, "fail-if-slower", "", "exit 1 when an input's throughput is significantly lower than the first's by more than this, e.g. 5%")
-	cmd.Flags().StringVar(&html, "html", "", "also write the comparison as a self-contained HTML file")
+	cmd.Flags().StringVar(&failIfSlower, "fail-if-slower", "", "exit 1 when an input's throughput is significantly lower than the first's by more than `PERCENT`, e.g. 5%")
+	cmd.Flags().StringVar(&html, "html", "", "also write the comparison as a self-contained HTML `FILE`")
 	return cmd
 }
 

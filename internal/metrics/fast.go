@@ -116,6 +116,37 @@ func (v view) mean() float64 {
 	return mean
 }
 
+// MeanSd returns h.Mean() and h.StdDev(), through a copy of its counts
+// when it is laid out as NewHistogram's are (one linear pass each, not the
+// library's per-bucket iterator).
+func MeanSd(h *hdrhistogram.Histogram) (mean, sd float64) {
+	if h.TotalCount() == 0 {
+		return 0, 0
+	}
+	if v, ok := viewOf(h); ok {
+		mean = v.mean()
+		return mean, v.stddev(mean)
+	}
+	return h.Mean(), h.StdDev()
+}
+
+// stddev is h.StdDev() given its mean, term by term in the library's order.
+func (v view) stddev(mean float64) float64 {
+	if v.total == 0 {
+		return 0
+	}
+	var dev2 float64
+	total := float64(v.total)
+	for i := v.first; i <= v.last; i++ {
+		if c := v.counts[i]; c != 0 {
+			low, size := span(i)
+			d := float64(low+size>>1) - mean
+			dev2 += (d * d) * float64(c) / total
+		}
+	}
+	return math.Sqrt(dev2)
+}
+
 // The V2 encoding (hdr_encoding.go): a compressed-encoding cookie, the
 // length of the zlib stream, and the stream; inside it, a 40-byte header
 // and the counts through the last one recorded as ZigZag LEB128 longs, a

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -75,6 +76,9 @@ func TestSummaryMatchesLibrary(t *testing.T) {
 				}
 				if h.TotalCount() > 0 && l.MeanUs != h.Mean() {
 					t.Errorf("hist %v: mean %v, library %v", hist, l.MeanUs, h.Mean())
+				}
+				if sd := h.StdDev(); math.Abs(l.SdUs-sd) > 1e-9*max(sd, 1) {
+					t.Errorf("hist %v: sd %v, library %v", hist, l.SdUs, sd)
 				}
 			}
 			dec, err := hdrhistogram.Decode([]byte(v.encode()))

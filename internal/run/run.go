@@ -28,10 +28,13 @@ type Config struct {
 	Warmup   time.Duration // measured, then discarded
 	Duration time.Duration // measure phase length; 0 when Units ends it
 	Units    int64         // units to run in the measure phase; 0 when Duration ends it
-	Rate     float64       // open loop: intended units per second, all clients together; 0 = closed loop
-	Retries  int           // retries of a unit after a retryable error
-	Seed     uint64        // randomness is seeded from (Seed, client)
-	StopFile string        // the run ends cleanly when this file appears
+	// PerClient is the units each client runs in the measure phase
+	// (pgbench -t); 0: no such limit. Units is then PerClient × Clients.
+	PerClient int64
+	Rate      float64 // open loop: intended units per second, all clients together; 0 = closed loop
+	Retries   int     // retries of a unit after a retryable error
+	Seed      uint64  // randomness is seeded from (Seed, client)
+	StopFile  string  // the run ends cleanly when this file appears
 	// Unavailable is how long every unit may fail as unavailable before
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
@@ -426,11 +429,18 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
+	var mine int64 // units this client began in the measure phase
 	for !r.stopping() {
 		if think > 0 && !r.sleep(ctx, think) {
 			return
 		}
 		think = 0
+		if r.cfg.PerClient > 0 && r.measuring.Load() {
+			if mine == r.cfg.PerClient {
+				return // its N are done; the others finish theirs
+			}
+			mine++
+		}
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
 			return // no unit left; the others finish theirs, retries included
 		}

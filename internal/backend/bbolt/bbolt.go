@@ -26,6 +26,7 @@ var Spec = backend.Spec{
 	Ext:        ".bolt",
 	API:        backend.KV,
 	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
+	Driver:     module,
 	Match:      backend.EmbeddedMatch("bbolt"),
 	Durability: durabilityDoc,
 	Promises:   promises,

@@ -37,6 +37,7 @@ var Spec = backend.Spec{
 	Throwaway: managed,
 	API:       backend.SQL,
 	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb"},
+	Driver:    module,
 	Match: func(db string) bool {
 		return db == managed || strings.HasPrefix(db, "firebird://")
 	},

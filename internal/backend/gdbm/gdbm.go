@@ -32,6 +32,7 @@ var Spec = backend.Spec{
 	Ext:        ".gdbm",
 	API:        backend.KV,
 	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
+	Driver:     "libgdbm, through dbgauge's own cgo binding",
 	Match:      backend.EmbeddedMatch("gdbm"),
 	Durability: durabilityDoc,
 	Promises:   promises,

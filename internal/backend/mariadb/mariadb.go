@@ -30,6 +30,7 @@ var Spec = backend.Spec{
 	Throwaway: "mariadb:managed",
 	API:       backend.SQL,
 	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@tcp(HOST:PORT)/DB"},
+	Driver:    module,
 	Match: func(db string) bool {
 		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
 	},

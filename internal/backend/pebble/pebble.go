@@ -33,6 +33,7 @@ var Spec = backend.Spec{
 	Ext:        ".pebble",
 	API:        backend.KV,
 	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
+	Driver:     module,
 	Match:      backend.EmbeddedMatch("pebble"),
 	Durability: durabilityDoc,
 	Promises:   promises,

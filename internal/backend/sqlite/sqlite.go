@@ -28,6 +28,7 @@ var Spec = backend.Spec{
 	Ext:        ".db",
 	API:        backend.SQL,
 	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
+	Driver:     driverModule,
 	Match:      backend.EmbeddedMatch("sqlite"),
 	Durability: durabilityDoc,
 	Promises:   promises,

@@ -26,8 +26,8 @@ var Spec = workload.Spec{
 	Units:   "transactions",
 	APIs:    []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "scale", Default: "1", Kind: knob.Int, Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
-		{Name: "select-only", Kind: knob.Switch, Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
+		{Name: "scale", Short: "s", Default: "1", Kind: knob.Int, Uses: knob.ForLoad | knob.ForCheck, Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
+		{Name: "select-only", Short: "S", Kind: knob.Switch, Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
 	},
 	New: newTPCB,
 }
