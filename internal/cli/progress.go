@@ -2,12 +2,14 @@ package cli
 
 import (
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/openmetrics"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -21,11 +23,17 @@ var outputKnobs = []knob.Spec{
 		Usage: "nothing on stderr but errors: no notes, no progress lines (the summary still goes to stdout)"},
 	{Name: "json", Kind: knob.Switch, Single: true,
 		Usage: "print the final summary on stdout as JSON instead of text (result.json beside it holds everything)"},
+	{Name: "metrics-addr", Values: "HOST:PORT", Single: true,
+		Usage: "serve the live run as OpenMetrics for Prometheus on http://HOST:PORT/metrics, e.g. 127.0.0.1:9464 (port 0: a free one, said on stderr); a matrix's cells serve in turn"},
+	{Name: "metrics-linger", Kind: knob.Duration, Default: "0s", Single: true,
+		Usage: "with --metrics-addr: keep serving the final figures this long after the run, so that a scrape sees its end (Prometheus scrapes every 15s by default)"},
 }
 
 // output is what the output knobs say.
 type output struct {
 	live, quiet, json bool
+	metricsAddr       string        // --metrics-addr: "" serves nothing
+	linger            time.Duration // --metrics-linger
 }
 
 // readOutput reads the output knobs a command bound.
@@ -37,6 +45,14 @@ func readOutput(fs *pflag.FlagSet) (output, error) {
 	for name, dst := range map[string]*bool{"live": &o.live, "quiet": &o.quiet, "json": &o.json} {
 		if *dst, err = v.Bool(name); err != nil {
 			return o, err
+		}
+	}
+	if o.linger, err = v.Duration("metrics-linger"); err != nil {
+		return o, err
+	}
+	if o.metricsAddr = v.Get("metrics-addr"); o.metricsAddr != "" {
+		if _, _, err := net.SplitHostPort(o.metricsAddr); err != nil {
+			return o, knob.Bad("give HOST:PORT, e.g. --metrics-addr 127.0.0.1:9464 (or :9464 for every address)", "--metrics-addr %q: %v", o.metricsAddr, err)
 		}
 	}
 	return o, nil
@@ -51,8 +67,16 @@ type progress struct {
 	cell  string        // a matrix's cell: "3/24"
 	after time.Duration // the matrix's time left after this cell
 	mu    sync.Mutex
-	open  bool           // a progress line is on screen without its newline
-	warm  *result.Result // a warm-up went by and its note is still to print
+	open  bool                // a progress line is on screen without its newline
+	warm  *result.Result      // a warm-up went by and its note is still to print
+	serve *openmetrics.Server // --metrics-addr; nil without
+}
+
+// Tick hands --metrics-addr's endpoint the result of every second.
+func (p *progress) Tick(res *result.Result, phase string) {
+	if p.serve != nil {
+		p.serve.Update(res, phase)
+	}
 }
 
 // inPlace reports whether lines are rewritten in place.

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,6 +19,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/openmetrics"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/report"
 	"github.com/dbgauge/dbgauge/internal/session"
@@ -148,6 +150,15 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 	if env.run != nil {
 		p.cell, p.after = env.run.Cell, env.run.After
 	}
+	if out.metricsAddr != "" {
+		srv, err := openmetrics.Listen(out.metricsAddr)
+		if err != nil {
+			return knob.Bad("give a free port, or port 0 for any", "--metrics-addr %s: %v", out.metricsAddr, err)
+		}
+		p.serve = srv
+		p.Note("serving the run as OpenMetrics on http://" + srv.Addr() + "/metrics")
+		defer srv.Close()
+	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
 		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
 	})
@@ -181,10 +192,21 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 	if _, herr := writeRunReport(dir, res); herr != nil && err == nil {
 		return fmt.Errorf("write the report: %w", herr)
 	}
+	stopped := interrupted() // before a linger, which an interrupt ends
+	if p.serve != nil {
+		p.serve.Update(res, "done")
+		if out.linger > 0 && !stopped {
+			p.Note(fmt.Sprintf("serving the final figures for %s more (--metrics-linger)", out.linger))
+			select {
+			case <-time.After(out.linger):
+			case <-stop:
+			}
+		}
+	}
 	switch {
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted():
+	case stopped:
 		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
 	case !res.Summary.ChecksOK:
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}

@@ -130,6 +130,35 @@ func MeanSd(h *hdrhistogram.Histogram) (mean, sd float64) {
 	return h.Mean(), h.StdDev()
 }
 
+// AtOrBelow returns, for each limit (ascending, in µs), how many of h's
+// values are at or below it: a value counts under a limit when the highest
+// value its bucket stands for is (the histogram's precision, three
+// significant digits, is the only blur). For a Prometheus histogram's
+// cumulative buckets.
+func AtOrBelow(h *hdrhistogram.Histogram, limits []int64) []int64 {
+	out := make([]int64, len(limits))
+	add := func(highest, count int64) {
+		for j := len(limits) - 1; j >= 0 && limits[j] >= highest; j-- {
+			out[j] += count
+		}
+	}
+	if v, ok := viewOf(h); ok {
+		for i := v.first; i <= v.last && i >= 0; i++ {
+			if c := v.counts[i]; c != 0 {
+				low, size := span(i)
+				add(low+size-1, c)
+			}
+		}
+		return out
+	}
+	for _, b := range h.Distribution() {
+		if b.Count != 0 {
+			add(b.To, b.Count)
+		}
+	}
+	return out
+}
+
 // stddev is h.StdDev() given its mean, term by term in the library's order.
 func (v view) stddev(mean float64) float64 {
 	if v.total == 0 {

@@ -162,3 +162,25 @@ func BenchmarkRecord(b *testing.B) {
 		p.Record(true)
 	}
 }
+
+// TestAtOrBelow: the values at or below each limit, as the library's own
+// distribution counts them.
+func TestAtOrBelow(t *testing.T) {
+	h := NewHistogram()
+	for _, v := range []int64{1, 99, 100, 101, 999, 1000, 5000, 123456, 9_000_000} {
+		_ = h.RecordValue(v)
+	}
+	limits := []int64{0, 100, 1000, 10_000, 1_000_000, 600_000_000}
+	got := AtOrBelow(h, limits)
+	want := make([]int64, len(limits))
+	for _, b := range h.Distribution() {
+		for j, l := range limits {
+			if b.To <= l {
+				want[j] += b.Count
+			}
+		}
+	}
+	if !slices.Equal(got, want) || got[1] != 3 || got[2] != 6 || got[len(got)-1] != 9 {
+		t.Errorf("AtOrBelow = %v, library %v", got, want)
+	}
+}

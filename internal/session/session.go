@@ -31,8 +31,17 @@ type Observer interface {
 	Note(msg string)
 	// Started is called once the engine is open and the data loaded.
 	Started(res *result.Result)
-	// Second is called when a second of the series closes.
+	// Second is called when a progress interval closes (--progress: every
+	// second unless asked otherwise; never with --progress 0).
 	Second(res *result.Result, s result.Second)
+}
+
+// Ticker is an Observer that also hears of every second of the run, with
+// the name of its phase, whatever --progress says (a metrics endpoint
+// serving the live result). Tick is called with the result held still and
+// must return quickly.
+type Ticker interface {
+	Tick(res *result.Result, phase string)
 }
 
 // ErrRunFailed wraps the error that stopped a run after it had begun; the
@@ -591,11 +600,14 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 			s.flushSpan(p)
 		}
 	} else {
-		s.res.Series = append(s.res.Series, sec)
+		s.addPoint(sec)
 	}
 	s.setPhase(p.Record(true))
 	if err := s.writer.Save(s.res); err != nil {
 		s.obs.Note("saving the result failed: " + err.Error())
+	}
+	if t, ok := s.obs.(Ticker); ok {
+		t.Tick(s.res, p.Name)
 	}
 	switch {
 	case s.progress == time.Second:
@@ -642,6 +654,14 @@ func (s *session) spanPoint(p *metrics.Phase, a *span) result.Second {
 	return pt
 }
 
+// addPoint appends pt to the series. Call with s.mu held.
+func (s *session) addPoint(pt result.Second) {
+	s.res.Series = append(s.res.Series, pt)
+	for _, h := range hooks[pointHook](s) {
+		h.point(s, pt)
+	}
+}
+
 // flushProgress tells the observer of the gathered --progress interval.
 // Call with s.mu held.
 func (s *session) flushProgress(p *metrics.Phase) {
@@ -671,7 +691,7 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 // flushSpan appends the gathered --interval to the series. Call with s.mu held.
 func (s *session) flushSpan(p *metrics.Phase) {
 	if a := s.acc; a != nil {
-		s.res.Series = append(s.res.Series, s.spanPoint(p, a))
+		s.addPoint(s.spanPoint(p, a))
 		s.acc = nil
 	}
 }
