@@ -15,6 +15,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/htmlreport"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -173,6 +174,9 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 		if err := matrix.Save(dir, m); err != nil {
 			return err
 		}
+	}
+	if err := htmlreport.WriteECharts(dir); err != nil { // the one copy every page of the matrix loads
+		return fmt.Errorf("write %s: %w", htmlreport.EChartsFile, err)
 	}
 	exe := env.Exe
 	if exe == "" {

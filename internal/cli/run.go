@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -189,7 +190,11 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 	if perr := summary(env.Stdout, res, dir); perr != nil && err == nil {
 		return perr
 	}
-	if _, herr := writeRunReport(dir, res); herr != nil && err == nil {
+	echarts := "" // a page of its own embeds ECharts; a matrix's cell loads the matrix's
+	if env.run != nil && env.run.Cell != "" {
+		echarts = sharedECharts(filepath.Join("cells", res.ID)) // a cell's folder in its matrix's (matrix.New)
+	}
+	if _, herr := writeRunReport(dir, res, echarts); herr != nil && err == nil {
 		return fmt.Errorf("write the report: %w", herr)
 	}
 	stopped := interrupted() // before a linger, which an interrupt ends
