@@ -79,6 +79,11 @@ type Spec struct {
 	Ext string
 	// Match reports whether a --db value names this engine.
 	Match func(db string) bool
+	// Preflight checks a --db value before anything is made (the plan
+	// calls it): a form it cannot read, a file in a folder that does not
+	// exist, a server nothing answers for. Its error is bad input (a
+	// *knob.Error); nil when there is nothing to check.
+	Preflight func(db string) error
 	// Durability says what each level sets in the engine, for `dbgauge list`
 	// and docs/knobs.md.
 	Durability map[Durability]string

@@ -17,8 +17,8 @@ func TestHelpShowsKnobTypes(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	want := []string{
-		`(?m)^  -c, --clients int  +concurrent clients[^()]*\(default 1; a list makes a\s+matrix axis\)`,
-		`--durability sync\|lazy\|off  +flush at every commit[^()]*\(default sync; a list makes a matrix axis\)`,
+		`(?m)^  -c, --clients int  +concurrent clients[^()]*\(default\s+1;\s+a\s+list\s+makes\s+a\s+matrix\s+axis\)`,
+		`--durability sync\|lazy\|off  +flush at every commit[^()]*\(default\s+sync;\s+a\s+list\s+makes\s+a\s+matrix\s+axis\)`,
 		`--ops-per-call int 3\.\.  +operations`,
 		`--warmup duration  +warm-up`,
 		`--cache size  +the engine's own cache`,

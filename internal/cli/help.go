@@ -110,11 +110,18 @@ func flagUsages(fs *pflag.FlagSet) string {
 			if i > 0 {
 				indent += 2 // a list's items under its first line
 			}
-			for j, w := range wrap(line, helpWidth-indent) {
-				if i > 0 || j > 0 {
-					b.WriteString(strings.Repeat(" ", indent))
-				} else {
+			width := helpWidth - indent
+			if i > 0 {
+				width -= 2 // room for an item's continuation
+			}
+			for j, w := range wrap(line, width) {
+				switch {
+				case i == 0 && j == 0:
 					b.WriteString(strings.Repeat(" ", pad))
+				case i > 0 && j > 0: // an item that goes on: under its own text
+					b.WriteString(strings.Repeat(" ", indent+2))
+				default:
+					b.WriteString(strings.Repeat(" ", indent))
 				}
 				b.WriteString(w + "\n")
 			}

@@ -87,6 +87,11 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	m := matrix.New(id, spec.Name, spec.Metric(), redact.Args(append([]string{"dbgauge"}, env.Args...)),
 		fixed, axes, int(repeat), shuffle, uint64(time.Now().UnixNano()))
 	m.ReuseData = reuse
+	// Every cell is checked as it would run alone; --reuse-data's file
+	// below is in a folder of the matrix's own, made once this passes.
+	if err := validateCells(spec, m); err != nil {
+		return nil, "", err
+	}
 	if reuse {
 		db := values.Get("db")
 		bspec, _ := catalog.Backend(db)
@@ -96,9 +101,6 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 		}
 		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
 		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+bspec.Ext))
-	}
-	if err := validateCells(spec, m); err != nil {
-		return nil, "", err
 	}
 	return m, filepath.Join(root, id), nil
 }

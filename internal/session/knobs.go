@@ -45,7 +45,7 @@ var Knobs = []knob.Spec{
 	{Name: "retries", Default: "10", Kind: knob.Int, Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
 	{Name: "seed", Kind: knob.Int, Uses: knob.ForLoad, Usage: "random seed (default: from the clock); recorded in the result"},
 	{Name: "progress", Short: "P", Default: "1", Kind: knob.Int, Single: true, Uses: knob.ForLoad,
-		Usage: "a progress line every N seconds (rate, latency average, sd, p99), as pgbench -P and sysbench --report-interval; 0: none"},
+		Usage: "a progress line every N seconds, as pgbench -P and sysbench --report-interval (a run's rate and latency average, sd, p99; a load's pace and time left); 0: none"},
 	{Name: "interval", Default: "1s", Kind: knob.Duration, Usage: "resolution of the series, the dynamic report (OLTP-EMUL's is 1m); percentiles are exact per interval"},
 	{Name: "log-units", Kind: knob.Switch, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},

@@ -208,6 +208,13 @@ func NewPlan(req Request) (*Plan, error) {
 	for _, kv := range p.bopts.Set {
 		p.config.Set = append(p.config.Set, kv.Key+"="+redact.DSN(kv.Value))
 	}
+	// Last, once every knob is known good: --db itself, a folder that is
+	// there or a server that answers, before any folder is made.
+	if pf := p.bspec.Preflight; pf != nil {
+		if err := pf(db); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 

@@ -28,6 +28,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
 	Driver:     module,
 	Match:      backend.EmbeddedMatch("bbolt"),
+	Preflight:  backend.EmbeddedPreflight("bbolt"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

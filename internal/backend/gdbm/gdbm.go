@@ -34,6 +34,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
 	Driver:     "libgdbm, through dbgauge's own cgo binding",
 	Match:      backend.EmbeddedMatch("gdbm"),
+	Preflight:  backend.EmbeddedPreflight("gdbm"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

@@ -35,6 +35,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
 	Driver:     module,
 	Match:      backend.EmbeddedMatch("pebble"),
+	Preflight:  backend.EmbeddedPreflight("pebble"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

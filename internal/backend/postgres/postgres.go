@@ -32,7 +32,8 @@ var Spec = backend.Spec{
 	Summary:   "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
 	Throwaway: managed,
 	API:       backend.SQL,
-	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=…"},
+	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
+	Preflight: preflight,
 	Driver:    module,
 	Match: func(db string) bool {
 		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")

@@ -30,6 +30,7 @@ var Spec = backend.Spec{
 	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
 	Driver:     driverModule,
 	Match:      backend.EmbeddedMatch("sqlite"),
+	Preflight:  backend.EmbeddedPreflight("sqlite"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
