@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -61,10 +60,8 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		if err != nil {
 			return err
 		}
-		p := &progress{env: env, out: show}
-		lp := &loadProgress{p: p, start: time.Now(), every: time.Duration(every) * time.Second}
-		lp.last = lp.start
-		out, err := plan.LoadOnly(ctx, lp.update, p.Note)
+		p := &progress{env: env, out: show, every: time.Duration(every) * time.Second}
+		out, err := plan.LoadOnly(ctx, func(done, total int64) { p.Work("loading", done, total) }, p.Note)
 		p.clear()
 		if err != nil {
 			return err
@@ -74,8 +71,8 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 			verb = "reused (it matches; nothing loaded)"
 		}
 		fmt.Fprintf(env.Stdout, "%s on %s %s: %s in %.1f s", spec.Name, out.Engine.Name, out.Engine.Version, verb, out.Seconds)
-		if lp.total > 0 && !out.Dataset.Reused && out.Seconds > 0 {
-			fmt.Fprintf(env.Stdout, " (%.0f records/s)", float64(lp.total)/out.Seconds)
+		if total := p.workDone(); total > 0 && !out.Dataset.Reused && out.Seconds > 0 {
+			fmt.Fprintf(env.Stdout, " (%.0f records/s)", float64(total)/out.Seconds)
 		}
 		fmt.Fprintln(env.Stdout)
 		keys := make([]string, 0, len(out.Dataset.Facts))
@@ -90,48 +87,4 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		return nil
 	}
 	return cmd
-}
-
-// loadProgress shows a load's progress: a line every --progress seconds
-// that stays, or with --live on a terminal one line rewritten a few times
-// a second.
-type loadProgress struct {
-	p     *progress
-	start time.Time
-	every time.Duration // 0: no lines
-	mu    sync.Mutex
-	last  time.Time
-	total int64
-}
-
-func (l *loadProgress) update(done, total int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total = total
-	if l.every == 0 || l.p.out.quiet {
-		return
-	}
-	now := time.Now()
-	step := l.every
-	if l.p.inPlace() {
-		step = 250 * time.Millisecond
-	}
-	if now.Sub(l.last) < step && done < total {
-		return
-	}
-	l.last = now
-	l.p.mu.Lock()
-	defer l.p.mu.Unlock()
-	l.p.line(workLine("loading", "records", done, total, now.Sub(l.start)))
-}
-
-// workLine is a progress line of long work (a load, a fill, a restore):
-// how far it got, its rate and, once it has a pace, the time to go.
-func workLine(what, unit string, done, total int64, el time.Duration) string {
-	s := el.Seconds()
-	line := fmt.Sprintf("%s: %d of %d %s (%.0f %%), %.0f %s/s, %.0f s", what, done, total, unit, 100*float64(done)/float64(max(total, 1)), float64(done)/max(s, 1e-3), unit, s)
-	if done > 0 && done < total && s >= 1 {
-		line += fmt.Sprintf(", about %.0f s to go", s*float64(total-done)/float64(done))
-	}
-	return line
 }

@@ -70,6 +70,45 @@ type progress struct {
 	open  bool                // a progress line is on screen without its newline
 	warm  *result.Result      // a warm-up went by and its note is still to print
 	serve *openmetrics.Server // --metrics-addr; nil without
+
+	// Long work (a load): a line every `every` (--progress), or a few times
+	// a second in place with --live.
+	every     time.Duration
+	workStart time.Time
+	workLast  time.Time
+	workTotal int64 // the last total heard
+}
+
+// Work prints how far long work got: a line every --progress seconds that
+// stays, or with --live on a terminal one line rewritten a few times a
+// second; the last one when it is done.
+func (p *progress) Work(what string, done, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := time.Now()
+	if p.workStart.IsZero() {
+		p.workStart, p.workLast = now, now
+	}
+	p.workTotal = total
+	if p.every == 0 || p.out.quiet {
+		return
+	}
+	step := p.every
+	if p.inPlace() {
+		step = 250 * time.Millisecond
+	}
+	if now.Sub(p.workLast) < step && done < total {
+		return
+	}
+	p.workLast = now
+	p.line(workLine(what, "records", done, total, now.Sub(p.workStart)))
+}
+
+// workDone is the total the long work last said.
+func (p *progress) workDone() int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.workTotal
 }
 
 // Tick hands --metrics-addr's endpoint the result of every second.
@@ -161,4 +200,16 @@ func (p *progress) clearLocked() {
 		fmt.Fprintln(p.env.Stderr)
 		p.open = false
 	}
+}
+
+// workLine is a progress line of long work (a load, a fill, a restore):
+// how far it got, its rate and, once it has a pace, the time to go.
+func workLine(what, unit string, done, total int64, el time.Duration) string {
+	s := el.Seconds()
+	done = min(done, total) // a fill may go a little past its target
+	line := fmt.Sprintf("%s: %d of %d %s (%.0f %%), %.0f %s/s, %.0f s", what, done, total, unit, 100*float64(done)/float64(max(total, 1)), float64(done)/max(s, 1e-3), unit, s)
+	if done > 0 && done < total && s >= 1 {
+		line += fmt.Sprintf(", about %.0f s to go", s*float64(total-done)/float64(done))
+	}
+	return line
 }

@@ -17,7 +17,8 @@ import (
 // TestProgressLines: -P N prints a line every N seconds of the measure
 // phase, counted from its start as pgbench -P counts, each a line of its
 // own that stays (no carriage return), after a note on the warm-up; --live
-// on a terminal rewrites one line in place; -P 0 prints none.
+// on a terminal rewrites one line in place; -P 0 prints none. A load
+// says how far it got, at its pace, with the time left.
 func TestProgressLines(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := runCLI(t, nil, "run", "insert", "-T", "2s", "-P", "1", "--warmup", "1s", "--ceiling", "off", "--results", dir)
@@ -39,9 +40,14 @@ func TestProgressLines(t *testing.T) {
 		t.Fatalf("--live on a terminal: exit %d, stderr %q", code, stderr.String())
 	}
 
-	code, _, errs = runCLI(t, nil, "run", "insert", "-T", "1s", "--warmup", "0", "-P", "0", "--ceiling", "off", "--results", dir)
-	if code != 0 || strings.Contains(errs, "progress:") || !strings.Contains(errs, "dbgauge: ") {
+	code, _, errs = runCLI(t, nil, "run", "kv", "--records", "20000", "-T", "1s", "--warmup", "0", "-P", "0", "--ceiling", "off", "--results", dir)
+	if code != 0 || strings.Contains(errs, "progress:") || strings.Contains(errs, "loading:") || !strings.Contains(errs, "dbgauge: ") {
 		t.Fatalf("-P 0: exit %d, stderr %q", code, errs)
+	}
+	// The load says how far it got, its last line when it is done.
+	code, _, errs = runCLI(t, nil, "run", "kv", "--records", "20000", "-T", "1s", "--warmup", "0", "--ceiling", "off", "--results", dir)
+	if code != 0 || !regexp.MustCompile(`(?m)^loading: 20000 of 20000 records \(100 %\), [0-9]+ records/s, [0-9]+ s\ndbgauge: kv on`).MatchString(errs) {
+		t.Fatalf("the load's progress: exit %d, stderr %q", code, errs)
 	}
 }
 

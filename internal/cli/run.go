@@ -147,7 +147,7 @@ func setValues(fs *pflag.FlagSet, values *knob.Values) {
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
 func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *session.Plan, out output) error {
-	p := &progress{env: env, out: out}
+	p := &progress{env: env, out: out, every: plan.Progress()}
 	if env.run != nil {
 		p.cell, p.after = env.run.Cell, env.run.After
 	}

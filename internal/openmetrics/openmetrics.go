@@ -16,9 +16,10 @@ package openmetrics
 import (
 	"context"
 	"errors"
+	"maps"
 	"net"
 	"net/http"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -148,7 +149,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		for _, f := range p.Failures {
 			byClass[f.Class] += f.Count
 		}
-		for _, class := range sorted(byClass) {
+		for _, class := range slices.Sorted(maps.Keys(byClass)) {
 			ch <- prometheus.MustNewConstMetric(descFailures, prometheus.CounterValue, float64(byClass[class]), p.Name, class)
 		}
 		latency(ch, p.Name, "all", p.All)
@@ -158,7 +159,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if r.Stats != nil {
 		for at, m := range map[string]map[string]int64{"measure_start": r.Stats.Before, "measure_end": r.Stats.After} {
-			for _, k := range sorted(m) {
+			for _, k := range slices.Sorted(maps.Keys(m)) {
 				ch <- prometheus.MustNewConstMetric(descEngine, prometheus.GaugeValue, float64(m[k]), k, at)
 			}
 		}
@@ -189,13 +190,4 @@ func latency(ch chan<- prometheus.Metric, phase, kind string, l result.Latency) 
 		}
 	}
 	ch <- prometheus.MustNewConstHistogram(descLatency, count, sum, buckets, phase, kind)
-}
-
-func sorted[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -74,6 +74,9 @@ type Plan struct {
 	dataset     *datasetPlan    // --dataset Nx
 }
 
+// Progress is how often the run's progress is said (--progress); 0: never.
+func (p *Plan) Progress() time.Duration { return p.progress }
+
 // CommonKnobs returns the common knobs with spec's defaults applied.
 func CommonKnobs(spec workload.Spec) []knob.Spec {
 	common := slices.Clone(Knobs)

@@ -36,6 +36,13 @@ type Observer interface {
 	Second(res *result.Result, s result.Second)
 }
 
+// Worker is an Observer that also hears how far long work got: a load, a
+// fill to --init-docs (what: "loading"), done of total. Work is called from
+// the goroutines doing the work, possibly several at once.
+type Worker interface {
+	Work(what string, done, total int64)
+}
+
 // Ticker is an Observer that also hears of every second of the run, with
 // the name of its phase, whatever --progress says (a metrics endpoint
 // serving the live result). Tick is called with the result held still and
@@ -307,6 +314,11 @@ func (s *session) load(ctx context.Context, db backend.DB) (backend.DB, error) {
 		}
 	}
 	s.obs.Note(fmt.Sprintf("loading %s data", s.wspec.Name))
+	if pr, ok := s.w.(workload.Progresser); ok {
+		if wk, ok := s.obs.(Worker); ok {
+			pr.SetProgress(func(done, total int64) { wk.Work("loading", done, total) })
+		}
+	}
 	t := time.Now()
 	ds, err := s.w.Load(ctx, db)
 	if err != nil {

@@ -87,11 +87,12 @@ const maxRecords = 2_000_000_000
 const loadStream = 1 << 40
 
 type kv struct {
-	cfg    Config
-	common workload.Common
-	mix    Mix
-	kinds  []op // unit kind index → operation
-	hot    hotspot
+	cfg      Config
+	common   workload.Common
+	progress func(done, total int64) // the load's, when someone listens
+	mix      Mix
+	kinds    []op // unit kind index → operation
+	hot      hotspot
 
 	ks      *keyspace
 	start   int64   // readable records when the run starts
@@ -349,9 +350,15 @@ func (w *kv) rebuild(ctx context.Context, c backend.KVConn) error {
 		if err != nil {
 			return err
 		}
+		if w.progress != nil {
+			w.progress(hi, w.cfg.Records)
+		}
 	}
 	return workload.InKVTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
 }
+
+// SetProgress hears the load's progress in records (workload.Progresser).
+func (w *kv) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
 // tally is what one pass over the records found.
 type tally struct {

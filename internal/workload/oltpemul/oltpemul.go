@@ -89,11 +89,12 @@ const (
 )
 
 type emul struct {
-	cfg    Config
-	common workload.Common
-	st     *stmts
-	ids    [nSeq]atomic.Int64 // next id per table
-	dial   string
+	cfg      Config
+	common   workload.Common
+	progress func(done, total int64) // --init-docs' fill, when someone listens
+	st       *stmts
+	ids      [nSeq]atomic.Int64 // next id per table
+	dial     string
 }
 
 func newEmul(c workload.Common, v *knob.Values) (workload.Workload, error) {
@@ -124,6 +125,10 @@ func newEmul(c workload.Common, v *knob.Values) (workload.Workload, error) {
 	}
 	return &emul{cfg: cfg, common: c}, nil
 }
+
+// SetProgress hears how far --init-docs' fill got, in documents
+// (workload.Progresser).
+func (w *emul) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
 func (w *emul) Shape() workload.Shape {
 	return workload.Shape{Units: kinds, Ops: []string{"begin", "pick", "write", "log", "commit"}}
@@ -266,6 +271,9 @@ func (w *emul) fill(ctx context.Context, c backend.Conn, docs int64) (int64, err
 		}
 		if err := c.Commit(ctx); err != nil {
 			return docs, err
+		}
+		if w.progress != nil {
+			w.progress(docs, w.cfg.InitDocs)
 		}
 	}
 	return docs, nil
