@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"net/url"
 	"os"
@@ -256,11 +257,23 @@ func TestMatrixResume(t *testing.T) {
 // TestMatrixReuseData lets the cells share one embedded database file.
 func TestMatrixReuseData(t *testing.T) {
 	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "100", "--durability", "sync,off", "--reuse-data", "--ceiling", "off", "--results", root)
+	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "100", "--durability", "sync,off", "--reuse-data", "--ceiling", "off", "--results", root, "--json")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	dir := matrixDir(t, root)
+	// --json: the matrix's analysis on stdout, and nothing else.
+	var a struct {
+		Dir    string `json:"dir"`
+		Report string `json:"report"`
+		Groups []struct {
+			Key  string   `json:"key"`
+			Dirs []string `json:"dirs"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil || a.Dir != dir || len(a.Groups) != 2 || a.Groups[0].Key != "durability=sync" || a.Report != filepath.Join(dir, ReportFile) {
+		t.Errorf("--json of a matrix: %v, %+v:\n%.500s", err, a, out)
+	}
 	var paths []string
 	for _, c := range []string{"001-r1", "002-r1"} {
 		r, err := result.Load(filepath.Join(dir, "cells", c))

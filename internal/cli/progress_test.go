@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/report"
 )
 
@@ -92,5 +93,29 @@ func TestQuietJSON(t *testing.T) {
 	}
 	if len(per) != 3 || per["0"] != 40 || per["1"] != 40 || per["2"] != 40 {
 		t.Errorf("units per client: %v, want 40 each of 3", per)
+	}
+}
+
+// TestVersion: dbgauge version says its version, its Go and the driver of
+// every engine, as text and as JSON.
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, nil, "version")
+	if code != 0 || !strings.HasPrefix(out, "dbgauge ") || !strings.Contains(out, "go1.") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, b := range catalog.Backends() {
+		if !regexp.MustCompile(`(?m)^ +(drivers +)?` + b.Name + ` +` + regexp.QuoteMeta(b.Driver)).MatchString(out) {
+			t.Errorf("no driver of %s:\n%s", b.Name, out)
+		}
+	}
+	code, out, _ = runCLI(t, nil, "version", "--json")
+	var v versionInfo
+	if err := json.Unmarshal([]byte(out), &v); code != 0 || err != nil || len(v.Drivers) != len(catalog.Backends()) || v.Go == "" {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	for _, d := range v.Drivers {
+		if d.Driver == "" || strings.Contains(d.Driver, ".") && d.Version == "" { // a test binary's modules say "unknown"
+			t.Errorf("driver %+v", d)
+		}
 	}
 }
