@@ -64,6 +64,10 @@ func writeList(out io.Writer) error {
 	for _, k := range session.Knobs {
 		fmt.Fprintf(tw, "  %s %s\t%s%s\n", strings.ReplaceAll(flagNames(k), "`", ""), k.Type(), k.Line(), dflt(k))
 	}
+	fmt.Fprintln(tw, "\nOUTPUT KNOBS")
+	for _, k := range outputKnobs {
+		fmt.Fprintf(tw, "  %s %s\t%s%s\n", strings.ReplaceAll(flagNames(k), "`", ""), k.Type(), k.Line(), dflt(k))
+	}
 	fmt.Fprintln(tw, "\nBACKENDS  (--db)")
 	for _, b := range catalog.Backends() {
 		fmt.Fprintf(tw, "  %s\t%s\n", b.Name, b.Summary)
@@ -129,6 +133,11 @@ func writeKnobsMarkdown(out io.Writer) error {
 	b.WriteString("## Common knobs\n\nEvery knob is read by `dbgauge run` (and `cluster`, and `crash` but for those it sets itself); the column *also* says which other commands read it.\n\n")
 	b.WriteString("| knob | type | default | also | what it does |\n|---|---|---|---|---|\n")
 	for _, k := range session.Knobs {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", flagNames(k), cell(k.Type()), cell(k.Default), cell(usedBy(k)), cell(k.Line()))
+	}
+	b.WriteString("\n## Output knobs\n\nHow a run talks to its user and to other tools; the session never sees them.\n\n")
+	b.WriteString("| knob | type | default | also | what it does |\n|---|---|---|---|---|\n")
+	for _, k := range outputKnobs {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s |\n", flagNames(k), cell(k.Type()), cell(k.Default), cell(usedBy(k)), cell(k.Line()))
 	}
 	backends := catalog.Backends()
