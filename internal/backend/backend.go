@@ -66,6 +66,10 @@ type Spec struct {
 	API     API
 	// Forms lists the accepted --db values, for help ("sqlite", "sqlite:PATH").
 	Forms []string
+	// Driver is the Go module dbgauge speaks to the engine through
+	// ("github.com/jackc/pgx/v5"), or how it does where there is none:
+	// what `dbgauge version` lists.
+	Driver string
 	// Throwaway is the --db value that gives a fresh, private instance
 	// ("sqlite", "postgres:managed"): what tests use.
 	Throwaway string
@@ -75,6 +79,11 @@ type Spec struct {
 	Ext string
 	// Match reports whether a --db value names this engine.
 	Match func(db string) bool
+	// Preflight checks a --db value before anything is made (the plan
+	// calls it): a form it cannot read, a file in a folder that does not
+	// exist, a server nothing answers for. Its error is bad input (a
+	// *knob.Error); nil when there is nothing to check.
+	Preflight func(db string) error
 	// Durability says what each level sets in the engine, for `dbgauge list`
 	// and docs/knobs.md.
 	Durability map[Durability]string

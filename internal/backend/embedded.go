@@ -3,6 +3,8 @@ package backend
 import (
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +20,35 @@ import (
 // fresh database in the run's folder), or name:PATH.
 func EmbeddedMatch(name string) func(db string) bool {
 	return func(db string) bool { return db == name || strings.HasPrefix(db, name+":") }
+}
+
+// EmbeddedPreflight is the Spec.Preflight of an embedded engine: name:PATH
+// must be in a folder that exists (the engine makes the file, or the
+// folder, but not the folders above it).
+func EmbeddedPreflight(name string) func(db string) error {
+	return func(db string) error {
+		p, ok := strings.CutPrefix(db, name+":")
+		if !ok || p == "" {
+			return nil
+		}
+		dir := filepath.Dir(p)
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return knob.Bad("create the folder first, or give a path in one that exists",
+				"--db %s: the folder %s does not exist", db, dir)
+		}
+		return nil
+	}
+}
+
+// Reachable checks that a server answers at addr (network "tcp" or
+// "unix"), within a few seconds: for a Spec.Preflight. what names the
+// --db value in the error (its password masked by the caller).
+func Reachable(network, addr, what string) error {
+	c, err := net.DialTimeout(network, addr, 3*time.Second)
+	if err != nil {
+		return knob.Bad("is the server running, and are the host and port in --db right?", "--db %s: nothing answers at %s (%v)", what, addr, err)
+	}
+	return c.Close()
 }
 
 // EmbeddedPath is where an embedded engine's database is: PATH of --db

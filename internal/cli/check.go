@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -51,15 +50,9 @@ func newCheckSpecCmd(ctx context.Context, env *Env, spec workload.Spec, use, sho
 	cmd := &cobra.Command{Use: use, Short: short, Long: long}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	knobs := runKnobs(spec)
-	if spec.ChecksAsIs {
-		// Checks on a database as it is: which database, the engine's
-		// settings, and the workload's own knobs, but nothing of a run.
-		knobs = slices.DeleteFunc(knobs, func(k knob.Spec) bool {
-			return !slices.ContainsFunc(spec.Knobs, func(o knob.Spec) bool { return o.Name == k.Name }) && k.Name != "db" && k.Name != "set"
-		})
-	}
-	bind(fs, knobs)
+	// Checks on a database as it is: which database, the engine's
+	// settings, and what the checks read, but nothing of a run.
+	bindOne(fs, knobsFor(spec, knob.ForCheck))
 	cmd.RunE = func(_ *cobra.Command, args []string) error {
 		setValues(fs, values)
 		what := spec.Name

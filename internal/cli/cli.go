@@ -121,6 +121,7 @@ acknowledged was lost, and writes a result that survives anything.`,
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
+	root.SetUsageFunc(usage)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
 	})
@@ -140,6 +141,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return nil
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCheckCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newChildCmd(ctx, env, cancel))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCheckCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newVersionCmd(env), newChildCmd(ctx, env, cancel))
 	return root
 }

@@ -60,6 +60,15 @@ func TestBadInput(t *testing.T) {
 		"fault without kill-at":    {"run", "insert", "--db", "postgres:managed", "--fault", "at=1s"},
 		"fault after the run":      {"run", "insert", "--db", "postgres:managed", "--duration", "5s", "--fault", "kill-at=9s"},
 		"reconnect of zero":        {"run", "insert", "--reconnect", "0s"},
+		// --db as users write it, pointing nowhere: refused before any folder.
+		"sqlite in no folder":    {"run", "insert", "--db", "sqlite:/no/such/dir/x.db"},
+		"pebble in no folder":    {"run", "kv", "--db", "pebble:/no/such/dir/kv"},
+		"mysql url, no server":   {"run", "insert", "--db", "mysql://u:tiger@127.0.0.1:1/db"},
+		"mariadb url, no host":   {"run", "insert", "--db", "mariadb://u:tiger@/db"},
+		"postgresql no server":   {"run", "insert", "--db", "postgresql://u:tiger@127.0.0.1:1/db?sslmode=disable"},
+		"postgres no socket":     {"run", "insert", "--db", "postgres://u:tiger@/db?host=/no/such/dir"},
+		"firebird url no server": {"run", "insert", "--db", "firebird://u:tiger@127.0.0.1:1/x.fdb"},
+		"load into no folder":    {"load", "kv", "--db", "sqlite:/no/such/dir/kv.db"},
 	}
 	for name, args := range cases {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {

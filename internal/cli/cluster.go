@@ -2,121 +2,173 @@ package cli
 
 import (
 	"context"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 const clusterHelp = `dbgauge cluster runs a workload on a managed PostgreSQL primary with streaming
 replicas (--topology none, 1, 2-direct, 2-chain; --replication async, sync,
-remote_apply), and can fail it over.
+remote_apply), and can fail it over. It is dbgauge run with --db postgres:managed.
 
-  dbgauge cluster run WORKLOAD [run's flags]
-      dbgauge run WORKLOAD --db postgres:managed …: each topology a cell of the
-      matrix, its cost against none in the report, each replica's lag per second.
-  dbgauge cluster failover WORKLOAD --at D [--pause D] [--cycles N] [run's flags]
+  dbgauge cluster run WORKLOAD [flags]
+      each topology a cell of the matrix, its cost against none in the report,
+      each replica's lag per second.
+  dbgauge cluster failover WORKLOAD --at D [--pause D] [--cycles N] [flags]
       the same, with the primary killed D into the measure phase and the most
-      advanced replica promoted (--failover at=D,pause=D), N times each: the
-      write downtime, the time of each step and the acknowledged commits lost.
-      --pause stops the replicas' WAL receivers that long before the kill, so
-      that they lag. The measure phase lasts D + 10 s unless --duration says.
+      advanced replica promoted, N times each: the write downtime, the time of
+      each step and the acknowledged commits lost.`
 
-Examples:
-  dbgauge cluster run nms --topology none,1,2-direct,2-chain --replication async,sync --clients 8 --duration 60s
-  dbgauge cluster failover insert --topology 2-chain --replication async,sync --at 20s --pause 1s --cycles 10`
+// clusterModes are each cluster command's short help, long help and examples.
+var clusterModes = map[string][3]string{
+	"run": {"run a workload on a managed PostgreSQL primary and its replicas",
+		`dbgauge cluster run WORKLOAD is dbgauge run WORKLOAD --db postgres:managed: give
+--topology and --replication lists and each combination is a cell of a matrix,
+its cost against none in the report, each replica's lag per second.
+dbgauge cluster run WORKLOAD --help lists every flag.`,
+		"  dbgauge cluster run nms --topology none,1,2-direct,2-chain --replication async,sync --clients 8 --duration 60s"},
+	"failover": {"kill a managed PostgreSQL primary under a workload and promote a replica",
+		`dbgauge cluster failover WORKLOAD runs WORKLOAD on a managed PostgreSQL primary
+with replicas (--topology), kills the primary --at D into the measure phase and
+promotes the most advanced replica; the result gives the write downtime, the time
+of each step and the acknowledged commits lost.
 
-// newClusterCmd is dbgauge cluster: a front for run with a managed cluster.
-// It rewrites its arguments into run's and runs them.
-func newClusterCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
-	return &cobra.Command{
-		Use:                "cluster run|failover WORKLOAD [flags]",
-		Short:              "replication topologies and failover on managed PostgreSQL",
-		Long:               clusterHelp,
-		DisableFlagParsing: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 || args[0] == "--help" || args[0] == "-h" {
-				return cmd.Help()
-			}
-			runArgs, err := clusterArgs(args)
-			if err != nil {
-				return err
-			}
-			sub := *env
-			sub.Args = runArgs
-			return execRoot(ctx, &sub, cancel)
-		},
-	}
+  --at D       when the primary dies (required)
+  --pause D    stop the replicas' WAL receivers this long before, so that they lag
+  --cycles N   failovers of each configuration, each on a fresh cluster
+  --duration D the measure phase (default: --at plus 10s)
+
+Every flag of dbgauge run is taken too: dbgauge cluster failover WORKLOAD --help
+lists them all.`,
+		"  dbgauge cluster failover insert --topology 2-chain --replication async,sync --at 20s --pause 1s --cycles 10"},
 }
 
-// clusterArgs turns cluster's arguments into run's.
-func clusterArgs(args []string) ([]string, error) {
-	mode := args[0]
-	if mode != "run" && mode != "failover" {
-		return nil, knob.Bad("use dbgauge cluster run or dbgauge cluster failover", "dbgauge cluster has no %q", mode)
+const clusterExamples = `  dbgauge cluster run nms --topology none,1,2-direct,2-chain --replication async,sync --clients 8 --duration 60s
+  dbgauge cluster failover insert --topology 2-chain --replication async,sync --at 20s --pause 1s --cycles 10`
+
+// failoverKnobs are cluster failover's own knobs; it turns them into run's
+// --failover, --duration and --repeat.
+var failoverKnobs = []knob.Spec{
+	{Name: "at", Kind: knob.Duration, Single: true, Usage: "kill the primary this long into the measure phase (required)"},
+	{Name: "pause", Kind: knob.Duration, Single: true, Usage: "stop the replicas' WAL receivers this long before the kill, so that they lag"},
+	{Name: "cycles", Kind: knob.Int, Default: "1", Single: true, Usage: "failovers of each configuration, each on a fresh cluster"},
+}
+
+// newClusterCmd is dbgauge cluster: a front for run with a managed cluster.
+// Each workload's command binds run's flags and runs the run they make.
+func newClusterCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "cluster run|failover WORKLOAD [flags]",
+		Short:   "replication topologies and failover on managed PostgreSQL",
+		Long:    clusterHelp,
+		Example: clusterExamples,
+		Args:    parentArgs("use dbgauge cluster run or dbgauge cluster failover"),
+		RunE:    func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	if len(args) < 2 || strings.HasPrefix(args[1], "-") {
-		return nil, knob.Bad("name a workload: dbgauge cluster "+mode+" insert …", "dbgauge cluster %s needs a workload", mode)
-	}
-	out := []string{"run", args[1]}
-	var at, pause, cycles string
-	hasDB, hasDuration := false, false
-	rest := args[2:]
-	for i := 0; i < len(rest); i++ {
-		name, val, inline := strings.Cut(strings.TrimPrefix(rest[i], "--"), "=")
-		take := func() (string, error) {
-			if inline {
-				return val, nil
-			}
-			if i+1 >= len(rest) {
-				return "", knob.Bad("give it a value, e.g. --"+name+" 20s", "--%s has no value", name)
-			}
-			i++
-			return rest[i], nil
+	for _, mode := range []string{"run", "failover"} {
+		sub := workloadParent(env, mode+" WORKLOAD [flags]", clusterModes[mode][0])
+		sub.Long, sub.Example = clusterModes[mode][1], clusterModes[mode][2]
+		for _, spec := range catalog.Workloads() {
+			sub.AddCommand(newClusterWorkloadCmd(ctx, env, cancel, mode, spec))
 		}
-		var err error
+		cmd.AddCommand(sub)
+	}
+	return cmd
+}
+
+// clusterKnobs are the knobs of cluster MODE WORKLOAD: run's, --db a
+// managed PostgreSQL unless given; failover's own in place of --failover
+// and --repeat.
+func clusterKnobs(mode string, spec workload.Spec) []knob.Spec {
+	knobs := runKnobs(spec)
+	for i, k := range knobs {
 		switch {
-		case mode == "failover" && name == "at":
-			at, err = take()
-		case mode == "failover" && name == "pause":
-			pause, err = take()
-		case mode == "failover" && name == "cycles":
-			cycles, err = take()
-		default:
-			hasDB = hasDB || name == "db"
-			hasDuration = hasDuration || name == "duration"
-			out = append(out, rest[i])
+		case k.Name == "db":
+			knobs[i].Default = "postgres:managed"
+		case k.Name == "duration" && mode == "failover":
+			knobs[i].Default, knobs[i].Usage = "", "length of the measure phase (default: --at plus 10s)"
+		}
+	}
+	if mode == "run" {
+		return knobs
+	}
+	knobs = slices.DeleteFunc(knobs, func(k knob.Spec) bool { return k.Name == "failover" || k.Name == "repeat" })
+	return slices.Concat(failoverKnobs, knobs)
+}
+
+func newClusterWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, mode string, spec workload.Spec) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   spec.Name + " [flags]",
+		Short: spec.Summary,
+		Long:  "dbgauge cluster " + mode + " " + spec.Name + ": " + spec.Summary + ", on a managed PostgreSQL cluster.\n\n" + listHelp,
+		Args:  flagsOnly("--topology 1"),
+	}
+	fs := cmd.Flags()
+	fs.SortFlags = false
+	bind(fs, clusterKnobs(mode, spec))
+	cmd.RunE = func(*cobra.Command, []string) error {
+		args, err := clusterRun(mode, spec.Name, given(fs, env.Args))
+		if err != nil {
+			return err
+		}
+		sub := *env
+		sub.Args = args
+		return execRoot(ctx, &sub, cancel)
+	}
+	return cmd
+}
+
+// clusterRun turns cluster's knobs into run's arguments.
+func clusterRun(mode, name string, knobs []matrix.Knob) ([]string, error) {
+	own := knob.NewValues(failoverKnobs)
+	var rest []matrix.Knob
+	hasDB, hasDuration := false, false
+	for _, k := range knobs {
+		if mode == "failover" && slices.ContainsFunc(failoverKnobs, func(s knob.Spec) bool { return s.Name == k.Name }) {
+			own.Set(k.Name, k.Value)
 			continue
 		}
-		if err != nil {
-			return nil, err
-		}
+		hasDB = hasDB || k.Name == "db"
+		hasDuration = hasDuration || k.Name == "duration"
+		rest = append(rest, k)
 	}
+	out := slices.Concat([]string{"run", name}, matrix.Flags(rest))
 	if !hasDB {
-		out = append(out, "--db", "postgres:managed")
+		out = append(out, "--db=postgres:managed")
 	}
 	if mode == "run" {
 		return out, nil
 	}
-	if at == "" {
+	if !own.IsSet("at") {
 		return nil, knob.Bad("say when the primary dies, e.g. --at 20s", "dbgauge cluster failover needs --at")
 	}
-	d, err := time.ParseDuration(at)
+	at, err := own.Duration("at")
 	if err != nil {
-		return nil, knob.Bad("give a duration, e.g. --at 20s", "--at %q is not a duration", at)
+		return nil, err
 	}
-	spec := "at=" + at
-	if pause != "" {
-		spec += ",pause=" + pause
+	failover := "at=" + own.Get("at")
+	if own.IsSet("pause") {
+		if _, err := own.Duration("pause"); err != nil {
+			return nil, err
+		}
+		failover += ",pause=" + own.Get("pause")
 	}
-	out = append(out, "--failover", spec)
+	cycles, err := own.Int("cycles", 1, 10_000)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, "--failover="+failover)
 	if !hasDuration {
-		out = append(out, "--duration", (d + 10*time.Second).String())
+		out = append(out, "--duration="+(at+10*time.Second).String())
 	}
-	if cycles != "" {
-		out = append(out, "--repeat", cycles)
+	if cycles > 1 {
+		out = append(out, "--repeat="+own.Get("cycles"))
 	}
 	return out, nil
 }

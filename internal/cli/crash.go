@@ -51,6 +51,18 @@ given a comma list is compared (--durability sync,lazy,off).`,
 // knobs a crash sets itself for its runs.
 var crashOwned = []string{"db", "results", "duration", "warmup", "units", "seed", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data"}
 
+// crashIgnores are the run's knobs a crash neither reads nor passes on: it
+// sets them itself for its runs, or (--data-dir) keeps each cycle's
+// database in its own folder.
+var crashIgnores = []string{"duration", "warmup", "units", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "data-dir"}
+
+// crashKnobs are dbgauge crash's own knobs.
+var crashKnobs = []knob.Spec{
+	{Name: "cycles", Kind: knob.Int, Default: "5", Single: true, Usage: "faults per configuration, each on a fresh database"},
+	{Name: "power-loss", Kind: knob.Switch, Usage: "after the kill, cut the power: the database lives on dbgauge's FUSE test disk, which drops every write never flushed"},
+	{Name: "fault-after", Values: "MIN-MAX", Default: "1s-3s", Single: true, Usage: "the fault comes at a seeded random moment this long after the first acknowledged commit"},
+}
+
 func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
@@ -59,34 +71,37 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	cycles := fs.Int("cycles", 5, "faults per configuration, each on a fresh database")
-	power := fs.Bool("power-loss", false, "after the kill, cut the power: the database lives on dbgauge's FUSE test disk, which drops every write never flushed")
-	after := fs.String("fault-after", "1s-3s", "the fault comes at a seeded random moment this long after the first acknowledged commit")
-	bind(fs, runKnobs(spec))
+	bind(fs, crashKnobs)
+	bind(fs, slices.DeleteFunc(runKnobs(spec), func(k knob.Spec) bool { return slices.Contains(crashIgnores, k.Name) }))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		fault := "kill -9"
-		if *power {
-			if err := powerloss.Available(); err != nil {
-				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
-				*power = false
+		own := knob.NewValues(crashKnobs)
+		var knobs []matrix.Knob
+		for _, k := range given(fs, env.Args) {
+			if slices.ContainsFunc(crashKnobs, func(s knob.Spec) bool { return s.Name == k.Name }) {
+				own.Set(k.Name, k.Value)
 			} else {
-				fault = "power loss (kill -9, then every write never flushed dropped)"
+				knobs = append(knobs, k)
 			}
 		}
-		if *cycles < 1 || *cycles > 10_000 {
-			return knob.Bad("give --cycles between 1 and 10000", "--cycles %d", *cycles)
-		}
-		window, err := parseWindow(*after)
+		cycles, err := own.Int("cycles", 1, 10_000)
 		if err != nil {
 			return err
 		}
-		if fs.Changed("data-dir") {
-			return knob.Bad("drop --data-dir: each cycle's database stays in the crash's result folder, to be reopened and checked", "dbgauge crash does not take --data-dir")
+		power, err := own.Bool("power-loss")
+		if err != nil {
+			return err
 		}
-		var knobs []matrix.Knob
-		for _, k := range given(fs, env.Args) {
-			if !slices.Contains([]string{"cycles", "power-loss", "fault-after"}, k.Name) {
-				knobs = append(knobs, k)
+		window, err := parseWindow(own.Get("fault-after"))
+		if err != nil {
+			return err
+		}
+		fault := "kill -9"
+		if power {
+			if err := powerloss.Available(); err != nil {
+				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
+				power = false
+			} else {
+				fault = "power loss (kill -9, then every write never flushed dropped)"
 			}
 		}
 		values := session.NewValues(spec)
@@ -145,12 +160,12 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				return err
 			}
 		}
-		fmt.Fprintf(env.Stderr, "dbgauge: crash %s: %d configuration(s) × %d cycles of %s, seed %d, in %s\n", spec.Name, len(rec.Configs), *cycles, fault, seed, dir)
+		fmt.Fprintf(env.Stderr, "dbgauge: crash %s: %d configuration(s) × %d cycles of %s, seed %d, in %s\n", spec.Name, len(rec.Configs), cycles, fault, seed, dir)
 		stop, interrupted, release := watchSignals(env, cancel, func() {
 			fmt.Fprintln(env.Stderr, "dbgauge: stopping after this cycle")
 		})
 		defer release()
-		ctl := &crash.Controller{Dir: dir, Exe: exe, Cycles: *cycles, Seed: seed, After: window, PowerLoss: *power,
+		ctl := &crash.Controller{Dir: dir, Exe: exe, Cycles: int(cycles), Seed: seed, After: window, PowerLoss: power,
 			Log:    func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: "+s) },
 			Target: func(v map[string]string) (crash.Target, error) { return targets[matrix.Key(axes, v)], nil }}
 		runErr := ctl.Run(ctx, rec, stop)

@@ -14,52 +14,64 @@ import (
 	"github.com/dbgauge/dbgauge/internal/session"
 )
 
+// diskKnobs are dbgauge disk's knobs.
+var diskKnobs = []knob.Spec{
+	{Name: "path", Values: "DIR", Default: ".", Single: true, Usage: "the folder to probe (its device is what is measured)"},
+	{Name: "block", Values: "SIZE,...", Default: "8k", Single: true, Usage: "block sizes, e.g. 512,4k,8k,16k"},
+	{Name: "method", Values: "fdatasync|fsync|odsync|osync|none,...", Default: "fdatasync,fsync,odsync,osync,none", Single: true,
+		Usage: "how writes are made durable: fdatasync, fsync, odsync (O_DSYNC), osync (O_SYNC), none"},
+	{Name: "pattern", Values: "rewrite|append,...", Default: "rewrite,append", Single: true, Usage: "rewrite one block at a fixed offset, and/or append (the file grows)"},
+	{Name: "duration", Kind: knob.Duration, Default: "2s", Single: true, Usage: "time per test"},
+	{Name: "ops", Kind: knob.Int, Default: "0", Single: true, Usage: "operations per test, instead of a duration (0: --duration)"},
+	{Name: "direct", Kind: knob.Switch, Usage: "open with O_DIRECT, bypassing the page cache (block sizes in multiples of 512)"},
+	{Name: "results", Values: "DIR", Default: "results", Single: true, Usage: "folder that receives the result folder"},
+}
+
 func newDiskCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
-	var path, blocks, methods, patterns, duration, results string
-	var ops int64
-	var direct bool
 	cmd := &cobra.Command{
 		Use:   "disk [flags]",
 		Short: "the physical ceiling of durable writes in a folder, and whether its device tells the truth",
 		Long: `dbgauge disk rewrites a block and flushes it, over and over, as a database's log
-writer does (seed 004's "synthetic log writer"), with each flushing method and
-block size; then an appending variant that grows the file. It prints the rates
-like pg_test_fsync, the device's facts, and what they mean in plain words, and
-records it all in a result folder. Runs on a data folder use the ceiling it finds
-(cached a day per device) to judge whether sync commits could be durable.`,
+writer does (the "synthetic log writer" of the SAP DB commit test), with each
+flushing method and block size; then an appending variant that grows the file.
+It prints the rates like pg_test_fsync, the device's facts, and what they mean in
+plain words, and records it all in a result folder. Runs on a data folder use the
+ceiling it finds (cached a day per device) to judge whether sync commits could be
+durable.`,
 		Args: cobra.NoArgs,
-		RunE: func(*cobra.Command, []string) error {
-			cfg := disk.Config{Dir: path, Ops: ops, Direct: direct}
-			var err error
-			if cfg.Blocks, err = disk.ParseBlocks(blocks); err != nil {
-				return err
-			}
-			if cfg.Methods, err = disk.ParseMethods(methods); err != nil {
-				return err
-			}
-			if cfg.Patterns, err = disk.ParsePatterns(patterns); err != nil {
-				return err
-			}
-			if ops == 0 {
-				if cfg.Duration, err = knob.ParseDuration(duration); err != nil || cfg.Duration <= 0 {
-					return knob.Bad("give a duration with its unit, e.g. --duration 5s", "--duration %q is not a duration", duration)
-				}
-			} else if ops < 0 {
-				return knob.Bad("give a number of operations ≥ 1", "--ops %d", ops)
-			}
-			return probe(ctx, env, cancel, session.DiskRequest{Probe: cfg, Results: results, Args: append([]string{"dbgauge"}, env.Args...)})
-		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.StringVar(&path, "path", ".", "the folder to probe (its device is what is measured)")
-	f.StringVar(&blocks, "block", "8k", "block sizes, e.g. 512,4k,8k,16k")
-	f.StringVar(&methods, "method", "fdatasync,fsync,odsync,osync,none", "how writes are made durable: fdatasync, fsync, odsync (O_DSYNC), osync (O_SYNC), none")
-	f.StringVar(&patterns, "pattern", "rewrite,append", "rewrite one block at a fixed offset, and/or append (the file grows)")
-	f.StringVar(&duration, "duration", "2s", "time per test")
-	f.Int64Var(&ops, "ops", 0, "operations per test, instead of a duration")
-	f.BoolVar(&direct, "direct", false, "open with O_DIRECT, bypassing the page cache (block sizes in multiples of 512)")
-	f.StringVar(&results, "results", "results", "folder that receives the result folder")
+	bind(f, diskKnobs)
+	cmd.RunE = func(*cobra.Command, []string) error {
+		v := knob.NewValues(diskKnobs)
+		setValues(f, v)
+		ops, err := v.Int("ops", 0, 1<<40)
+		if err != nil {
+			return err
+		}
+		direct, err := v.Bool("direct")
+		if err != nil {
+			return err
+		}
+		cfg := disk.Config{Dir: v.Get("path"), Ops: ops, Direct: direct}
+		if cfg.Blocks, err = disk.ParseBlocks(v.Get("block")); err != nil {
+			return err
+		}
+		if cfg.Methods, err = disk.ParseMethods(v.Get("method")); err != nil {
+			return err
+		}
+		if cfg.Patterns, err = disk.ParsePatterns(v.Get("pattern")); err != nil {
+			return err
+		}
+		if cfg.Duration, err = v.Duration("duration"); err != nil {
+			return err
+		}
+		if ops == 0 && cfg.Duration <= 0 {
+			return knob.Bad("give a duration with its unit, e.g. --duration 5s", "--duration %s is no time to measure", v.Get("duration"))
+		}
+		return probe(ctx, env, cancel, session.DiskRequest{Probe: cfg, Results: v.Get("results"), Args: append([]string{"dbgauge"}, env.Args...)})
+	}
 	return cmd
 }
 

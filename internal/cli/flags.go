@@ -13,7 +13,7 @@ import (
 )
 
 // listHelp says, under a workload's help, how a knob becomes a matrix axis.
-const listHelp = "A knob whose type ends in " + knob.ListMark + " takes a comma list: each value is a cell of a matrix, " +
+const listHelp = "A flag marked \"" + axisNote + "\" takes a comma list: each value is a cell of a matrix,\n" +
 	"every combination of the lists is run (--clients 1,8,64 --durability sync,off: six cells)."
 
 // knobFlag is a knob bound as a flag: it keeps the text given, to be parsed
@@ -21,9 +21,14 @@ const listHelp = "A knob whose type ends in " + knob.ListMark + " takes a comma 
 // package, and shows the knob's declared type in --help.
 type knobFlag struct {
 	spec knob.Spec
+	one  bool     // the command takes one value: no list makes a matrix here
 	vals []string // a repeatable knob's values, in order
 	val  string
 }
+
+// knob is the knob the flag was bound from, and whether a comma list makes
+// it a matrix axis in this command (for --help).
+func (f *knobFlag) knob() (knob.Spec, bool) { return f.spec, f.spec.Axis() && !f.one }
 
 func (f *knobFlag) String() string {
 	if f.spec.Repeat {
@@ -59,9 +64,15 @@ func (f repeatFlag) GetSlice() []string       { return append([]string(nil), f.v
 
 // bind declares every knob as a flag of its declared type (shown in
 // --help: "int", "sync|lazy|off", "[,...]" when a list makes a matrix axis).
-func bind(fs *pflag.FlagSet, specs []knob.Spec) {
+func bind(fs *pflag.FlagSet, specs []knob.Spec) { bindAs(fs, specs, false) }
+
+// bindOne binds knobs for a command that takes one value of each (load,
+// check: no matrix).
+func bindOne(fs *pflag.FlagSet, specs []knob.Spec) { bindAs(fs, specs, true) }
+
+func bindAs(fs *pflag.FlagSet, specs []knob.Spec, one bool) {
 	for _, k := range specs {
-		f := &knobFlag{spec: k, val: k.Default}
+		f := &knobFlag{spec: k, one: one, val: k.Default}
 		var v pflag.Value = f
 		if k.Repeat {
 			v = repeatFlag{f}
@@ -73,10 +84,16 @@ func bind(fs *pflag.FlagSet, specs []knob.Spec) {
 	}
 }
 
-// runKnobs are the knobs a workload's run, load and crash take, in --help's
-// order: the workload's own, the common ones, the backends'.
+// runKnobs are the knobs a workload's run takes, in --help's order: the
+// workload's own, the common ones, the backends'.
 func runKnobs(spec workload.Spec) []knob.Spec {
 	return slices.Concat(spec.Knobs, session.CommonKnobs(spec), session.BackendKnobs())
+}
+
+// knobsFor are the knobs of a workload's run that another command reads
+// too (dbgauge load, dbgauge check).
+func knobsFor(spec workload.Spec, u knob.Use) []knob.Spec {
+	return slices.DeleteFunc(runKnobs(spec), func(k knob.Spec) bool { return !k.UsedBy(u) })
 }
 
 // flagsOnly refuses a positional argument: a workload's command takes flags

@@ -3,9 +3,9 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +17,7 @@ import (
 )
 
 func newLoadCmd(ctx context.Context, env *Env) *cobra.Command {
-	cmd := workloadParent("load WORKLOAD [flags]", "load a workload's dataset only (batched, parallel), for later runs to reuse")
+	cmd := workloadParent(env, "load WORKLOAD [flags]", "load a workload's dataset only (batched, parallel), for later runs to reuse")
 	for _, spec := range catalog.Workloads() {
 		cmd.AddCommand(newLoadWorkloadCmd(ctx, env, spec))
 	}
@@ -36,9 +36,18 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 	}
 	fs := cmd.Flags()
 	fs.SortFlags = false
-	bind(fs, runKnobs(spec))
+	bindOne(fs, knobsFor(spec, knob.ForLoad))
+	bindOne(fs, slices.DeleteFunc(slices.Clone(outputKnobs), func(k knob.Spec) bool { return !k.UsedBy(knob.ForLoad) }))
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		show, err := readOutput(fs)
+		if err != nil {
+			return err
+		}
 		setValues(fs, values)
+		every, err := values.Int("progress", 0, 86400)
+		if err != nil {
+			return err
+		}
 		for _, k := range given(fs, env.Args) {
 			if strings.Contains(k.Value, ",") && !single(spec)(k.Name) && k.Name != "set" {
 				return knob.Bad("give one value: a load fills one dataset", "--%s %s: dbgauge load takes no lists", k.Name, k.Value)
@@ -51,9 +60,8 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		if err != nil {
 			return err
 		}
-		p := &progress{env: env}
-		lp := &loadProgress{p: p, start: time.Now()}
-		out, err := plan.LoadOnly(ctx, lp.update, p.Note)
+		p := &progress{env: env, out: show, every: time.Duration(every) * time.Second}
+		out, err := plan.LoadOnly(ctx, func(done, total int64) { p.Work("loading", done, total) }, p.Note)
 		p.clear()
 		if err != nil {
 			return err
@@ -63,8 +71,8 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 			verb = "reused (it matches; nothing loaded)"
 		}
 		fmt.Fprintf(env.Stdout, "%s on %s %s: %s in %.1f s", spec.Name, out.Engine.Name, out.Engine.Version, verb, out.Seconds)
-		if lp.total > 0 && !out.Dataset.Reused && out.Seconds > 0 {
-			fmt.Fprintf(env.Stdout, " (%.0f records/s)", float64(lp.total)/out.Seconds)
+		if total := p.workDone(); total > 0 && !out.Dataset.Reused && out.Seconds > 0 {
+			fmt.Fprintf(env.Stdout, " (%.0f records/s)", float64(total)/out.Seconds)
 		}
 		fmt.Fprintln(env.Stdout)
 		keys := make([]string, 0, len(out.Dataset.Facts))
@@ -79,37 +87,4 @@ func newLoadWorkloadCmd(ctx context.Context, env *Env, spec workload.Spec) *cobr
 		return nil
 	}
 	return cmd
-}
-
-// loadProgress shows a load's progress line, at most a few times a second.
-type loadProgress struct {
-	p     *progress
-	start time.Time
-	mu    sync.Mutex
-	last  time.Time
-	total int64
-}
-
-func (l *loadProgress) update(done, total int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.total = total
-	now := time.Now()
-	if now.Sub(l.last) < 250*time.Millisecond && done < total {
-		return
-	}
-	l.last = now
-	el := now.Sub(l.start).Seconds()
-	line := fmt.Sprintf("loading: %d of %d records (%.0f %%), %.0f records/s, %.0f s", done, total, 100*float64(done)/float64(max(total, 1)), float64(done)/max(el, 1e-3), el)
-	if done > 0 && done < total && el >= 1 {
-		line += fmt.Sprintf(", about %.0f s to go", el*float64(total-done)/float64(done))
-	}
-	l.p.mu.Lock()
-	defer l.p.mu.Unlock()
-	if l.p.env.IsTTY {
-		fmt.Fprint(l.p.env.Stderr, "\r\033[K"+line)
-		l.p.open = true
-		return
-	}
-	fmt.Fprintln(l.p.env.Stderr, line)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/catalog"
+	"github.com/dbgauge/dbgauge/internal/htmlreport"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/redact"
@@ -53,7 +54,7 @@ func given(fs *pflag.FlagSet, args []string) []matrix.Knob {
 // single says whether a knob can never be an axis.
 func single(spec workload.Spec) func(string) bool {
 	specs := map[string]knob.Spec{}
-	for _, k := range runKnobs(spec) {
+	for _, k := range slices.Concat(runKnobs(spec), outputKnobs) {
 		specs[k.Name] = k
 	}
 	return func(name string) bool { return !specs[name].Axis() }
@@ -86,6 +87,11 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	m := matrix.New(id, spec.Name, spec.Metric(), redact.Args(append([]string{"dbgauge"}, env.Args...)),
 		fixed, axes, int(repeat), shuffle, uint64(time.Now().UnixNano()))
 	m.ReuseData = reuse
+	// Every cell is checked as it would run alone; --reuse-data's file
+	// below is in a folder of the matrix's own, made once this passes.
+	if err := validateCells(spec, m); err != nil {
+		return nil, "", err
+	}
 	if reuse {
 		db := values.Get("db")
 		bspec, _ := catalog.Backend(db)
@@ -95,9 +101,6 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 		}
 		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
 		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+bspec.Ext))
-	}
-	if err := validateCells(spec, m); err != nil {
-		return nil, "", err
 	}
 	return m, filepath.Join(root, id), nil
 }
@@ -112,6 +115,7 @@ func validateCells(spec workload.Spec, m *result.Matrix) error {
 		seen[c.Key] = true
 		fs := pflag.NewFlagSet("cell", pflag.ContinueOnError)
 		bind(fs, runKnobs(spec))
+		bind(fs, outputKnobs)
 		if err := fs.Parse(matrix.CellFlags(m, c)); err != nil {
 			return knob.Bad("see dbgauge run "+spec.Name+" --help", "cell %s: %v", c.Key, err)
 		}
@@ -129,7 +133,7 @@ func validateCells(spec workload.Spec, m *result.Matrix) error {
 }
 
 // runMatrix runs a new matrix, or resumes one.
-func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec, values *knob.Values, knobs []matrix.Knob) error {
+func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec workload.Spec, values *knob.Values, knobs []matrix.Knob, out output) error {
 	var m *result.Matrix
 	var dir string
 	if dir = values.Get("resume"); dir != "" {
@@ -173,6 +177,9 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 			return err
 		}
 	}
+	if err := htmlreport.WriteECharts(dir); err != nil { // the one copy every page of the matrix loads
+		return fmt.Errorf("write %s: %w", htmlreport.EChartsFile, err)
+	}
 	exe := env.Exe
 	if exe == "" {
 		var err error
@@ -181,12 +188,13 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 		}
 	}
 	pending := len(matrix.Pending(m))
-	fmt.Fprintf(env.Stderr, "dbgauge: matrix %s, %s, %d to run, in %s\n", m.Workload, matrix.Size(m), pending, dir)
+	note := &progress{env: env, out: out}
+	note.Note(fmt.Sprintf("matrix %s, %s, %d to run, in %s", m.Workload, matrix.Size(m), pending, dir))
 	stop, interrupted, release := watchSignals(env, cancel, func() {
-		fmt.Fprintln(env.Stderr, "\ndbgauge: stopping: the cell in flight finishes its units (interrupt again to abandon them); --resume finishes the matrix")
+		note.Note("stopping: the cell in flight finishes its units (interrupt again to abandon them); --resume finishes the matrix")
 	})
 	defer release()
-	r := &matrix.Runner{Dir: dir, Exe: exe, Stderr: env.Stderr, Obs: &matrixProgress{env: env}, PerCell: perCell(values)}
+	r := &matrix.Runner{Dir: dir, Exe: exe, Stderr: env.Stderr, Obs: &matrixProgress{p: note}, PerCell: perCell(values)}
 	runErr := r.Run(ctx, m, stop)
 	if errors.Is(runErr, matrix.ErrBadCell) {
 		return knob.Bad("fix the knob and run the matrix again", "%v", runErr)
@@ -196,7 +204,11 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 		return err
 	}
 	html, herr := writeMatrixReport(a)
-	if err := report.Matrix(env.Stdout, a, html); err != nil {
+	summary := report.Matrix
+	if out.json {
+		summary = report.MatrixJSON
+	}
+	if err := summary(env.Stdout, a, html); err != nil {
 		return err
 	}
 	switch {
@@ -229,7 +241,7 @@ func perCell(v *knob.Values) time.Duration {
 }
 
 // matrixProgress prints a line before each cell, with the time left.
-type matrixProgress struct{ env *Env }
+type matrixProgress struct{ p *progress }
 
 func (p *matrixProgress) CellStarts(m *result.Matrix, i, n, total int, eta time.Duration) {
 	c := m.Cells[i]
@@ -241,16 +253,16 @@ func (p *matrixProgress) CellStarts(m *result.Matrix, i, n, total int, eta time.
 	if m.Repeat > 1 {
 		rep = fmt.Sprintf(" (repeat %d of %d)", c.Repeat, m.Repeat)
 	}
-	fmt.Fprintf(p.env.Stderr, "dbgauge: cell %d/%d: %s%s%s\n", n, total, c.Key, rep, left)
+	p.p.Note(fmt.Sprintf("cell %d/%d: %s%s%s", n, total, c.Key, rep, left))
 }
 
 func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
 	c := m.Cells[i]
 	if res == nil || res.Status == result.Failed {
-		fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s\n", c.ID, c.Status, c.Reason)
+		p.p.Note(fmt.Sprintf("cell %s %s: %s", c.ID, c.Status, c.Reason))
 		return
 	}
-	fmt.Fprintf(p.env.Stderr, "dbgauge: cell %s %s: %s %s, p99 %s\n", c.ID, res.Status, report.Rate(res.Summary.Rate), res.Summary.Metric, report.Us(res.Summary.P99Us))
+	p.p.Note(fmt.Sprintf("cell %s %s: %s %s, p99 %s", c.ID, res.Status, report.Rate(res.Summary.Rate), res.Summary.Metric, report.Us(res.Summary.P99Us)))
 }
 
 // embedded lists the embedded engines, whose fresh database is a file (or a

@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,6 +18,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/child"
+	"github.com/dbgauge/dbgauge/internal/htmlreport"
 	"github.com/dbgauge/dbgauge/internal/htmlreport/browsertest"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -90,8 +95,30 @@ func TestMatrixRepeats(t *testing.T) {
 	if !strings.Contains(errs, "cell 8/8") {
 		t.Errorf("no progress per cell:\n%s", errs)
 	}
-	browse(t, filepath.Join(dir, ReportFile), "matrix")
-	browse(t, filepath.Join(dir, m.Cells[0].Dir, ReportFile), "cell")
+	// The matrix folder holds ECharts once; every page loads it from there.
+	shared := filepath.Join(dir, htmlreport.EChartsFile)
+	if fi, err := os.Stat(shared); err != nil || fi.Size() < 1_000_000 {
+		t.Fatalf("the matrix's %s: %v", htmlreport.EChartsFile, err)
+	}
+	var total int64
+	_ = filepath.Walk(dir, func(path string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			total += fi.Size()
+		}
+		return err
+	})
+	for _, c := range m.Cells {
+		page, err := os.ReadFile(filepath.Join(dir, c.Dir, ReportFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) > 400<<10 || !bytes.Contains(page, []byte(`<script src="../../echarts.min.js"></script>`)) || bytes.Contains(page, []byte("Licensed to the Apache")) {
+			t.Errorf("cell %s: a page of %d KiB that does not load the matrix's ECharts", c.ID, len(page)>>10)
+		}
+	}
+	t.Logf("the matrix folder: %d cells, %.1f MiB in all", len(m.Cells), float64(total)/(1<<20))
+	browse(t, filepath.Join(dir, ReportFile), "matrix", shared)
+	browse(t, filepath.Join(dir, m.Cells[0].Dir, ReportFile), "cell", shared)
 }
 
 // screenshots keeps the screenshots of browse: go test ./internal/cli -screenshots DIR.
@@ -100,7 +127,7 @@ var screenshots = flag.String("screenshots", "", "keep the reports' screenshots 
 // browse opens a report in headless Chromium: no console error, no
 // exception, no network request, every chart drawn. The screenshot goes to
 // -screenshots DIR when given.
-func browse(t *testing.T, page, name string) {
+func browse(t *testing.T, page, name string, files ...string) {
 	t.Helper()
 	if _, err := browsertest.Chromium(); err != nil {
 		t.Skip(err) // .ci/run installs chromium: in CI this never skips
@@ -117,6 +144,14 @@ func browse(t *testing.T, page, name string) {
 	}
 	if len(seen.ConsoleErrors)+len(seen.Exceptions)+len(seen.Requests) > 0 {
 		t.Errorf("%s: console errors %q, exceptions %q, requests %q", name, seen.ConsoleErrors, seen.Exceptions, seen.Requests)
+	}
+	var want []string
+	for _, f := range files {
+		abs, _ := filepath.Abs(f)
+		want = append(want, (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String())
+	}
+	if !slices.Equal(seen.Files, want) {
+		t.Errorf("%s: loaded the files %q, want %q", name, seen.Files, want)
 	}
 	if !seen.Drawn || seen.Charts < 1 || seen.Painted != seen.Charts {
 		t.Errorf("%s: drawn %v, %d charts, %d painted", name, seen.Drawn, seen.Charts, seen.Painted)
@@ -222,11 +257,23 @@ func TestMatrixResume(t *testing.T) {
 // TestMatrixReuseData lets the cells share one embedded database file.
 func TestMatrixReuseData(t *testing.T) {
 	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "100", "--durability", "sync,off", "--reuse-data", "--ceiling", "off", "--results", root)
+	code, out, errs := runCLI(t, nil, "run", "insert", "--units", "100", "--durability", "sync,off", "--reuse-data", "--ceiling", "off", "--results", root, "--json")
 	if code != ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 	dir := matrixDir(t, root)
+	// --json: the matrix's analysis on stdout, and nothing else.
+	var a struct {
+		Dir    string `json:"dir"`
+		Report string `json:"report"`
+		Groups []struct {
+			Key  string   `json:"key"`
+			Dirs []string `json:"dirs"`
+		} `json:"groups"`
+	}
+	if err := json.Unmarshal([]byte(out), &a); err != nil || a.Dir != dir || len(a.Groups) != 2 || a.Groups[0].Key != "durability=sync" || a.Report != filepath.Join(dir, ReportFile) {
+		t.Errorf("--json of a matrix: %v, %+v:\n%.500s", err, a, out)
+	}
 	var paths []string
 	for _, c := range []string{"001-r1", "002-r1"} {
 		r, err := result.Load(filepath.Join(dir, "cells", c))
@@ -242,4 +289,34 @@ func TestMatrixReuseData(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errs, "--reuse-data") {
 		t.Errorf("reuse over a db axis: exit %d %s", code, errs)
 	}
+}
+
+// browseDir is a folder whose every report.html TestBrowseFolder opens.
+var browseDir = flag.String("browse", "", "open every report.html under `DIR` in Chromium (TestBrowseFolder)")
+
+// TestBrowseFolder opens every page of a result or matrix folder given with
+// -browse DIR, as browse does (with -screenshots DIR, keeping each page's
+// screenshot): for a folder made by hand, e.g. a long matrix.
+func TestBrowseFolder(t *testing.T) {
+	if *browseDir == "" {
+		t.Skip("give -browse DIR")
+	}
+	shared := filepath.Join(*browseDir, htmlreport.EChartsFile)
+	_ = filepath.Walk(*browseDir, func(path string, fi os.FileInfo, err error) error {
+		if err != nil || fi.Name() != ReportFile {
+			return err
+		}
+		rel, _ := filepath.Rel(*browseDir, filepath.Dir(path))
+		name := strings.ReplaceAll(rel, string(filepath.Separator), "-")
+		if rel == "." {
+			name = "top"
+		}
+		var files []string
+		if _, err := os.Stat(shared); err == nil {
+			files = []string{shared}
+		}
+		browse(t, path, name, files...)
+		t.Logf("%s: opened", rel)
+		return nil
+	})
 }

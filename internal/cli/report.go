@@ -36,24 +36,37 @@ func writeHTML(path string, p htmlreport.Page) error {
 	return os.Rename(tmp, path)
 }
 
-// writeRunReport writes report.html into a result folder.
-func writeRunReport(dir string, r *result.Result) (string, error) {
+// writeRunReport writes report.html into a result folder. echarts, when
+// set, is the shared ECharts file relative to the folder (a matrix's cell);
+// else the page embeds it.
+func writeRunReport(dir string, r *result.Result, echarts string) (string, error) {
 	path := filepath.Join(dir, ReportFile)
-	return path, writeHTML(path, htmlreport.Page{Title: r.Config.Workload + " on " + r.Config.Backend + " — " + r.ID, Run: r})
+	return path, writeHTML(path, htmlreport.Page{Title: r.Config.Workload + " on " + r.Config.Backend + " — " + r.ID, Run: r, ECharts: echarts})
 }
 
 // writeMatrixReport writes report.html into a matrix folder, and into each
-// cell's result folder it links to.
+// cell's result folder it links to; every page loads the one ECharts file
+// of the matrix folder, which it writes too.
 func writeMatrixReport(m *analysis.Matrix) (string, error) {
+	if err := htmlreport.WriteECharts(m.Dir); err != nil {
+		return "", err
+	}
 	for _, g := range m.Groups {
 		for i, r := range g.Runs {
-			if _, err := writeRunReport(filepath.Join(m.Dir, g.Dirs[i]), r); err != nil {
+			if _, err := writeRunReport(filepath.Join(m.Dir, g.Dirs[i]), r, sharedECharts(g.Dirs[i])); err != nil {
 				return "", err
 			}
 		}
 	}
 	path := filepath.Join(m.Dir, ReportFile)
-	return path, writeHTML(path, htmlreport.Page{Title: "matrix of " + m.Index.Workload + " — " + m.Index.ID, Matrix: m})
+	return path, writeHTML(path, htmlreport.Page{Title: "matrix of " + m.Index.Workload + " — " + m.Index.ID, Matrix: m, ECharts: htmlreport.EChartsFile})
+}
+
+// sharedECharts is the matrix folder's ECharts file as seen from the
+// folder rel inside it ("cells/003" → "../../echarts.min.js").
+func sharedECharts(rel string) string {
+	up := strings.Repeat("../", len(strings.Split(filepath.ToSlash(filepath.Clean(rel)), "/")))
+	return up + htmlreport.EChartsFile
 }
 
 func newReportCmd(env *Env) *cobra.Command {
@@ -90,7 +103,7 @@ func newReportCmd(env *Env) *cobra.Command {
 			if err != nil {
 				return knob.Bad("give a result folder (it holds result.json) or a matrix folder (matrix.json)", "%s: %v", dir, err)
 			}
-			path, err := writeRunReport(dir, r)
+			path, err := writeRunReport(dir, r, "")
 			if err != nil {
 				return err
 			}
@@ -160,8 +173,8 @@ it calls nothing inside ±5 % a difference.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&failIfSlower, "fail-if-slower", "", "exit 1 when an input's throughput is significantly lower than the first's by more than this, e.g. 5%")
-	cmd.Flags().StringVar(&html, "html", "", "also write the comparison as a self-contained HTML file")
+	cmd.Flags().StringVar(&failIfSlower, "fail-if-slower", "", "exit 1 when an input's throughput is significantly lower than the first's by more than `PERCENT`, e.g. 5%")
+	cmd.Flags().StringVar(&html, "html", "", "also write the comparison as a self-contained HTML `FILE`")
 	return cmd
 }
 

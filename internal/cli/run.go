@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -20,33 +20,49 @@ import (
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/ledger"
 	"github.com/dbgauge/dbgauge/internal/matrix"
+	"github.com/dbgauge/dbgauge/internal/openmetrics"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/report"
-	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/script"
 )
 
 // workloadParent returns a command with one subcommand per workload (run,
-// load): on its own it prints its help, and an unknown workload is reported
-// as such, whatever flags follow it.
-func workloadParent(use, short string) *cobra.Command {
-	return &cobra.Command{
+// load): on its own it prints its help; an unknown workload is reported as
+// such, whatever flags follow it, and flags without a workload as that.
+func workloadParent(env *Env, use, short string) *cobra.Command {
+	cmd := &cobra.Command{
 		Use: use, Short: short,
 		FParseErrWhitelist: cobra.FParseErrWhitelist{UnknownFlags: true},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return cmd.Help()
-			}
+	}
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
 			return knob.Bad("use one of "+strings.Join(catalog.WorkloadNames(), ", ")+" (dbgauge list describes them)",
 				"there is no workload %q", args[0])
-		},
+		}
+		if slices.ContainsFunc(env.Args, func(a string) bool {
+			return strings.HasPrefix(a, "-") && a != "-h" && a != "--help" && !strings.HasPrefix(a, "--cpuprofile")
+		}) {
+			return knob.Bad("name one before its flags, e.g. "+cmd.CommandPath()+" insert --clients 4", "%s needs a workload", cmd.CommandPath())
+		}
+		return cmd.Help()
+	}
+	return cmd
+}
+
+// parentArgs refuses a word that names none of a parent's subcommands.
+func parentArgs(hint string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return knob.Bad(hint, "%s has no %q", cmd.CommandPath(), args[0])
+		}
+		return nil
 	}
 }
 
 func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
-	cmd := workloadParent("run WORKLOAD [flags]", "run a workload and measure it")
+	cmd := workloadParent(env, "run WORKLOAD [flags]", "run a workload and measure it")
 	for _, spec := range catalog.Workloads() {
 		cmd.AddCommand(newWorkloadCmd(ctx, env, cancel, spec))
 	}
@@ -64,15 +80,27 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	bind(fs, runKnobs(spec))
+	bind(fs, outputKnobs)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		knobs := given(fs, env.Args)
+		out, err := readOutput(fs)
+		if err != nil {
+			return err
+		}
+		// Of the output knobs, the cells of a matrix take --quiet; the
+		// matrix itself prints the summary (--json) and the cells' lines.
+		knobs := slices.DeleteFunc(given(fs, env.Args), func(k matrix.Knob) bool { return k.Name == "json" || k.Name == "live" })
 		if _, axes := matrix.Split(knobs, single(spec)); len(axes) > 0 || fs.Changed("resume") || (fs.Changed("repeat") && fs.Lookup("repeat").Value.String() != "1") {
 			for _, k := range knobs {
 				values.Set(k.Name, k.Value)
 			}
-			return runMatrix(ctx, env, cancel, spec, values, knobs)
+			return runMatrix(ctx, env, cancel, spec, values, knobs, out)
 		}
 		setValues(fs, values)
+		for _, name := range []string{"shuffle", "reuse-data"} { // a matrix's, refused when wrong in a single run too
+			if _, err := values.Bool(name); err != nil {
+				return err
+			}
+		}
 		req := session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
 		if r := env.run; r != nil { // a matrix's cell, or the run a crash cycle kills
 			req.ResultID, req.DropCache = r.ResultID, r.Cell != ""
@@ -84,7 +112,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 		if err != nil {
 			return err
 		}
-		return execute(ctx, env, cancel, plan)
+		return execute(ctx, env, cancel, plan, out)
 	}
 	return cmd
 }
@@ -100,9 +128,12 @@ func workloadFile(args []string) []string {
 }
 
 // setValues copies the flags the user set into values (each value of a
-// repeatable one).
+// repeatable one), those of the knobs values declares.
 func setValues(fs *pflag.FlagSet, values *knob.Values) {
 	fs.Visit(func(f *pflag.Flag) {
+		if !values.Declares(f.Name) {
+			return
+		}
 		if sa, ok := f.Value.(pflag.SliceValue); ok {
 			for _, s := range sa.GetSlice() {
 				values.Set(f.Name, s)
@@ -115,10 +146,19 @@ func setValues(fs *pflag.FlagSet, values *knob.Values) {
 
 // execute runs a plan with signals wired: the first interrupt stops the run
 // cleanly, the second abandons the units in flight.
-func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *session.Plan) error {
-	p := &progress{env: env}
+func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *session.Plan, out output) error {
+	p := &progress{env: env, out: out, every: plan.Progress()}
 	if env.run != nil {
 		p.cell, p.after = env.run.Cell, env.run.After
+	}
+	if out.metricsAddr != "" {
+		srv, err := openmetrics.Listen(out.metricsAddr)
+		if err != nil {
+			return knob.Bad("give a free port, or port 0 for any", "--metrics-addr %s: %v", out.metricsAddr, err)
+		}
+		p.serve = srv
+		p.Note("serving the run as OpenMetrics on http://" + srv.Addr() + "/metrics")
+		defer srv.Close()
 	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
 		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
@@ -143,16 +183,35 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		return err
 	}
 	dir := session.Dir(plan.ResultsRoot(), res)
-	if perr := report.Summary(env.Stdout, res, dir); perr != nil && err == nil {
+	summary := report.Summary
+	if out.json {
+		summary = report.JSON
+	}
+	if perr := summary(env.Stdout, res, dir); perr != nil && err == nil {
 		return perr
 	}
-	if _, herr := writeRunReport(dir, res); herr != nil && err == nil {
+	echarts := "" // a page of its own embeds ECharts; a matrix's cell loads the matrix's
+	if env.run != nil && env.run.Cell != "" {
+		echarts = sharedECharts(filepath.Join("cells", res.ID)) // a cell's folder in its matrix's (matrix.New)
+	}
+	if _, herr := writeRunReport(dir, res, echarts); herr != nil && err == nil {
 		return fmt.Errorf("write the report: %w", herr)
+	}
+	stopped := interrupted() // before a linger, which an interrupt ends
+	if p.serve != nil {
+		p.serve.Update(res, "done")
+		if out.linger > 0 && !stopped {
+			p.Note(fmt.Sprintf("serving the final figures for %s more (--metrics-linger)", out.linger))
+			select {
+			case <-time.After(out.linger):
+			case <-stop:
+			}
+		}
 	}
 	switch {
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted():
+	case stopped:
 		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
 	case !res.Summary.ChecksOK:
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}
@@ -168,8 +227,9 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 func watchSignals(env *Env, cancel context.CancelFunc, onFirst func()) (stop <-chan struct{}, interrupted func() bool, release func()) {
 	stopCh := make(chan struct{})
 	var got atomic.Bool
-	done := make(chan struct{})
+	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		for {
 			select {
 			case <-done:
@@ -189,60 +249,7 @@ func watchSignals(env *Env, cancel context.CancelFunc, onFirst func()) (stop <-c
 			}
 		}
 	}()
-	return stopCh, got.Load, func() { close(done) }
-}
-
-// progress prints the session's notes and one line a second to stderr.
-type progress struct {
-	env   *Env
-	cell  string        // a matrix's cell: "3/24"
-	after time.Duration // the matrix's time left after this cell
-	mu    sync.Mutex
-	open  bool // a progress line is on screen without its newline
-}
-
-func (p *progress) Note(msg string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearLocked()
-	fmt.Fprintln(p.env.Stderr, "dbgauge: "+msg)
-}
-
-func (p *progress) Started(res *result.Result) {
-	p.Note(fmt.Sprintf("%s on %s %s, %d client(s), results in %s", res.Config.Workload, res.Engine.Name, res.Engine.Version, res.Config.Clients, res.ID))
-}
-
-func (p *progress) Second(res *result.Result, s result.Second) {
-	if s.Dt < 0.25 {
-		return // a sliver at a phase boundary: in the series, not worth a line
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	line := report.Progress(res, s)
-	if p.cell != "" {
-		left := p.after
-		if res.Config.Units == 0 {
-			left += time.Duration(res.Config.Warmup+res.Config.Duration) - time.Duration(s.T*float64(time.Second))
-		}
-		line += fmt.Sprintf("  [cell %s, matrix done in ~%s]", p.cell, max(left, 0).Round(time.Second))
-	}
-	if p.env.IsTTY {
-		fmt.Fprint(p.env.Stderr, "\r\033[K"+line)
-		p.open = true
-		return
-	}
-	fmt.Fprintln(p.env.Stderr, line)
-}
-
-func (p *progress) clear() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.clearLocked()
-}
-
-func (p *progress) clearLocked() {
-	if p.open {
-		fmt.Fprintln(p.env.Stderr)
-		p.open = false
-	}
+	// release waits for the watcher: a note it is printing ends before the
+	// command's last words.
+	return stopCh, got.Load, func() { close(done); <-exited }
 }

@@ -108,7 +108,7 @@ func Judge(d result.Device, virtual string, cells []result.DiskCell) []result.Fi
 					continue
 				}
 				if r := a.Rate / b.Rate; r > disagreement || r < 1/disagreement {
-					warn("%s and %s disagree by %.1f× (%.0f/s against %.0f/s, %s, %s blocks): one of them does not reach stable storage (the seed found O_SYNC ignored this way)",
+					warn("%s and %s disagree by %.1f× (%.0f/s against %.0f/s, %s, %s blocks): one of them does not reach stable storage (the SAP DB commit test found O_SYNC ignored this way)",
 						pair[0], pair[1], max(r, 1/r), a.Rate, b.Rate, a.Pattern, sizeName(a.Block))
 				}
 			}

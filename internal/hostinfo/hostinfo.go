@@ -63,6 +63,39 @@ func keyed(path, key, sep string) string {
 	return ""
 }
 
+// Build is how this dbgauge was built: what `dbgauge version` prints.
+type Build struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit,omitempty"`      // the VCS revision, in full
+	Time     string `json:"commit_time,omitempty"` // the revision's time
+	Modified bool   `json:"modified,omitempty"`    // built from a tree with changes not committed
+	Go       string `json:"go"`
+	Platform string `json:"platform"` // GOOS/GOARCH
+	Cgo      bool   `json:"cgo"`
+}
+
+// ReadBuild returns how this binary was built, from its build information.
+func ReadBuild() Build {
+	b := Build{Version: Version(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return b
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			b.Commit = s.Value
+		case "vcs.time":
+			b.Time = s.Value
+		case "vcs.modified":
+			b.Modified = s.Value == "true"
+		case "CGO_ENABLED":
+			b.Cgo = s.Value == "1"
+		}
+	}
+	return b
+}
+
 // Version returns dbgauge's version: the module version, or the VCS revision
 // of a development build, or "devel".
 func Version() string {

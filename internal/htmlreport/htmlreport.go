@@ -18,6 +18,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -30,6 +32,29 @@ type Page struct {
 	Matrix  *analysis.Matrix     // a matrix folder, analysed
 	Compare *analysis.Comparison // a comparison
 	Crash   *result.Crash        // what dbgauge crash found
+	// ECharts, when set, is the path of the ECharts file WriteECharts
+	// wrote, relative to the page ("../../echarts.min.js"): the page loads
+	// it from there instead of embedding its megabyte. A matrix's pages
+	// share one; a page alone embeds it ("").
+	ECharts string
+}
+
+// EChartsFile is the name WriteECharts gives the ECharts file.
+const EChartsFile = "echarts.min.js"
+
+// WriteECharts writes the ECharts file that pages written with
+// Page.ECharts load into dir, atomically; it is the file the pages would
+// embed, Apache ECharts 5.6.0 (its license in its first lines).
+func WriteECharts(dir string) error {
+	path := filepath.Join(dir, EChartsFile)
+	if b, err := os.ReadFile(path); err == nil && string(b) == echartsJS {
+		return nil
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(echartsJS), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // Write renders p as one self-contained HTML document.
@@ -63,7 +88,11 @@ func Write(w io.Writer, p Page) error {
 	}
 	d.normalize()
 	d.CSS = template.CSS(styleCSS)
-	d.ECharts = template.JS(echartsJS)
+	if p.ECharts == "" {
+		d.ECharts = template.JS(echartsJS)
+	} else {
+		d.EChartsSrc = p.ECharts
+	}
 	d.Script = template.JS(pageJS)
 	return pageTemplate.Execute(w, d)
 }
@@ -85,9 +114,10 @@ type doc struct {
 	Sections []*section
 	Charts   []chartData
 
-	CSS     template.CSS
-	ECharts template.JS
-	Script  template.JS
+	CSS        template.CSS
+	ECharts    template.JS // embedded
+	EChartsSrc string      // or loaded from this file, relative to the page
+	Script     template.JS
 }
 
 type header struct {
@@ -205,7 +235,7 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data: blob:">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'{{if .EChartsSrc}} 'self'{{end}}; style-src 'unsafe-inline'; img-src data: blob:">
 <meta name="generator" content="dbgauge">
 <title>{{.Title}}</title>
 <style>{{.CSS}}</style>
@@ -233,9 +263,9 @@ var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
 {{end}}</div>
 </section>
 {{end}}</main>
-<footer>Made by dbgauge. Charts drawn with Apache ECharts 5.6.0 (Apache-2.0), embedded in this file.</footer>
+<footer>Made by dbgauge. Charts drawn with Apache ECharts 5.6.0 (Apache-2.0), {{if .EChartsSrc}}in {{.EChartsSrc}} beside this page{{else}}embedded in this file{{end}}.</footer>
 {{range .Charts}}<script type="application/json" id="{{.ID}}">{{.JSON}}</script>
-{{end}}<script>{{.ECharts}}</script>
+{{end}}{{if .EChartsSrc}}<script src="{{.EChartsSrc}}"></script>{{else}}<script>{{.ECharts}}</script>{{end}}
 <script>{{.Script}}</script>
 </body>
 </html>

@@ -79,8 +79,8 @@ func browse(t *testing.T, name string, page []byte) {
 	if len(seen.Exceptions) > 0 {
 		t.Errorf("%s: exceptions: %q", name, seen.Exceptions)
 	}
-	if len(seen.Requests) > 0 {
-		t.Errorf("%s: network requests: %q", name, seen.Requests)
+	if len(seen.Requests)+len(seen.Files) > 0 {
+		t.Errorf("%s: network requests %q, files %q: the page is not self-contained", name, seen.Requests, seen.Files)
 	}
 	if !seen.Drawn || seen.Charts != want {
 		t.Errorf("%s: drawn %v, %d charts of %d", name, seen.Drawn, seen.Charts, want)

@@ -50,7 +50,22 @@ type Spec struct {
 	Usage   string   // one line: what it does
 	Repeat  bool     // may be given several times (values joined by "\n")
 	Single  bool     // never a matrix axis: commas in its value are its own
+	// Uses are the commands besides a run (run, cluster, crash) that read
+	// the knob; each command's --help lists exactly the knobs it reads.
+	Uses Use
 }
+
+// Use is a set of the commands that read a knob besides a run.
+type Use uint8
+
+// The commands besides a run that may read a knob.
+const (
+	ForLoad  Use = 1 << iota // dbgauge load: the engine, its settings, the dataset's shape
+	ForCheck                 // dbgauge check: the engine, and what the checks read
+)
+
+// UsedBy reports whether the knob is read by every command in u.
+func (s Spec) UsedBy(u Use) bool { return s.Uses&u == u }
 
 // IsSwitch reports whether the knob is given without a value.
 func (s Spec) IsSwitch() bool { return s.Kind == Switch }
@@ -59,26 +74,45 @@ func (s Spec) IsSwitch() bool { return s.Kind == Switch }
 // every knob but switches and those whose commas are their own.
 func (s Spec) Axis() bool { return !s.Single && s.Kind != Switch }
 
-// Type is the knob's type as --help and `dbgauge list` show it: "int",
-// "int 1..64", "duration", "sync|lazy|off", the form of a text ("URL",
-// "at=D[,to=D]"). A knob that takes a comma list (a matrix axis) ends in
-// "[,...]".
-func (s Spec) Type() string {
-	t := s.Kind.String()
+// Form is the knob's value as --help shows it: "int", "int 1..64",
+// "duration", "sync|lazy|off", the form of a text ("URL", "at=D[,to=D]");
+// "" for a switch, which takes no value.
+func (s Spec) Form() string {
 	switch {
+	case s.Kind == Switch:
+		return ""
 	case s.Kind == Choice:
-		t = strings.Join(s.Choices, "|")
+		return strings.Join(s.Choices, "|")
+	case s.Values != "" && s.Kind == Text:
+		return s.Values
 	case s.Values != "":
-		if s.Kind == Text {
-			t = s.Values
-		} else {
-			t += " " + s.Values
-		}
+		return s.Kind.String() + " " + s.Values
+	}
+	return s.Kind.String()
+}
+
+// Type is the knob's type as `dbgauge list` and docs/knobs.md show it: its
+// Form ("switch" for a switch), ending in "[,...]" when a comma list makes
+// it a matrix axis.
+func (s Spec) Type() string {
+	t := s.Form()
+	if s.Kind == Switch {
+		t = s.Kind.String()
 	}
 	if s.Axis() && !s.Repeat {
 		t += ListMark
 	}
 	return t
+}
+
+// Line is the knob's usage on one line: a usage of several lines (--db's
+// forms, one a line) has its later lines joined by commas.
+func (s Spec) Line() string {
+	first, rest, ok := strings.Cut(s.Usage, "\n")
+	if !ok {
+		return s.Usage
+	}
+	return first + " " + strings.Join(strings.Split(rest, "\n"), ", ")
 }
 
 // ListMark ends the Type of a knob that takes a comma list.
@@ -110,6 +144,12 @@ func (v *Values) Set(name, value string) {
 		}
 	}
 	v.set[name] = value
+}
+
+// Declares reports whether name is one of the knobs v was made for.
+func (v *Values) Declares(name string) bool {
+	_, ok := v.specs[name]
+	return ok
 }
 
 // Get returns the value given for name, or its default.

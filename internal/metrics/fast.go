@@ -116,6 +116,66 @@ func (v view) mean() float64 {
 	return mean
 }
 
+// MeanSd returns h.Mean() and h.StdDev(), through a copy of its counts
+// when it is laid out as NewHistogram's are (one linear pass each, not the
+// library's per-bucket iterator).
+func MeanSd(h *hdrhistogram.Histogram) (mean, sd float64) {
+	if h.TotalCount() == 0 {
+		return 0, 0
+	}
+	if v, ok := viewOf(h); ok {
+		mean = v.mean()
+		return mean, v.stddev(mean)
+	}
+	return h.Mean(), h.StdDev()
+}
+
+// AtOrBelow returns, for each limit (ascending, in µs), how many of h's
+// values are at or below it: a value counts under a limit when the highest
+// value its bucket stands for is (the histogram's precision, three
+// significant digits, is the only blur). For a Prometheus histogram's
+// cumulative buckets.
+func AtOrBelow(h *hdrhistogram.Histogram, limits []int64) []int64 {
+	out := make([]int64, len(limits))
+	add := func(highest, count int64) {
+		for j := len(limits) - 1; j >= 0 && limits[j] >= highest; j-- {
+			out[j] += count
+		}
+	}
+	if v, ok := viewOf(h); ok {
+		for i := v.first; i <= v.last && i >= 0; i++ {
+			if c := v.counts[i]; c != 0 {
+				low, size := span(i)
+				add(low+size-1, c)
+			}
+		}
+		return out
+	}
+	for _, b := range h.Distribution() {
+		if b.Count != 0 {
+			add(b.To, b.Count)
+		}
+	}
+	return out
+}
+
+// stddev is h.StdDev() given its mean, term by term in the library's order.
+func (v view) stddev(mean float64) float64 {
+	if v.total == 0 {
+		return 0
+	}
+	var dev2 float64
+	total := float64(v.total)
+	for i := v.first; i <= v.last; i++ {
+		if c := v.counts[i]; c != 0 {
+			low, size := span(i)
+			d := float64(low+size>>1) - mean
+			dev2 += (d * d) * float64(c) / total
+		}
+	}
+	return math.Sqrt(dev2)
+}
+
 // The V2 encoding (hdr_encoding.go): a compressed-encoding cookie, the
 // length of the zlib stream, and the stream; inside it, a 40-byte header
 // and the counts through the last one recorded as ZigZag LEB128 longs, a

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -75,6 +76,9 @@ func TestSummaryMatchesLibrary(t *testing.T) {
 				}
 				if h.TotalCount() > 0 && l.MeanUs != h.Mean() {
 					t.Errorf("hist %v: mean %v, library %v", hist, l.MeanUs, h.Mean())
+				}
+				if sd := h.StdDev(); math.Abs(l.SdUs-sd) > 1e-9*max(sd, 1) {
+					t.Errorf("hist %v: sd %v, library %v", hist, l.SdUs, sd)
 				}
 			}
 			dec, err := hdrhistogram.Decode([]byte(v.encode()))
@@ -156,5 +160,27 @@ func BenchmarkRecord(b *testing.B) {
 	p.Add(set.Tick(time.Now()))
 	for b.Loop() {
 		p.Record(true)
+	}
+}
+
+// TestAtOrBelow: the values at or below each limit, as the library's own
+// distribution counts them.
+func TestAtOrBelow(t *testing.T) {
+	h := NewHistogram()
+	for _, v := range []int64{1, 99, 100, 101, 999, 1000, 5000, 123456, 9_000_000} {
+		_ = h.RecordValue(v)
+	}
+	limits := []int64{0, 100, 1000, 10_000, 1_000_000, 600_000_000}
+	got := AtOrBelow(h, limits)
+	want := make([]int64, len(limits))
+	for _, b := range h.Distribution() {
+		for j, l := range limits {
+			if b.To <= l {
+				want[j] += b.Count
+			}
+		}
+	}
+	if !slices.Equal(got, want) || got[1] != 3 || got[2] != 6 || got[len(got)-1] != 9 {
+		t.Errorf("AtOrBelow = %v, library %v", got, want)
 	}
 }

@@ -610,14 +610,15 @@ func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency
 	l.P50Us, l.P90Us, l.P95Us, l.P99Us, l.P999Us, l.MaxUs = q[0], q[1], q[2], q[3], q[4], q[5]
 	l.MinUs = h.Min() // it stops at the first value
 	if !hist {
-		l.MeanUs = h.Mean()
+		l.MeanUs, l.SdUs = h.Mean(), h.StdDev()
 		return l
 	}
 	if v, ok := viewOf(h); ok { // the same values, faster (fast.go)
 		l.MeanUs, l.Hist = v.mean(), v.encode()
+		l.SdUs = v.stddev(l.MeanUs)
 		return l
 	}
-	l.MeanUs = h.Mean()
+	l.MeanUs, l.SdUs = h.Mean(), h.StdDev()
 	// HdrHistogram's own text form: V2 compressed, base64 ("HISTFAAA…").
 	if b, err := h.Encode(hdrhistogram.V2CompressedEncodingCookieBase); err == nil {
 		l.Hist = string(b)

@@ -40,28 +40,36 @@ func Rate(r float64) string {
 	}
 }
 
-// Progress returns the one-line view of one second of a run.
+// Progress returns the line of one progress interval, as pgbench -P
+// prints it: the time into the measure phase, the rate, the latencies'
+// average, standard deviation, p99 and maximum, and what failed.
 func Progress(r *result.Result, s result.Second) string {
 	rate := 0.0
 	if s.Dt > 0 {
 		rate = float64(s.OK) / s.Dt
 	}
-	shown := Rate(rate)
+	shown := Rate(rate) + " " + r.Config.UnitRate
 	if s.Partial {
-		shown = fmt.Sprintf("— (the last %.3f s: too short for a rate)", s.Dt)
+		shown = fmt.Sprintf("— %s (the last %.3f s: too short for a rate)", r.Config.UnitRate, s.Dt)
 	}
-	line := fmt.Sprintf("%6.1fs %-7s %s %s  ok %d", s.T, s.Phase, r.Config.UnitRate, shown, s.OK)
-	if s.Nothing > 0 {
-		line += fmt.Sprintf("  nothing to do %d", s.Nothing)
+	t := s.T
+	if m := r.Phase("measure"); m != nil && s.Phase == "measure" && len(r.Phases) > 0 {
+		t -= m.Start.Sub(r.Phases[0].Start).Seconds() // pgbench counts from the measure phase's start
 	}
-	if s.Failed > 0 {
-		line += fmt.Sprintf("  failed %d", s.Failed)
+	phase := ""
+	if s.Phase != "measure" {
+		phase = " " + s.Phase + ","
 	}
-	if s.Retries > 0 {
-		line += fmt.Sprintf("  retries %d", s.Retries)
-	}
+	line := fmt.Sprintf("progress: %.1f s,%s %s, ok %d", t, phase, shown, s.OK)
 	if s.OK > 0 {
-		line += fmt.Sprintf("  p50 %s  p99 %s  max %s", Us(s.P50Us), Us(s.P99Us), Us(s.MaxUs))
+		line += fmt.Sprintf(", lat %s sd %s p99 %s max %s", Us(int64(s.MeanUs+0.5)), Us(int64(s.SdUs+0.5)), Us(s.P99Us), Us(s.MaxUs))
+	}
+	line += fmt.Sprintf(", %d failed", s.Failed)
+	if s.Retries > 0 {
+		line += fmt.Sprintf(", %d retried", s.Retries)
+	}
+	if s.Nothing > 0 {
+		line += fmt.Sprintf(", %d found nothing to do", s.Nothing)
 	}
 	return line
 }
@@ -152,8 +160,15 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		if s.PerMinute > 0 {
 			fmt.Fprintf(b, "  P  %s %s/min (successful units per minute of the measure phase, as OLTP-EMUL's report_perf_total; nothing to do and failed left out)\n", Rate(s.PerMinute), strings.TrimSuffix(s.Metric, "/s"))
 		}
-		if m.All.Count > 0 {
-			fmt.Fprintf(b, "  latency  p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
+		if a := m.All; a.Count > 0 {
+			b.WriteString("  latency  ")
+			if a.MeanUs > 0 { // a result from before the mean and sd were kept has neither
+				fmt.Fprintf(b, "average %s · ", Us(int64(a.MeanUs+0.5)))
+			}
+			if a.SdUs > 0 {
+				fmt.Fprintf(b, "sd %s · ", Us(int64(a.SdUs+0.5)))
+			}
+			fmt.Fprintf(b, "p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
 		}
 		figures(b, s.Figures)
 		if s.PerMinute > 0 {
@@ -252,12 +267,16 @@ func configLine(r *result.Result) string {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch k {
-		case "clients", "durability", "commit", "prepare", "api", "db", "require", "results", "duration", "units", "warmup":
+		case "clients", "durability", "commit", "prepare", "api", "db", "require", "results", "duration", "units", "warmup", "transactions", "progress":
 			continue
 		}
 		parts = append(parts, k+" "+strings.ReplaceAll(c.Knobs.Text(k), "\n", ","))
 	}
 	switch {
+	case c.Transactions > 0 && c.Duration > 0:
+		parts = append(parts, fmt.Sprintf("%d units per client or %s", c.Transactions, c.Duration))
+	case c.Transactions > 0:
+		parts = append(parts, fmt.Sprintf("%d units per client", c.Transactions))
 	case c.Units > 0 && c.Duration > 0:
 		parts = append(parts, fmt.Sprintf("%d units or %s", c.Units, c.Duration))
 	case c.Units > 0:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func sample() *result.Result {
 		},
 		Phases: []result.Phase{{
 			Name: "measure", Start: start, End: start.Add(30 * time.Second), Seconds: 30, OK: 37035, Failed: 3, Retries: 12, Rate: 1234.5,
-			All: result.Latency{Name: "all", Count: 37035, P50Us: 640, P95Us: 2700, P99Us: 5930, MaxUs: 16600},
+			All: result.Latency{Name: "all", Count: 37035, MeanUs: 1102.6, SdUs: 1421.3, P50Us: 640, P95Us: 2700, P99Us: 5930, MaxUs: 16600},
 			Ops: []result.Latency{
 				{Name: "begin", Count: 37035, P50Us: 15, P95Us: 124, P99Us: 234, MaxUs: 3720},
 				{Name: "commit", Count: 37035, P50Us: 405, P95Us: 2120, P99Us: 5490, MaxUs: 15800},
@@ -75,11 +76,24 @@ func TestSummaryGolden(t *testing.T) {
 	golden(t, "summary.golden", b.Bytes())
 }
 
+// TestProgress: a progress line as pgbench -P prints one, its time counted
+// from the measure phase's start (after a warm-up too).
 func TestProgress(t *testing.T) {
-	got := Progress(sample(), result.Second{T: 12, Dt: 0.5, Phase: "measure", OK: 600, Failed: 2, P50Us: 700, P99Us: 2300, MaxUs: 15000})
-	want := "  12.0s measure calls/s 1200  ok 600  failed 2  p50 700µs  p99 2.30ms  max 15.0ms"
+	sec := result.Second{T: 12, Dt: 0.5, Phase: "measure", OK: 600, Failed: 2, P50Us: 700, P99Us: 2300, MaxUs: 15000, MeanUs: 812.4, SdUs: 401}
+	got := Progress(sample(), sec)
+	want := "progress: 12.0 s, 1200 calls/s, ok 600, lat 812µs sd 401µs p99 2.30ms max 15.0ms, 2 failed"
 	if got != want {
 		t.Fatalf("Progress =\n%q, want\n%q", got, want)
+	}
+	r := sample()
+	m := r.Phases[0]
+	r.Phases = []result.Phase{{Name: "warmup", Start: m.Start.Add(-2 * time.Second), End: m.Start}, m}
+	if got := Progress(r, sec); !strings.HasPrefix(got, "progress: 10.0 s, 1200 calls/s,") {
+		t.Errorf("after a 2 s warm-up, Progress = %q", got)
+	}
+	sec.Phase = "warmup"
+	if got := Progress(r, sec); !strings.HasPrefix(got, "progress: 12.0 s, warmup, 1200 calls/s,") {
+		t.Errorf("in the warm-up, Progress = %q", got)
 	}
 }
 
@@ -96,7 +110,7 @@ func TestUs(t *testing.T) {
 // counts only the ok ones.
 func TestNothingToDo(t *testing.T) {
 	got := Progress(sample(), result.Second{T: 3, Dt: 1, Phase: "measure", OK: 0, Nothing: 950})
-	if want := "   3.0s measure calls/s 0.00  ok 0  nothing to do 950"; got != want {
+	if want := "progress: 3.0 s, 0.00 calls/s, ok 0, 0 failed, 950 found nothing to do"; got != want {
 		t.Errorf("Progress =\n%q, want\n%q", got, want)
 	}
 	r := sample()
@@ -119,8 +133,8 @@ func TestNothingToDo(t *testing.T) {
 // TestProgressPartial: an interval of a few milliseconds shows its counts,
 // not their count ÷ dt as a rate.
 func TestProgressPartial(t *testing.T) {
-	got := Progress(sample(), result.Second{T: 30.004, Dt: 0.004, Partial: true, Phase: "measure", OK: 5, P50Us: 700, P99Us: 900, MaxUs: 900})
-	want := "  30.0s measure calls/s — (the last 0.004 s: too short for a rate)  ok 5  p50 700µs  p99 900µs  max 900µs"
+	got := Progress(sample(), result.Second{T: 30.004, Dt: 0.004, Partial: true, Phase: "measure", OK: 5, P50Us: 700, P99Us: 900, MaxUs: 900, MeanUs: 760, SdUs: 80})
+	want := "progress: 30.0 s, — calls/s (the last 0.004 s: too short for a rate), ok 5, lat 760µs sd 80µs p99 900µs max 900µs, 0 failed"
 	if got != want {
 		t.Fatalf("Progress =\n%q, want\n%q", got, want)
 	}

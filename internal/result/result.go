@@ -308,28 +308,31 @@ const ClientsKnob = "clients"
 // Config is what the user asked for, after defaults, before the engine had its
 // say. Secrets are already redacted.
 type Config struct {
-	Workload   string   `json:"workload"`
-	Unit       string   `json:"unit"`        // "call"
-	UnitRate   string   `json:"unit_metric"` // "calls/s"
-	Backend    string   `json:"backend"`     // the backend's name: "sqlite"
-	DB         string   `json:"db"`          // --db as given, password masked
-	API        string   `json:"api"`         // "sql" or "kv"
-	Clients    int      `json:"clients"`
-	Warmup     Duration `json:"warmup"`
-	Duration   Duration `json:"duration"` // 0 when --units ends the run
-	Units      int64    `json:"units,omitempty"`
-	Rate       float64  `json:"rate,omitempty"` // open loop: intended units/s
-	Retries    int      `json:"retries"`
-	Seed       uint64   `json:"seed"`
-	Durability string   `json:"durability"`
-	Commit     string   `json:"commit"`
-	Prepare    string   `json:"prepare"`
-	Set        []string `json:"set,omitempty"`
-	Require    []string `json:"require,omitempty"`
-	StopFile   string   `json:"stop_file,omitempty"`
-	Interval   Duration `json:"interval"`        // the series' resolution
-	Knobs      Knobs    `json:"knobs"`           // every knob the user set explicitly, typed
-	Workloads  any      `json:"workload_config"` // the workload's typed config
+	Workload string   `json:"workload"`
+	Unit     string   `json:"unit"`        // "call"
+	UnitRate string   `json:"unit_metric"` // "calls/s"
+	Backend  string   `json:"backend"`     // the backend's name: "sqlite"
+	DB       string   `json:"db"`          // --db as given, password masked
+	API      string   `json:"api"`         // "sql" or "kv"
+	Clients  int      `json:"clients"`
+	Warmup   Duration `json:"warmup"`
+	Duration Duration `json:"duration"` // 0 when --units ends the run
+	Units    int64    `json:"units,omitempty"`
+	// Transactions is the units each client runs (pgbench -t): Units is
+	// then Clients × Transactions.
+	Transactions int64    `json:"transactions,omitempty"`
+	Rate         float64  `json:"rate,omitempty"` // open loop: intended units/s
+	Retries      int      `json:"retries"`
+	Seed         uint64   `json:"seed"`
+	Durability   string   `json:"durability"`
+	Commit       string   `json:"commit"`
+	Prepare      string   `json:"prepare"`
+	Set          []string `json:"set,omitempty"`
+	Require      []string `json:"require,omitempty"`
+	StopFile     string   `json:"stop_file,omitempty"`
+	Interval     Duration `json:"interval"`        // the series' resolution
+	Knobs        Knobs    `json:"knobs"`           // every knob the user set explicitly, typed
+	Workloads    any      `json:"workload_config"` // the workload's typed config
 }
 
 // Engine is what the engine says about itself, read back after the settings
@@ -569,6 +572,7 @@ type Latency struct {
 	Nothing int64   `json:"nothing,omitempty"`
 	MinUs   int64   `json:"min_us"`
 	MeanUs  float64 `json:"mean_us"`
+	SdUs    float64 `json:"sd_us,omitempty"` // the standard deviation (pgbench's "stddev"), as HdrHistogram computes it
 	P50Us   int64   `json:"p50_us"`
 	P90Us   int64   `json:"p90_us"`
 	P95Us   int64   `json:"p95_us"`
@@ -611,6 +615,8 @@ type Second struct {
 	P50Us     int64            `json:"p50_us"`
 	P99Us     int64            `json:"p99_us"`
 	MaxUs     int64            `json:"max_us"`
+	MeanUs    float64          `json:"mean_us,omitempty"` // the latencies' mean and standard deviation (pgbench -P's "lat" and "stddev")
+	SdUs      float64          `json:"sd_us,omitempty"`
 	// Lag is each replica's replication lag at the second's end
 	// ("lag_bytes:r1", "replay_lag_ms:r1"), with --topology.
 	Lag map[string]float64 `json:"lag,omitempty"`

@@ -28,10 +28,13 @@ type Config struct {
 	Warmup   time.Duration // measured, then discarded
 	Duration time.Duration // measure phase length; 0 when Units ends it
 	Units    int64         // units to run in the measure phase; 0 when Duration ends it
-	Rate     float64       // open loop: intended units per second, all clients together; 0 = closed loop
-	Retries  int           // retries of a unit after a retryable error
-	Seed     uint64        // randomness is seeded from (Seed, client)
-	StopFile string        // the run ends cleanly when this file appears
+	// PerClient is the units each client runs in the measure phase
+	// (pgbench -t); 0: no such limit. Units is then PerClient × Clients.
+	PerClient int64
+	Rate      float64 // open loop: intended units per second, all clients together; 0 = closed loop
+	Retries   int     // retries of a unit after a retryable error
+	Seed      uint64  // randomness is seeded from (Seed, client)
+	StopFile  string  // the run ends cleanly when this file appears
 	// Unavailable is how long every unit may fail as unavailable before
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
@@ -428,6 +431,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
 	between, _ := c.(workload.Interluder)
+	var mine int64 // units this client began in the measure phase
 	for first := true; !r.stopping(); first = false {
 		if think > 0 && !r.sleep(ctx, think) {
 			return
@@ -435,6 +439,12 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		think = 0
 		if between != nil && !first {
 			between.BetweenUnits(ctx)
+		}
+		if r.cfg.PerClient > 0 && r.measuring.Load() {
+			if mine == r.cfg.PerClient {
+				return // its N are done; the others finish theirs
+			}
+			mine++
 		}
 		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
 			return // no unit left; the others finish theirs, retries included

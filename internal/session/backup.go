@@ -32,6 +32,10 @@ type backupPlan struct {
 
 // backupConfig reads --backup at=D[,to=D] and --restore-check.
 func (p *Plan) backupConfig(v *knob.Values) error {
+	restore, err := v.Bool("restore-check") // refused when wrong, with --backup or without
+	if err != nil {
+		return err
+	}
 	spec := v.Get("backup")
 	if spec == "" {
 		return nil
@@ -51,9 +55,7 @@ func (p *Plan) backupConfig(v *knob.Values) error {
 	if b.to > 0 && b.to <= b.at {
 		return knob.Bad("give to= after at=: the restore rolls the backup forward", "--backup to=%s is not after at=%s", b.to, b.at)
 	}
-	if b.restore, err = v.Bool("restore-check"); err != nil {
-		return err
-	}
+	b.restore = restore
 	p.backup = b
 	p.bopts.Archive = b.restore
 	return nil

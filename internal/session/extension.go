@@ -18,7 +18,8 @@ import (
 // server log followed as events (serverlog.go), --dataset (dataset.go),
 // cold caches and checkpoints (caches.go), --backup and its restores
 // (backup.go), a cluster and --failover (cluster.go), --log-units
-// (unitlog.go), --fault and the outages a run sees (fault.go), dbgauge's own
+// (unitlog.go), series.csv and latency.hlog (outputs.go), --fault and the
+// outages a run sees (fault.go), dbgauge's own
 // cost (harness.go), the crash-recovery timing (recovery.go). An extension implements only the hooks of the phases it
 // takes part in; adding the next capability is one new file and one line
 // in newExtensions. The session calls the hooks in the order of that list.
@@ -52,6 +53,11 @@ type (
 	// series, not yet recorded. Called without s.mu: take it to touch s.res.
 	secondHook interface {
 		second(s *session, p *metrics.Phase, iv *metrics.Interval, sec *result.Second)
+	}
+	// pointHook: a point was added to the series (a second, or an
+	// --interval), with s.mu held.
+	pointHook interface {
+		point(s *session, pt result.Second)
 	}
 	// runEndedHook: the clients have stopped at end and the server is no
 	// longer watched; out is nil when the run engine failed.
@@ -95,6 +101,7 @@ func newExtensions(p *Plan) []any {
 		&clusterRun{plan: p.failover},
 		&faultRun{plan: p.fault},
 		&unitLogger{},
+		&outputs{},
 		&harness{},
 		&recovery{},
 		&serverLog{}, // after recovery: it leaves out what recovery made the server log

@@ -18,7 +18,7 @@ func init() {
 	for i := range Knobs {
 		switch Knobs[i].Name {
 		case "db":
-			Knobs[i].Usage = "the engine: " + strings.Join(forms, ", ")
+			Knobs[i].Usage = "the engine:\n" + strings.Join(forms, "\n")
 		case "backup":
 			Knobs[i].Usage = strings.Replace(Knobs[i].Usage, "(ENGINES)", "("+engines(func(b backend.Spec) bool { return b.Has(backend.OnlineBackup) })+")", 1)
 		}
@@ -28,22 +28,25 @@ func init() {
 // Knobs are the knobs every workload takes. Each is mapped per backend where
 // the backend has something to map (see `dbgauge list` and docs/knobs.md).
 var Knobs = []knob.Spec{
-	{Name: "db", Default: "sqlite", Values: "URL", Usage: "the engine (the list is made from the catalog)"},
-	{Name: "api", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "sql", "kv"}, Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
-	{Name: result.ClientsKnob, Default: "1", Kind: knob.Int, Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
+	{Name: "db", Default: "sqlite", Values: "URL", Uses: knob.ForLoad | knob.ForCheck, Usage: "the engine (the list is made from the catalog)"},
+	{Name: "api", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "sql", "kv"}, Uses: knob.ForLoad | knob.ForCheck, Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
+	{Name: result.ClientsKnob, Short: "c", Default: "1", Kind: knob.Int, Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
 	{Name: "concurrency", Kind: knob.Int, Usage: "the same as --clients (zodbshootout's word); give one of them"},
 	{Name: "warmup", Default: "2s", Kind: knob.Duration, Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
-	{Name: "duration", Default: "10s", Kind: knob.Duration, Usage: "length of the measure phase (ignored when only --units is given)"},
-	{Name: "units", Default: "0", Kind: knob.Int, Usage: "end the measure phase after N units of work instead of a duration"},
-	{Name: "rate", Default: "0", Kind: knob.Number, Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
-	{Name: "durability", Default: "sync", Kind: knob.Choice, Choices: names(backend.Sync, backend.Lazy, backend.Off), Usage: "flush at every commit, flush in the background, or never flush"},
+	{Name: "duration", Short: "T", Default: "10s", Kind: knob.Duration, Usage: "length of the measure phase (ignored when only --units is given)"},
+	{Name: "units", Default: "0", Kind: knob.Int, Usage: "end the measure phase after N units of work in all, instead of a duration"},
+	{Name: "transactions", Short: "t", Default: "0", Kind: knob.Int, Usage: "end the measure phase when each client has run N units, as pgbench -t (N × clients in all)"},
+	{Name: "rate", Short: "R", Default: "0", Kind: knob.Number, Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
+	{Name: "durability", Default: "sync", Kind: knob.Choice, Choices: names(backend.Sync, backend.Lazy, backend.Off), Uses: knob.ForLoad, Usage: "flush at every commit, flush in the background, or never flush"},
 	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
 	{Name: "prepare", Default: "once", Kind: knob.Choice, Choices: names(backend.Once, backend.Each), Usage: "prepare statements once per connection, or at every use"},
-	{Name: "set", Values: "key=value", Repeat: true, Usage: "a raw engine setting (repeatable); read back and recorded"},
+	{Name: "set", Values: "key=value", Repeat: true, Uses: knob.ForLoad | knob.ForCheck, Usage: "a raw engine setting (repeatable); read back and recorded"},
 	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
 	{Name: "retries", Default: "10", Kind: knob.Int, Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
-	{Name: "seed", Kind: knob.Int, Usage: "random seed (default: from the clock); recorded in the result"},
-	{Name: "interval", Default: "1s", Kind: knob.Duration, Usage: "resolution of the series, the dynamic report (seed 001: 1m); percentiles are exact per interval"},
+	{Name: "seed", Kind: knob.Int, Uses: knob.ForLoad, Usage: "random seed (default: from the clock); recorded in the result"},
+	{Name: "progress", Short: "P", Default: "1", Kind: knob.Int, Single: true, Uses: knob.ForLoad,
+		Usage: "a progress line every N seconds, as pgbench -P and sysbench --report-interval (a run's rate and latency average, sd, p99; a load's pace and time left); 0: none"},
+	{Name: "interval", Default: "1s", Kind: knob.Duration, Usage: "resolution of the series, the dynamic report (OLTP-EMUL's is 1m); percentiles are exact per interval"},
 	{Name: "log-units", Kind: knob.Switch, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
@@ -54,16 +57,16 @@ var Knobs = []knob.Spec{
 	{Name: "restore-check", Kind: knob.Switch, Default: "true", Usage: "after --backup: restore the backup into a fresh instance and check it against the commits acknowledged (--restore-check=false skips it)"},
 	{Name: "crash-recovery", Kind: knob.Switch, Default: "true", Usage: "managed servers: after the run, kill the server with SIGKILL and time its crash recovery; its shut-down is then timed after recovery (--crash-recovery=false: straight after the load)"},
 	{Name: "ceiling", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "off"}, Usage: "probe the data folder's flush ceiling (cached a day per device) to judge whether sync commits were physically durable"},
-	{Name: "data-dir", Values: "DIR", Usage: "where the engine's files go (the embedded file, a managed server's data folder): a folder of the run's own inside DIR, removed after it; DIR's device and flush ceiling are recorded (a list: a matrix axis)"},
-	{Name: "cache", Kind: knob.Size, Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
-	{Name: "page-size", Kind: knob.Size, Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
-	{Name: "server-memory", Kind: knob.Size, Usage: "managed servers: run the server in a memory cgroup of its own with this limit, the OS page cache its reads bring in included (root; cgroup v1 or v2), e.g. 512MB; read back and recorded"},
+	{Name: "data-dir", Values: "DIR", Usage: "where the engine's files go (the embedded file, a managed server's data folder): a folder of the run's own inside DIR, removed after it; DIR's device and flush ceiling are recorded"},
+	{Name: "cache", Kind: knob.Size, Uses: knob.ForLoad, Usage: "the engine's own cache, e.g. 256MB, 64KiB, 1GiB (KB, MB, GB are powers of 1024): mapped per engine, read back, recorded in bytes"},
+	{Name: "page-size", Kind: knob.Size, Uses: knob.ForLoad, Usage: "the engine's page size, applied when the database is created and read back (engines that have one)"},
+	{Name: "server-memory", Kind: knob.Size, Uses: knob.ForLoad, Usage: "managed servers: run the server in a memory cgroup of its own with this limit, the OS page cache its reads bring in included (root; cgroup v1 or v2), e.g. 512MB; read back and recorded"},
 	{Name: "cpus", Values: "server=LIST,harness=LIST", Single: true, Usage: "place a managed server and dbgauge's own process on CPU lists (as taskset does), e.g. server=0,harness=1 or server=0-2,harness=3; either part alone; read back and recorded. Without it the kernel places both"},
 	{Name: "dataset", Values: "Nx", Usage: "size the data as N times the engine's cache (--cache, read back), e.g. 0.25x, 1x, 4x; with --dataset-of ram, of the machine's memory; the size reached is recorded (kv; replaces --records)"},
 	{Name: "dataset-of", Default: "cache", Kind: knob.Choice, Choices: []string{"cache", "ram"}, Usage: "what --dataset multiplies: the engine's cache, or the machine's memory"},
 	// A matrix: any other knob given a comma list (--clients 1,8,64) is an axis.
 	{Name: "repeat", Default: "1", Kind: knob.Int, Single: true, Usage: "run every cell N times, for the mean, its 95 % interval and the noise"},
-	{Name: "shuffle", Kind: knob.Switch, Single: true, Usage: "run the cells of a matrix in a random order (the seed is recorded)"},
+	{Name: "shuffle", Kind: knob.Switch, Single: true, Usage: "run the cells of a matrix in a random order (its random seed is recorded)"},
 	{Name: "resume", Values: "DIR", Single: true, Usage: "finish an interrupted matrix: run only the cells of DIR without a completed result"},
 	{Name: "reuse-data", Kind: knob.Switch, Single: true, Usage: "let the cells of a matrix share one embedded database instead of a fresh one each"},
 }

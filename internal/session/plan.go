@@ -58,6 +58,7 @@ type Plan struct {
 	args        []string
 	ceiling     bool            // probe the data folder's flush ceiling
 	interval    time.Duration   // the series' resolution
+	progress    time.Duration   // how often the observer hears of the run (--progress); 0: never
 	logUnits    bool            // write every unit to units.csv.gz
 	id          string          // the result folder's name, or "" for one made up
 	backup      *backupPlan     // --backup
@@ -72,6 +73,9 @@ type Plan struct {
 	dropCache   bool            // drop the OS page cache before opening the engine
 	dataset     *datasetPlan    // --dataset Nx
 }
+
+// Progress is how often the run's progress is said (--progress); 0: never.
+func (p *Plan) Progress() time.Duration { return p.progress }
 
 // CommonKnobs returns the common knobs with spec's defaults applied.
 func CommonKnobs(spec workload.Spec) []knob.Spec {
@@ -199,13 +203,20 @@ func NewPlan(req Request) (*Plan, error) {
 		Workload: req.Workload.Name, Unit: req.Workload.Unit, UnitRate: req.Workload.Metric(),
 		Backend: p.bspec.Name, DB: redact.DSN(db), API: string(p.api),
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
-		Units: p.run.Units, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
+		Units: p.run.Units, Transactions: p.run.PerClient, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
 		Durability: string(p.bopts.Durability), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
 		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Typed()), Interval: result.Duration(p.interval),
 		Workloads: p.w.Config(),
 	}
 	for _, kv := range p.bopts.Set {
 		p.config.Set = append(p.config.Set, kv.Key+"="+redact.DSN(kv.Value))
+	}
+	// Last, once every knob is known good: --db itself, a folder that is
+	// there or a server that answers, before any folder is made.
+	if pf := p.bspec.Preflight; pf != nil {
+		if err := pf(db); err != nil {
+			return nil, err
+		}
 	}
 	return p, nil
 }
@@ -281,10 +292,20 @@ func (p *Plan) runConfig(v *knob.Values) error {
 	if c.Units, err = v.Int("units", 0, 1<<62); err != nil {
 		return err
 	}
+	if c.PerClient, err = v.Int("transactions", 0, 1<<62/max(clients, 1)); err != nil {
+		return err
+	}
+	if c.PerClient > 0 {
+		// pgbench -t: each client runs its N, so N × clients in all.
+		if v.IsSet("units") {
+			return knob.Bad("give -t (units per client) or --units (units in all), not both", "-t %d and --units %d", c.PerClient, c.Units)
+		}
+		c.Units = c.PerClient * clients
+	}
 	// --units alone ends the run by count, --duration alone by time, both by
 	// whichever comes first; neither: the workload's default (a count for
 	// insert, a duration for the others).
-	switch units, dur := v.IsSet("units"), v.IsSet("duration"); {
+	switch units, dur := v.IsSet("units") || c.PerClient > 0, v.IsSet("duration"); {
 	case dur && !units:
 		c.Units = 0
 		fallthrough
@@ -319,6 +340,11 @@ func (p *Plan) runConfig(v *knob.Values) error {
 	if p.interval < time.Second || p.interval%time.Second != 0 {
 		return knob.Bad("give whole seconds, e.g. --interval 1m", "--interval %s: the series is made of whole seconds", p.interval)
 	}
+	progress, err := v.Int("progress", 0, 86400)
+	if err != nil {
+		return err
+	}
+	p.progress = time.Duration(progress) * time.Second
 	retries, err := v.Int("retries", 0, 1000)
 	if err != nil {
 		return err

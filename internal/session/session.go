@@ -31,8 +31,24 @@ type Observer interface {
 	Note(msg string)
 	// Started is called once the engine is open and the data loaded.
 	Started(res *result.Result)
-	// Second is called when a second of the series closes.
+	// Second is called when a progress interval closes (--progress: every
+	// second unless asked otherwise; never with --progress 0).
 	Second(res *result.Result, s result.Second)
+}
+
+// Worker is an Observer that also hears how far long work got: a load, a
+// fill to --init-docs (what: "loading"), done of total. Work is called from
+// the goroutines doing the work, possibly several at once.
+type Worker interface {
+	Work(what string, done, total int64)
+}
+
+// Ticker is an Observer that also hears of every second of the run, with
+// the name of its phase, whatever --progress says (a metrics endpoint
+// serving the live result). Tick is called with the result held still and
+// must return quickly.
+type Ticker interface {
+	Tick(res *result.Result, phase string)
 }
 
 // ErrRunFailed wraps the error that stopped a run after it had begun; the
@@ -119,6 +135,7 @@ type session struct {
 	storage   *result.Storage  // sizes when the measure phase began
 	mu        sync.Mutex
 	acc       *span     // the --interval being gathered, when longer than a second
+	prog      *span     // the --progress interval being gathered, when longer than a second
 	t0        time.Time // when the first phase began: events' time line
 	runCtx    context.Context
 	runDone   chan struct{} // closed when the clients have stopped
@@ -297,6 +314,11 @@ func (s *session) load(ctx context.Context, db backend.DB) (backend.DB, error) {
 		}
 	}
 	s.obs.Note(fmt.Sprintf("loading %s data", s.wspec.Name))
+	if pr, ok := s.w.(workload.Progresser); ok {
+		if wk, ok := s.obs.(Worker); ok {
+			pr.SetProgress(func(done, total int64) { wk.Work("loading", done, total) })
+		}
+	}
 	t := time.Now()
 	ds, err := s.w.Load(ctx, db)
 	if err != nil {
@@ -352,6 +374,7 @@ func (s *session) measure(ctx context.Context, stop <-chan struct{}, db backend.
 	if len(out.Phases) > 0 {
 		s.mu.Lock()
 		s.flushSpan(out.Phases[len(out.Phases)-1]) // the last, shorter --interval
+		s.flushProgress(out.Phases[len(out.Phases)-1])
 		s.mu.Unlock()
 	}
 	if err := died(); err != nil {
@@ -561,7 +584,8 @@ func sizeOf(path string) int64 {
 }
 
 // Interval receives each closed interval from the run engine: it extends the
-// series, refreshes the phase record and saves the result.
+// series, refreshes the phase record and saves the result; every --progress
+// seconds it tells the observer.
 func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
@@ -581,32 +605,82 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 			s.flushSpan(p)
 		}
 		if s.acc == nil {
-			s.acc = &span{phase: p.Name, start: iv.Start, hist: metrics.NewHistogram()}
+			s.acc = newSpan(p.Name, iv.Start)
 		}
-		a := s.acc
-		a.end, a.ok, a.fail, a.retr = iv.End, a.ok+iv.OK(), a.fail+iv.Failed(), a.retr+iv.Retries()
-		a.nothing += sec.Nothing
-		if sec.Units != nil {
-			if a.units == nil {
-				a.units = make([]int64, len(sec.Units))
-			}
-			for i, n := range sec.Units {
-				a.units[i] += n
-			}
-		}
-		metrics.Merge(a.hist, all)
-		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
-		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
+		s.acc.add(iv.End, sec, all)
+		if s.acc.end.Sub(s.acc.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
 			s.flushSpan(p)
 		}
 	} else {
-		s.res.Series = append(s.res.Series, sec)
+		s.addPoint(sec)
 	}
 	s.setPhase(p.Record(true))
 	if err := s.writer.Save(s.res); err != nil {
 		s.obs.Note("saving the result failed: " + err.Error())
 	}
-	s.obs.Second(s.res, sec)
+	if t, ok := s.obs.(Ticker); ok {
+		t.Tick(s.res, p.Name)
+	}
+	switch {
+	case s.progress == time.Second:
+		s.obs.Second(s.res, sec)
+	case s.progress > 0:
+		if s.prog != nil && s.prog.phase != p.Name {
+			s.flushProgress(p) // a phase's last, shorter interval
+		}
+		if s.prog == nil {
+			s.prog = newSpan(p.Name, iv.Start)
+		}
+		s.prog.add(iv.End, sec, all)
+		if s.prog.end.Sub(s.prog.start) >= s.progress-500*time.Millisecond {
+			s.flushProgress(p)
+		}
+	}
+}
+
+// newSpan starts gathering intervals of a phase from start.
+func newSpan(phase string, start time.Time) *span {
+	return &span{phase: phase, start: start, hist: metrics.NewHistogram()}
+}
+
+// add gathers the interval sec, ending at end, whose latencies are all.
+func (a *span) add(end time.Time, sec result.Second, all *hdrhistogram.Histogram) {
+	a.end, a.ok, a.fail, a.retr = end, a.ok+sec.OK, a.fail+sec.Failed, a.retr+sec.Retries
+	a.nothing += sec.Nothing
+	if sec.Units != nil {
+		if a.units == nil {
+			a.units = make([]int64, len(sec.Units))
+		}
+		for i, n := range sec.Units {
+			a.units[i] += n
+		}
+	}
+	metrics.Merge(a.hist, all)
+	a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
+}
+
+// spanPoint is the point of the series a gathered span makes.
+func (s *session) spanPoint(p *metrics.Phase, a *span) result.Second {
+	pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
+	pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing, pt.Units = a.phase, a.failedBy, a.retriedBy, a.nothing, a.units
+	return pt
+}
+
+// addPoint appends pt to the series. Call with s.mu held.
+func (s *session) addPoint(pt result.Second) {
+	s.res.Series = append(s.res.Series, pt)
+	for _, h := range hooks[pointHook](s) {
+		h.point(s, pt)
+	}
+}
+
+// flushProgress tells the observer of the gathered --progress interval.
+// Call with s.mu held.
+func (s *session) flushProgress(p *metrics.Phase) {
+	if a := s.prog; a != nil {
+		s.prog = nil
+		s.obs.Second(s.res, s.spanPoint(p, a))
+	}
 }
 
 // point makes a point of the series.
@@ -622,15 +696,14 @@ func (s *session) point(p *metrics.Phase, start, end time.Time, ok, failed, retr
 	if h.TotalCount() == 0 {
 		sec.MaxUs = 0
 	}
+	sec.MeanUs, sec.SdUs = metrics.MeanSd(h)
 	return sec
 }
 
 // flushSpan appends the gathered --interval to the series. Call with s.mu held.
 func (s *session) flushSpan(p *metrics.Phase) {
 	if a := s.acc; a != nil {
-		pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
-		pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing, pt.Units = a.phase, a.failedBy, a.retriedBy, a.nothing, a.units
-		s.res.Series = append(s.res.Series, pt)
+		s.addPoint(s.spanPoint(p, a))
 		s.acc = nil
 	}
 }

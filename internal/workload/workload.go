@@ -19,7 +19,7 @@ import (
 type Spec struct {
 	Name    string
 	Summary string
-	Source  string // where it comes from: "seed 000 (NMS call processing)"
+	Source  string // where it comes from, in words a user knows: "the NMS evaluation: …"
 	Unit    string // the unit of work, singular: "call"
 	Units   string // plural, for the headline metric: "calls" → "calls/s"
 	// APIs the workload can use, in order of preference.

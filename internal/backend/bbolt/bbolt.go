@@ -26,7 +26,9 @@ var Spec = backend.Spec{
 	Ext:        ".bolt",
 	API:        backend.KV,
 	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
+	Driver:     module,
 	Match:      backend.EmbeddedMatch("bbolt"),
+	Preflight:  backend.EmbeddedPreflight("bbolt"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

@@ -36,7 +36,9 @@ var Spec = backend.Spec{
 	Summary:   "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
 	Throwaway: managed,
 	API:       backend.SQL,
-	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb"},
+	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb?PARAM=…"},
+	Preflight: preflight,
+	Driver:    module,
 	Match: func(db string) bool {
 		return db == managed || strings.HasPrefix(db, "firebird://")
 	},

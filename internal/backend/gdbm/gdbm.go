@@ -32,7 +32,9 @@ var Spec = backend.Spec{
 	Ext:        ".gdbm",
 	API:        backend.KV,
 	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
+	Driver:     "libgdbm, through dbgauge's own cgo binding",
 	Match:      backend.EmbeddedMatch("gdbm"),
+	Preflight:  backend.EmbeddedPreflight("gdbm"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

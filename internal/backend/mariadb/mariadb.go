@@ -1,5 +1,5 @@
 // Package mariadb is MariaDB (and MySQL's protocol) through
-// go-sql-driver/mysql: a server of your own (--db "mysql://user:pw@tcp(host:3306)/db")
+// go-sql-driver/mysql: a server of your own (--db mysql://user:pw@host:3306/db)
 // or a throwaway managed one on loopback (--db mariadb:managed).
 package mariadb
 
@@ -29,7 +29,9 @@ var Spec = backend.Spec{
 	Summary:   "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
 	Throwaway: "mariadb:managed",
 	API:       backend.SQL,
-	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@tcp(HOST:PORT)/DB"},
+	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@HOST:PORT/DB?PARAM=… (or mariadb://, or the driver's @tcp(HOST:PORT))"},
+	Preflight: preflight,
+	Driver:    module,
 	Match: func(db string) bool {
 		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
 	},
@@ -151,10 +153,11 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	} else if o.Archive {
 		return nil, knob.Bad("use --db mariadb:managed with --backup", "--backup copies the server's datadir with mariabackup and restores it into a server dbgauge starts: a server of yours is refused")
 	} else {
-		dsn = strings.TrimPrefix(strings.TrimPrefix(o.DB, "mysql://"), "mariadb://")
-		if _, err := mysql.ParseDSN(dsn); err != nil {
-			return nil, knob.Bad("write it as mysql://user:password@tcp(host:3306)/db", "--db %q is not a MariaDB connection string: %v", redact.DSN(o.DB), err)
+		cfg, err := driverDSN(o.DB)
+		if err != nil {
+			return nil, err
 		}
+		dsn = cfg.FormatDSN()
 	}
 	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()

@@ -3,13 +3,14 @@ package mariadb
 import (
 	"context"
 	"database/sql"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	_ "github.com/go-sql-driver/mysql"
+	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
@@ -39,6 +40,30 @@ func TestMariaDB(t *testing.T) {
 	defer nopw.Close()
 	if err := nopw.Ping(); err == nil || !strings.Contains(err.Error(), "1045") {
 		t.Errorf("root without the password: %v, want access denied", err)
+	}
+	// The URL every other tool writes reaches the same server, its password
+	// percent-encoded as URLs have it, and the preflight finds it there.
+	cfg, err := mysql.ParseDSN(m.DSN(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"mysql", "mariadb"} {
+		u := (&url.URL{Scheme: scheme, User: url.UserPassword(cfg.User, cfg.Passwd), Host: cfg.Addr, Path: "/" + cfg.DBName, RawQuery: "timeout=5s"}).String()
+		if err := preflight(u); err != nil {
+			t.Errorf("preflight %s: %v", scheme, err)
+		}
+		got, err := driverDSN(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		udb, err := sql.Open("mysql", got.FormatDSN())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := udb.Ping(); err != nil || got.Timeout != 5*time.Second {
+			t.Errorf("--db %s…: %v (timeout %v)", scheme, err, got.Timeout)
+		}
+		udb.Close()
 	}
 	t.Logf("started in %v as %s: %s", m.Startup, m.Account.Name, m.Note)
 }

@@ -33,7 +33,9 @@ var Spec = backend.Spec{
 	Ext:        ".pebble",
 	API:        backend.KV,
 	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
+	Driver:     module,
 	Match:      backend.EmbeddedMatch("pebble"),
+	Preflight:  backend.EmbeddedPreflight("pebble"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

@@ -7,7 +7,7 @@ import (
 
 var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "synchronous_commit=on, fsync=on: a commit returns once its WAL is flushed (concurrent commits share flushes: group commit)",
-	backend.Lazy: "synchronous_commit=off, wal_writer_delay=100ms: commits return at once and the WAL writer flushes every 100 ms (the NMS seed's lazy mode); a crash loses at most ~3 × 100 ms, never consistency",
+	backend.Lazy: "synchronous_commit=off, wal_writer_delay=100ms: commits return at once and the WAL writer flushes every 100 ms (the NMS evaluation's lazy mode); a crash loses at most ~3 × 100 ms, never consistency",
 	backend.Off:  "fsync=off (managed servers only): the server never flushes; a crash of the machine can corrupt the cluster",
 }
 

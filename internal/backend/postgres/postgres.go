@@ -32,7 +32,9 @@ var Spec = backend.Spec{
 	Summary:   "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
 	Throwaway: managed,
 	API:       backend.SQL,
-	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=…"},
+	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
+	Preflight: preflight,
+	Driver:    module,
 	Match: func(db string) bool {
 		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 	},
@@ -59,8 +61,8 @@ var Spec = backend.Spec{
 	RecordOverhead: 80,
 
 	Knobs: []knob.Spec{
-		{Name: "pg-bin", Values: "DIR", Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
-		{Name: "socket", Kind: knob.Switch, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
+		{Name: "pg-bin", Values: "DIR", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
+		{Name: "socket", Kind: knob.Switch, Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
 		{Name: "topology", Default: "none", Kind: knob.Choice, Choices: []string{"none", "1", "2-direct", "2-chain"}, Usage: "postgres:managed: streaming replicas of the primary: none, one (r1), two streaming from the primary (2-direct), or primary → r1 → r2 (2-chain)"},
 		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
 		{Name: "read-from", Default: "primary", Kind: knob.Choice, Choices: []string{"primary", "replicas"}, Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},

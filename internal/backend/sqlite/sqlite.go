@@ -28,7 +28,9 @@ var Spec = backend.Spec{
 	Ext:        ".db",
 	API:        backend.SQL,
 	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
+	Driver:     driverModule,
 	Match:      backend.EmbeddedMatch("sqlite"),
+	Preflight:  backend.EmbeddedPreflight("sqlite"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{

@@ -28,7 +28,8 @@ import (
 type Seen struct {
 	ConsoleErrors []string // console.error calls, and the browser's own error log entries
 	Exceptions    []string // uncaught exceptions
-	Requests      []string // every network request other than the page's own file:// URL and data:/blob: URLs
+	Requests      []string // every network request other than file:// URLs (the page's own and those beside it) and data:/blob: URLs
+	Files         []string // the file:// URLs the page loaded besides itself (a matrix's shared ECharts)
 	Charts        int      // charts drawn: the page's data-charts-count, set as each chart fires "finished"
 	Drawn         bool     // body data-charts == "drawn"
 	Painted       int      // chart containers whose canvas has at least one non-transparent pixel
@@ -103,6 +104,10 @@ func Check(ctx context.Context, path, screenshot string) (Seen, error) {
 			if u == page || strings.HasPrefix(u, page+"#") || strings.HasPrefix(u, "data:") || strings.HasPrefix(u, "blob:") {
 				return
 			}
+			if strings.HasPrefix(u, "file://") {
+				seen.Files = append(seen.Files, u)
+				return
+			}
 			seen.Requests = append(seen.Requests, u)
 		}
 	}
@@ -116,6 +121,7 @@ func Check(ctx context.Context, path, screenshot string) (Seen, error) {
 		s.ConsoleErrors = append([]string(nil), seen.ConsoleErrors...)
 		s.Exceptions = append([]string(nil), seen.Exceptions...)
 		s.Requests = append([]string(nil), seen.Requests...)
+		s.Files = append([]string(nil), seen.Files...)
 		return s
 	}
 

@@ -21,11 +21,11 @@ import (
 var Spec = workload.Spec{
 	Name:     "insert",
 	Summary:  "single-row INSERTs into mytab (f1 integer, f2 varchar(100)), committed per --commit",
-	Source:   "seed 004: SAP DB vs Oracle, 10,000 INSERTs each committed, against the disk's sync ceiling",
+	Source:   "the SAP DB against Oracle commit test: 10,000 INSERTs, each committed, against the disk's flush ceiling",
 	Unit:     "insert",
 	Units:    "inserts",
 	APIs:     []backend.API{backend.SQL, backend.KV},
-	Knobs:    []knob.Spec{{Name: "text-bytes", Default: "100", Kind: knob.Int, Values: "0..100", Usage: "length of f2 in each row (seed: varchar(100))"}},
+	Knobs:    []knob.Spec{{Name: "text-bytes", Default: "100", Kind: knob.Int, Values: "0..100", Usage: "length of f2 in each row (the commit test's varchar(100))"}},
 	Defaults: map[string]string{"units": "10000"},
 	New:      newInsert,
 }

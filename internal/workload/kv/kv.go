@@ -26,14 +26,14 @@ import (
 var Spec = workload.Spec{
 	Name:    "kv",
 	Summary: "YCSB-like records: read, update, insert, scan and read-modify-write in a --mix or a --preset ycsb-a … ycsb-f",
-	Source:  "seed 002: 50/250/400 clients reading records of a linear-hash file (cumulative and per-client recs/sec); YCSB core workloads",
+	Source:  "the UniData evaluation: 50, 250 and 400 clients reading records of a linear-hash file (records/s in all and per client); YCSB's core workloads",
 	Unit:    "record",
 	Units:   "records",
 	APIs:    []backend.API{backend.KV},
 	Knobs: []knob.Spec{
-		{Name: "records", Default: "100000", Kind: knob.Int, Usage: "records loaded (YCSB recordcount); a dataset of as many records and value bytes is reused"},
-		{Name: "value-bytes", Default: "100", Kind: knob.Int, Values: "8..1048576", Usage: "bytes in each record's value; the first 8 hold its record number, so a read of another record is caught"},
-		{Name: "mix", Default: "read=100", Values: "op=W,...", Single: true, Usage: "weights of read, update, insert, scan and rmw (read-modify-write), dealt from a deck; overrides --preset's (seed: read=100)"},
+		{Name: "records", Default: "100000", Kind: knob.Int, Uses: knob.ForLoad, Usage: "records loaded (YCSB recordcount); a dataset of as many records and value bytes is reused"},
+		{Name: "value-bytes", Default: "100", Kind: knob.Int, Values: "8..1048576", Uses: knob.ForLoad, Usage: "bytes in each record's value; the first 8 hold its record number, so a read of another record is caught"},
+		{Name: "mix", Default: "read=100", Values: "op=W,...", Single: true, Usage: "weights of read, update, insert, scan and rmw (read-modify-write), dealt from a deck; overrides --preset's (the UniData evaluation: read=100)"},
 		{Name: "preset", Kind: knob.Choice, Choices: presetNames(), Usage: "a YCSB core workload: its mix and distribution (see docs/workloads/kv.md)"},
 		{Name: "distribution", Default: "uniform", Kind: knob.Choice, Choices: []string{"uniform", "zipfian", "latest", "hotspot"}, Usage: "which records operations choose (YCSB requestdistribution, zipfian constant 0.99, scrambled); overrides --preset's"},
 		{Name: "hotspot", Default: "0.2:0.8", Values: "DATA:OPS", Usage: "with --distribution hotspot: the fraction DATA of the records gets the fraction OPS of the operations"},
@@ -87,11 +87,12 @@ const maxRecords = 2_000_000_000
 const loadStream = 1 << 40
 
 type kv struct {
-	cfg    Config
-	common workload.Common
-	mix    Mix
-	kinds  []op // unit kind index → operation
-	hot    hotspot
+	cfg      Config
+	common   workload.Common
+	progress func(done, total int64) // the load's, when someone listens
+	mix      Mix
+	kinds    []op // unit kind index → operation
+	hot      hotspot
 
 	ks      *keyspace
 	start   int64   // readable records when the run starts
@@ -349,9 +350,15 @@ func (w *kv) rebuild(ctx context.Context, c backend.KVConn) error {
 		if err != nil {
 			return err
 		}
+		if w.progress != nil {
+			w.progress(hi, w.cfg.Records)
+		}
 	}
 	return workload.InKVTx(ctx, c, func() error { return c.Put(ctx, tMeta, []byte(metaKey), []byte(w.datasetTag())) })
 }
+
+// SetProgress hears the load's progress in records (workload.Progresser).
+func (w *kv) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
 // tally is what one pass over the records found.
 type tally struct {

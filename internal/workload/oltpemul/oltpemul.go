@@ -34,15 +34,15 @@ var Spec = workload.Spec{
 	Name: "oltp-emul",
 	Summary: "Firebird QA's OLTP-EMUL: a trading firm's twenty units (orders, invoices, reserves, realizations, payments, their cancellations, " +
 		"the services), a FIFO of a row per unit of stock and of money, turnover logs totalled by one client at a time",
-	Source: "seed 001 and github.com/FirebirdSQL/oltp-emul (P = successful units per minute; its recommended warm_time 30 min and " +
+	Source: "Firebird QA's OLTP-EMUL, github.com/FirebirdSQL/oltp-emul (P = successful units per minute; its recommended warm_time 30 min and " +
 		"test_time 180 min are --warmup 30m --duration 180m, the defaults here are short for a first run)",
 	Unit:  "unit",
 	Units: "units",
 	APIs:  []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "working-mode", Default: "small_03", Kind: knob.Choice, Choices: modeNames(),
+		{Name: "working-mode", Uses: knob.ForLoad, Default: "small_03", Kind: knob.Choice, Choices: modeNames(),
 			Usage: "the original's working_mode: wares, lines and quantities per customer and supplier document, agents (see docs/workloads/oltp-emul.md)"},
-		{Name: "init-docs", Default: "1000", Kind: knob.Int, Usage: "fill the database up to N documents before the run, with the units that create (no cancellation), reusing those already there"},
+		{Name: "init-docs", Uses: knob.ForLoad, Default: "1000", Kind: knob.Int, Usage: "fill the database up to N documents before the run, with the units that create (no cancellation), reusing those already there"},
 		{Name: "separate-workers", Default: "true", Kind: knob.Switch, Usage: "the original's separate_workers: each client works on its own documents and FIFO rows (--separate-workers=false: all on all)"},
 		{Name: "update-conflict-percent", Default: "0", Kind: knob.Int, Values: "0..100", Usage: "with separate workers, the share of units that take another client's documents (the original's update_conflict_percent)"},
 		{Name: "halt-on-errors", Default: "/CK/", Values: "/CK/PK/FK/", Usage: "the original's halt_test_on_errors: stop the run at the first CHECK (CK), unique key (PK) or other constraint (FK) violation; \"\" never"},
@@ -133,12 +133,13 @@ const (
 )
 
 type emul struct {
-	cfg    Config
-	common workload.Common
-	halt   map[dberr.Kind]bool
-	dial   backend.Dialect
-	st     *stmts
-	ids    [nSeq]atomic.Int64 // next id per table
+	cfg      Config
+	common   workload.Common
+	progress func(done, total int64) // --init-docs' fill, when someone listens
+	halt     map[dberr.Kind]bool
+	dial     backend.Dialect
+	st       *stmts
+	ids      [nSeq]atomic.Int64 // next id per table
 	// The catalogue, as Load found or made it.
 	customers, suppliers [2]int64 // first and last id of each
 	ourFirm              int64
@@ -228,6 +229,10 @@ func parseHalt(s string) (map[dberr.Kind]bool, error) {
 	}
 	return out, nil
 }
+
+// SetProgress hears how far --init-docs' fill got, in documents
+// (workload.Progresser).
+func (w *emul) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
 func (w *emul) Shape() workload.Shape {
 	return workload.Shape{Units: weighted(), Ops: []string{"begin", "pick", "lock", "fifo", "write", "log", "commit"}}
@@ -476,11 +481,16 @@ func (w *emul) fill(ctx context.Context, c backend.Conn, docs int64) (int64, err
 		// The fill deletes no document: the documents made since the last
 		// count are at most the ids taken since; counted again only then
 		// (count(*) reads every row).
-		if est := counted + w.ids[seqDoc].Load() - idsAt; est >= w.cfg.InitDocs {
+		est := counted + w.ids[seqDoc].Load() - idsAt
+		if est >= w.cfg.InitDocs {
 			if err := c.QueryRow(ctx, w.st.countDocs, nil, &docs); err != nil {
 				return docs, err
 			}
 			counted, idsAt = docs, w.ids[seqDoc].Load()
+			est = docs
+		}
+		if w.progress != nil {
+			w.progress(min(est, w.cfg.InitDocs), w.cfg.InitDocs)
 		}
 	}
 	return docs, nil

@@ -26,8 +26,8 @@ var Spec = workload.Spec{
 	Units:   "transactions",
 	APIs:    []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "scale", Default: "1", Kind: knob.Int, Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
-		{Name: "select-only", Kind: knob.Switch, Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
+		{Name: "scale", Short: "s", Default: "1", Kind: knob.Int, Uses: knob.ForLoad | knob.ForCheck, Usage: "pgbench's scale factor: N branches, 10·N tellers, 100,000·N accounts"},
+		{Name: "select-only", Short: "S", Kind: knob.Switch, Usage: "pgbench -S: one SELECT of an account's balance per transaction"},
 	},
 	New: newTPCB,
 }
@@ -67,6 +67,17 @@ type tpcb struct {
 	// each table to its own acknowledged deltas, from the sums at load.
 	base     [4]int64        // sums of accounts, tellers, branches, history deltas at load
 	opDeltas [4]atomic.Int64 // deltas of the statements acknowledged, per table
+	progress func(done, total int64)
+}
+
+// SetProgress hears the load's progress in accounts (workload.Progresser).
+func (w *tpcb) SetProgress(fn func(done, total int64)) { w.progress = fn }
+
+// loaded tells the progress of the load, when someone listens.
+func (w *tpcb) loaded(done, total int) {
+	if w.progress != nil {
+		w.progress(int64(done), int64(total))
+	}
 }
 
 // The tables whose sums the check compares.
@@ -219,11 +230,15 @@ func (w *tpcb) build(ctx context.Context, c backend.Conn, d backend.Dialect) err
 					return nil, false
 				}
 				aid++
+				if aid%10000 == 0 {
+					w.loaded(aid, naccounts)
+				}
 				return []any{aid, (aid-1)/accountsPerBranch + 1, 0, ""}, true
 			})
+			w.loaded(aid, naccounts)
 			return err
 		}
-		return loadAccounts(ctx, c, d, naccounts)
+		return loadAccounts(ctx, c, d, naccounts, w.loaded)
 	})
 	if err != nil {
 		return err
@@ -455,9 +470,10 @@ func accountInsert(rows int) *backend.Stmt {
 // loadAccounts inserts accounts 1..n where the engine has no COPY: made by
 // the server in Firebird, in multi-row INSERTs elsewhere (pgbench -i's
 // client-side generation, a batch a round trip instead of a row).
-func loadAccounts(ctx context.Context, c backend.Conn, d backend.Dialect, n int) error {
+func loadAccounts(ctx context.Context, c backend.Conn, d backend.Dialect, n int, progress func(done, total int)) error {
 	if d.Name == "firebird" {
 		_, err := c.Exec(ctx, genAccounts, n)
+		progress(n, n)
 		return err
 	}
 	args := make([]any, 0, 2*accountsPerInsert)
@@ -470,6 +486,7 @@ func loadAccounts(ctx context.Context, c backend.Conn, d backend.Dialect, n int)
 		if _, err := c.Exec(ctx, accountInsert(rows), args...); err != nil {
 			return err
 		}
+		progress(from+rows-1, n)
 	}
 	return nil
 }

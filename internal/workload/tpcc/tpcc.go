@@ -23,11 +23,11 @@ var Spec = workload.Spec{
 	Units:   "transactions",
 	APIs:    []backend.API{backend.SQL},
 	Knobs: []knob.Spec{
-		{Name: "warehouses", Default: "1", Kind: knob.Int, Values: "1..100000",
+		{Name: "warehouses", Default: "1", Kind: knob.Int, Values: "1..100000", Uses: knob.ForLoad | knob.ForCheck,
 			Usage: "W: the spec's scale; each warehouse is 10 districts, 30,000 customers and orders, 100,000 stock rows (about 70 MB)"},
 		{Name: "wait", Kind: knob.Switch,
 			Usage: "keying and think times of clause 5.2.5 around every transaction (at most 10 clients per warehouse); without it, none, as go-tpc and HammerDB run by default"},
-		{Name: "check", Default: "audited", Kind: knob.Choice, Choices: []string{"audited", "all", "load"},
+		{Name: "check", Default: "audited", Kind: knob.Choice, Choices: []string{"audited", "all", "load"}, Uses: knob.ForCheck,
 			Usage: "consistency conditions after the load and the run: audited (1-4, clause 3.3.3), all (every one transactions keep: all but 11), load (all twelve: a database nothing ran on since its load)"},
 	},
 	Commits:    []workload.CommitMode{workload.PerUnit},
