@@ -27,7 +27,8 @@ type conn struct {
 	prepare backend.Prepare
 	stmts   map[*backend.Stmt]*sql.Stmt
 	texts   map[*backend.Stmt]string
-	tx      driver.Tx     // the transaction open now, or nil
+	tx      driver.Tx // the transaction open now, or nil
+	txOpts  driver.TxOptions
 	open    *atomic.Int64 // the database's count of open client connections
 }
 
@@ -52,7 +53,7 @@ func (c *conn) Begin(context.Context) error {
 		return classify(errors.New("firebird: a transaction is already open on this connection"))
 	}
 	return classify(c.raw(func(dc driver.Conn) error {
-		tx, err := dc.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
+		tx, err := dc.(driver.ConnBeginTx).BeginTx(bg, c.txOpts)
 		if err == nil {
 			c.tx = tx
 		}
