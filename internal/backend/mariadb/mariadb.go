@@ -235,7 +235,7 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 var readBack = []string{
 	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_flush_method", "innodb_doublewrite",
 	"innodb_buffer_pool_size", "innodb_page_size", "innodb_log_file_size", "innodb_flush_log_at_timeout", "max_connections",
-	"tx_isolation", "version",
+	"tx_isolation", "innodb_snapshot_isolation", "version",
 }
 
 // Engine reads back MariaDB's version and effective variables.
