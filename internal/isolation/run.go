@@ -292,14 +292,7 @@ func (s *session) run(ctx context.Context, t *task) {
 		t.err = s.c.Rollback(ctx)
 	case Read:
 		t.rows = Rows{}
-		t.err = s.c.Query(ctx, &backend.Stmt{SQL: portable(st.SQL, s.dialect)}, nil, func(scan func(dest ...any) error) error {
-			var id, v int64
-			if err := scan(&id, &v); err != nil {
-				return err
-			}
-			t.rows[id] = v
-			return nil
-		})
+		t.err = s.c.Query(ctx, &backend.Stmt{SQL: portable(st.SQL, s.dialect)}, nil, t.rows.add)
 	case Write:
 		t.n, t.err = s.c.Exec(ctx, &backend.Stmt{SQL: portable(st.SQL, s.dialect)})
 	}
@@ -362,19 +355,22 @@ func readAll(ctx context.Context, c backend.Conn, dialect string) (Rows, error) 
 		return nil, err
 	}
 	rows := Rows{}
-	err := c.Query(ctx, &backend.Stmt{SQL: portable(all, dialect)}, nil, func(scan func(dest ...any) error) error {
-		var id, v int64
-		if err := scan(&id, &v); err != nil {
-			return err
-		}
-		rows[id] = v
-		return nil
-	})
+	err := c.Query(ctx, &backend.Stmt{SQL: portable(all, dialect)}, nil, rows.add)
 	if err != nil {
 		_ = c.Rollback(ctx)
 		return nil, err
 	}
 	return rows, c.Commit(ctx)
+}
+
+// add scans one row (id, val) into r.
+func (r Rows) add(scan func(dest ...any) error) error {
+	var id, v int64
+	if err := scan(&id, &v); err != nil {
+		return err
+	}
+	r[id] = v
+	return nil
 }
 
 // String writes rows as {1=10 2=20}, by id.
