@@ -3,9 +3,10 @@ package isolation
 import "maps"
 
 // A test case is Hermitage's (github.com/ept/hermitage, postgres.md and
-// mysql.md at commit 000346f): two or three sessions on the table
-// hermitage (id, val) holding (1, 10) and (2, 20), their statements run
-// in the script's order, one at a time. Where Hermitage's PostgreSQL and
+// mysql.md at commit 000346f): two or three sessions on a table (id, val)
+// holding (1, 10) and (2, 20), their statements run in the script's order,
+// one at a time. The table is Hermitage's test, named dbgauge_hermitage so
+// as not to meet a table of the user's. Where Hermitage's PostgreSQL and
 // MySQL scripts differ (a read added or moved so that one engine shows
 // the anomaly), the script here holds both reads, so that one script
 // decides every engine. Each case's judge decides from what the sessions
@@ -77,11 +78,11 @@ func (o Observed) has(name string, id, v int64) bool {
 }
 
 const (
-	all    = "SELECT id, val FROM hermitage ORDER BY id"
-	byID1  = "SELECT id, val FROM hermitage WHERE id = 1"
-	byID2  = "SELECT id, val FROM hermitage WHERE id = 2"
-	bothID = "SELECT id, val FROM hermitage WHERE id IN (1, 2) ORDER BY id"
-	mod3   = "SELECT id, val FROM hermitage WHERE val % 3 = 0 ORDER BY id"
+	all    = "SELECT id, val FROM dbgauge_hermitage ORDER BY id"
+	byID1  = "SELECT id, val FROM dbgauge_hermitage WHERE id = 1"
+	byID2  = "SELECT id, val FROM dbgauge_hermitage WHERE id = 2"
+	bothID = "SELECT id, val FROM dbgauge_hermitage WHERE id IN (1, 2) ORDER BY id"
+	mod3   = "SELECT id, val FROM dbgauge_hermitage WHERE val % 3 = 0 ORDER BY id"
 )
 
 func begin(s int) Step              { return Step{Session: s, Kind: Begin} }
@@ -96,11 +97,11 @@ func Cases() []Case {
 		{
 			Name: "G0", Column: "G0", What: "write cycle (dirty write): two transactions' writes to two rows interleave",
 			Steps: []Step{begin(0), begin(1),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 12 WHERE id = 1"),
-				write(0, "", "UPDATE hermitage SET val = 21 WHERE id = 2"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 12 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 21 WHERE id = 2"),
 				commit(0),
-				write(1, "", "UPDATE hermitage SET val = 22 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 22 WHERE id = 2"),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
 				mixed := maps.Equal(o.Final, Rows{1: 12, 2: 21}) || maps.Equal(o.Final, Rows{1: 11, 2: 22})
@@ -110,7 +111,7 @@ func Cases() []Case {
 		{
 			Name: "G1a", Column: "G1a", ReadOnly: true, What: "aborted read: T2 sees a value T1 wrote and rolled back",
 			Steps: []Step{begin(0), begin(1),
-				write(0, "", "UPDATE hermitage SET val = 101 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 101 WHERE id = 1"),
 				read(1, "a", all),
 				rollback(0),
 				read(1, "b", all),
@@ -122,9 +123,9 @@ func Cases() []Case {
 		{
 			Name: "G1b", Column: "G1b", ReadOnly: true, What: "intermediate read: T2 sees a value T1 overwrote before committing",
 			Steps: []Step{begin(0), begin(1),
-				write(0, "", "UPDATE hermitage SET val = 101 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 101 WHERE id = 1"),
 				read(1, "a", all),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
 				commit(0),
 				read(1, "b", all),
 				commit(1)},
@@ -135,8 +136,8 @@ func Cases() []Case {
 		{
 			Name: "G1c", Column: "G1c", ReadOnly: true, What: "circular information flow: each transaction sees the other's uncommitted write",
 			Steps: []Step{begin(0), begin(1),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 22 WHERE id = 2"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 22 WHERE id = 2"),
 				read(0, "t1", byID2),
 				read(1, "t2", byID1),
 				commit(0),
@@ -148,12 +149,12 @@ func Cases() []Case {
 		{
 			Name: "OTV", Column: "OTV", ReadOnly: true, What: "observed transaction vanishes: T3 sees T2's write, then misses another of T2's",
 			Steps: []Step{begin(0), begin(1), begin(2),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
-				write(0, "", "UPDATE hermitage SET val = 19 WHERE id = 2"),
-				write(1, "", "UPDATE hermitage SET val = 12 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 19 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 12 WHERE id = 1"),
 				commit(0),
 				read(2, "x", all),
-				write(1, "", "UPDATE hermitage SET val = 18 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 18 WHERE id = 2"),
 				read(2, "y", all),
 				commit(1),
 				read(2, "z", all),
@@ -172,8 +173,8 @@ func Cases() []Case {
 		{
 			Name: "PMP", Column: "PMP", ReadOnly: true, What: "predicate-many-preceders: a predicate read sees a row inserted since the transaction's first read",
 			Steps: []Step{begin(0), begin(1),
-				read(0, "a", "SELECT id, val FROM hermitage WHERE val = 30"),
-				write(1, "", "INSERT INTO hermitage (id, val) VALUES (3, 30)"),
+				read(0, "a", "SELECT id, val FROM dbgauge_hermitage WHERE val = 30"),
+				write(1, "", "INSERT INTO dbgauge_hermitage (id, val) VALUES (3, 30)"),
 				commit(1),
 				read(0, "b", mod3),
 				commit(0)},
@@ -186,9 +187,9 @@ func Cases() []Case {
 		{
 			Name: "PMP-write", Column: "PMP", What: "predicate-many-preceders on a write predicate: after deleting the rows with val = 20, T2 still sees one",
 			Steps: []Step{begin(0), begin(1),
-				write(0, "", "UPDATE hermitage SET val = val + 10"),
-				read(1, "a", "SELECT id, val FROM hermitage WHERE val = 20"),
-				write(1, "d", "DELETE FROM hermitage WHERE val = 20"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = val + 10"),
+				read(1, "a", "SELECT id, val FROM dbgauge_hermitage WHERE val = 20"),
+				write(1, "d", "DELETE FROM dbgauge_hermitage WHERE val = 20"),
 				commit(0),
 				read(1, "b", all),
 				commit(1)},
@@ -207,8 +208,8 @@ func Cases() []Case {
 			Steps: []Step{begin(0), begin(1),
 				read(0, "a", byID1),
 				read(1, "b", byID1),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
 				commit(0),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
@@ -221,8 +222,8 @@ func Cases() []Case {
 				read(0, "a", byID1),
 				read(1, "", byID1),
 				read(1, "", byID2),
-				write(1, "", "UPDATE hermitage SET val = 12 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 18 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 12 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 18 WHERE id = 2"),
 				commit(1),
 				read(0, "b", byID2),
 				commit(0)},
@@ -233,8 +234,8 @@ func Cases() []Case {
 		{
 			Name: "G-single-pred", Column: "G-single", ReadOnly: true, What: "read skew through predicates: T1's second predicate read sees T2's update",
 			Steps: []Step{begin(0), begin(1),
-				read(0, "a", "SELECT id, val FROM hermitage WHERE val % 5 = 0 ORDER BY id"),
-				write(1, "", "UPDATE hermitage SET val = 12 WHERE val = 10"),
+				read(0, "a", "SELECT id, val FROM dbgauge_hermitage WHERE val % 5 = 0 ORDER BY id"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 12 WHERE val = 10"),
 				commit(1),
 				read(0, "b", mod3),
 				commit(0)},
@@ -247,10 +248,10 @@ func Cases() []Case {
 			Steps: []Step{begin(0), begin(1),
 				read(0, "a", byID1),
 				read(1, "", all),
-				write(1, "", "UPDATE hermitage SET val = 12 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 18 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 12 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 18 WHERE id = 2"),
 				commit(1),
-				write(0, "d", "DELETE FROM hermitage WHERE val = 20"),
+				write(0, "d", "DELETE FROM dbgauge_hermitage WHERE val = 20"),
 				read(0, "b", byID2),
 				commit(0)},
 			Anomaly: func(o Observed) (bool, string) {
@@ -264,8 +265,8 @@ func Cases() []Case {
 			Steps: []Step{begin(0), begin(1),
 				read(0, "a", bothID),
 				read(1, "b", bothID),
-				write(0, "", "UPDATE hermitage SET val = 11 WHERE id = 1"),
-				write(1, "", "UPDATE hermitage SET val = 21 WHERE id = 2"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 11 WHERE id = 1"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = 21 WHERE id = 2"),
 				commit(0),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
@@ -278,8 +279,8 @@ func Cases() []Case {
 			Steps: []Step{begin(0), begin(1),
 				read(0, "a", mod3),
 				read(1, "b", mod3),
-				write(0, "", "INSERT INTO hermitage (id, val) VALUES (3, 30)"),
-				write(1, "", "INSERT INTO hermitage (id, val) VALUES (4, 42)"),
+				write(0, "", "INSERT INTO dbgauge_hermitage (id, val) VALUES (3, 30)"),
+				write(1, "", "INSERT INTO dbgauge_hermitage (id, val) VALUES (4, 42)"),
 				commit(0),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
@@ -293,12 +294,12 @@ func Cases() []Case {
 			Steps: []Step{begin(0),
 				read(0, "a", all),
 				begin(1),
-				write(1, "", "UPDATE hermitage SET val = val + 5 WHERE id = 2"),
+				write(1, "", "UPDATE dbgauge_hermitage SET val = val + 5 WHERE id = 2"),
 				commit(1),
 				begin(2),
 				read(2, "c", all),
 				commit(2),
-				write(0, "", "UPDATE hermitage SET val = 0 WHERE id = 1"),
+				write(0, "", "UPDATE dbgauge_hermitage SET val = 0 WHERE id = 1"),
 				commit(0)},
 			Anomaly: func(o Observed) (bool, string) {
 				return o.Committed[0] && o.Committed[1] && o.Committed[2] && o.has("a", 2, 20) && o.has("c", 2, 25) && o.has("c", 1, 10),

@@ -109,6 +109,7 @@ func runLevel(ctx context.Context, r Request, l backend.Isolation, e *Engine) Le
 		lv.Error = "create the table: " + err.Error()
 		return lv
 	}
+	defer func() { _ = Drop(context.WithoutCancel(ctx), sq) }()
 	for _, c := range r.Cases {
 		if ctx.Err() != nil {
 			break

@@ -316,19 +316,30 @@ func portable(sql, dialect string) string {
 }
 
 var (
-	clear = &backend.Stmt{SQL: "DELETE FROM hermitage"}
-	seed  = &backend.Stmt{SQL: "INSERT INTO hermitage (id, val) VALUES (?, ?)"}
+	clear = &backend.Stmt{SQL: "DELETE FROM dbgauge_hermitage"}
+	seed  = &backend.Stmt{SQL: "INSERT INTO dbgauge_hermitage (id, val) VALUES (?, ?)"}
 )
 
-// Prepare creates the table hermitage (id, val), replacing one left over.
+// Prepare creates the table dbgauge_hermitage (id, val), replacing one an
+// interrupted run left; Drop removes it.
 func Prepare(ctx context.Context, db backend.SQLDB) error {
 	c, err := db.Conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	_ = c.ExecScript(ctx, "DROP TABLE hermitage")
-	return c.ExecScript(ctx, "CREATE TABLE hermitage (id INT NOT NULL PRIMARY KEY, val INT)")
+	_ = c.ExecScript(ctx, "DROP TABLE dbgauge_hermitage")
+	return c.ExecScript(ctx, "CREATE TABLE dbgauge_hermitage (id INT NOT NULL PRIMARY KEY, val INT)")
+}
+
+// Drop removes the table, leaving a database of the user's as it was.
+func Drop(ctx context.Context, db backend.SQLDB) error {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return c.ExecScript(ctx, "DROP TABLE dbgauge_hermitage")
 }
 
 // fill gives the table Hermitage's two rows, (1, 10) and (2, 20).

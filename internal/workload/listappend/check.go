@@ -85,7 +85,8 @@ func (w *listAppend) Figures(workload.Measured) []workload.Figure {
 	}
 	figs := make([]workload.Figure, 0, len(elle.Kinds))
 	for _, k := range elle.Kinds[:7] {
-		figs = append(figs, workload.Figure{Name: string(k), Value: float64(r.Counts[k]), Unit: "found", Detail: names[k]})
+		none := r.Counts[k] == 0
+		figs = append(figs, workload.Figure{Name: string(k), Value: float64(r.Counts[k]), Unit: "found", Detail: names[k], Pass: &none})
 	}
 	return figs
 }
