@@ -39,7 +39,7 @@ type isolationConfig struct {
 	Cases      []string `json:"cases"`
 }
 
-func newIsolationCmd(ctx context.Context, env *Env) *cobra.Command {
+func newIsolationCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
 	var dbs, levels, cases, results string
 	var blockAfter, drain time.Duration
 	cmd := &cobra.Command{
@@ -91,6 +91,19 @@ recorded in isolation.json in a result folder, level by level.`,
 			for _, c := range cs {
 				rec.Config.Cases = append(rec.Config.Cases, c.Name)
 			}
+			// Ctrl-C ends the case running (its sessions interrupted) and
+			// keeps what was found; a second one cancels at once.
+			stop, interrupted, release := watchSignals(env, cancel, nil)
+			defer release()
+			ctx, stopCases := context.WithCancel(ctx)
+			defer stopCases()
+			go func() {
+				select {
+				case <-stop:
+					stopCases()
+				case <-ctx.Done():
+				}
+			}()
 			failures := 0
 			for i, s := range specs {
 				dir := filepath.Join(w.Dir(), s.spec.Name)
@@ -115,7 +128,10 @@ recorded in isolation.json in a result folder, level by level.`,
 				if werr := isolation.Table(env.Stdout, e); werr != nil {
 					return werr
 				}
-				if err != nil {
+				switch {
+				case interrupted():
+					return exitError{ExitInterrupted, "interrupted: what was found is in " + w.Dir()}
+				case err != nil:
 					return fmt.Errorf("%s: %w (what was found is in %s)", s.spec.Name, err, w.Dir())
 				}
 				failures += unjudged(e)
