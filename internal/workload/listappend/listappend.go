@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/elle"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -107,13 +108,14 @@ func opsRange(s string) (int, int, error) {
 }
 
 func (w *listAppend) Shape() workload.Shape {
-	return workload.Shape{Units: []workload.Weighted{{Name: "transaction", Weight: 1}}, Ops: []string{"begin", "read", "append", "commit"}}
+	return workload.Shape{Units: []workload.Weighted{{Name: "transaction", Weight: 1}}, Ops: []string{"create", "begin", "read", "append", "commit"}}
 }
 
 func (w *listAppend) Config() any { return w.cfg }
 
 const (
-	opBegin = iota
+	opCreate = iota
+	opBegin
 	opRead
 	opAppend
 	opCommit
@@ -128,21 +130,36 @@ var (
 	clearAll = &backend.Stmt{SQL: "DELETE FROM append_lists"}
 )
 
-// appendStmt returns the statement appending a value (its text) to a key's
-// list, creating the row when the key has none, in one statement:
+// A key's row is made, with an empty list, before the first transaction
+// that appends to it, in a statement of its own: a transaction's append is
+// then an UPDATE of an existing row on every engine, and two transactions
+// creating the same key cannot fail each other with a key violation
+// (Firebird's MERGE and InnoDB's gap locks would).
 //
-//	postgres: INSERT … ON CONFLICT (k) DO UPDATE SET v = append_lists.v || ',' || excluded.v
-//	mysql:    INSERT … ON DUPLICATE KEY UPDATE v = CONCAT(v, ',', VALUES(v))
-//	firebird: MERGE INTO append_lists … WHEN MATCHED THEN UPDATE SET v = t.v || ',' || s.x …
-func appendStmt(dialect string) (*backend.Stmt, error) {
+//	postgres, sqlite: INSERT INTO append_lists (k, v) VALUES (?, '') ON CONFLICT (k) DO NOTHING
+//	mysql:            INSERT IGNORE INTO append_lists (k, v) VALUES (?, '')
+//	firebird:         INSERT INTO append_lists (k, v) VALUES (?, ''), its key violation ignored
+func createStmt(dialect string) *backend.Stmt {
 	switch dialect {
 	case "postgres", "sqlite":
-		return &backend.Stmt{SQL: "INSERT INTO append_lists (k, v) VALUES (?, ?) ON CONFLICT (k) DO UPDATE SET v = append_lists.v || ',' || excluded.v"}, nil
+		return &backend.Stmt{SQL: "INSERT INTO append_lists (k, v) VALUES (?, '') ON CONFLICT (k) DO NOTHING"}
 	case "mysql":
-		return &backend.Stmt{SQL: "INSERT INTO append_lists (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = CONCAT(v, ',', VALUES(v))"}, nil
-	case "firebird":
-		return &backend.Stmt{SQL: "MERGE INTO append_lists t USING (SELECT CAST(? AS BIGINT) AS k, CAST(? AS VARCHAR(20)) AS x FROM RDB$DATABASE) s ON t.k = s.k " +
-			"WHEN MATCHED THEN UPDATE SET t.v = t.v || ',' || s.x WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.x)"}, nil
+		return &backend.Stmt{SQL: "INSERT IGNORE INTO append_lists (k, v) VALUES (?, '')"}
+	}
+	return &backend.Stmt{SQL: "INSERT INTO append_lists (k, v) VALUES (?, '')"}
+}
+
+// appendStmt returns the statement appending a value (its text) to a
+// key's list, whose row exists:
+//
+//	UPDATE append_lists SET v = v || ',' || CAST(? AS VARCHAR(20)) WHERE k = ?
+//	mysql: UPDATE append_lists SET v = CONCAT(v, ',', ?) WHERE k = ?
+func appendStmt(dialect string) (*backend.Stmt, error) {
+	switch dialect {
+	case "postgres", "sqlite", "firebird":
+		return &backend.Stmt{SQL: "UPDATE append_lists SET v = v || ',' || CAST(? AS VARCHAR(20)) WHERE k = ?"}, nil
+	case "mysql":
+		return &backend.Stmt{SQL: "UPDATE append_lists SET v = CONCAT(v, ',', ?) WHERE k = ?"}, nil
 	}
 	return nil, fmt.Errorf("append: no append statement for dialect %q", dialect)
 }
@@ -198,7 +215,7 @@ func (w *listAppend) Client(ctx context.Context, db backend.DB, id int, rng *ran
 		_ = conn.Close()
 		return nil, err
 	}
-	c := &client{w: w, id: id, rng: rng, conn: conn, appendSt: st}
+	c := &client{w: w, id: id, rng: rng, conn: conn, appendSt: st, createSt: createStmt(w.dialect), made: map[int64]bool{}}
 	w.mu.Lock()
 	w.clients = append(w.clients, c)
 	w.mu.Unlock()
@@ -206,35 +223,65 @@ func (w *listAppend) Client(ctx context.Context, db backend.DB, id int, rng *ran
 }
 
 type client struct {
-	w        *listAppend
-	id       int
-	rng      *rand.Rand
-	conn     backend.Conn
-	appendSt *backend.Stmt
-	history  []elle.Txn
+	w                  *listAppend
+	id                 int
+	rng                *rand.Rand
+	conn               backend.Conn
+	appendSt, createSt *backend.Stmt
+	made               map[int64]bool // keys whose row this client knows exists
+	history            []elle.Txn
+	plan               []planned
+}
+
+// planned is an operation drawn before its transaction begins.
+type planned struct {
+	read bool
+	key  int64
 }
 
 // Do runs one transaction of random reads and appends and records it,
 // whatever its end: committed, aborted, or unknown when its commit got no
-// answer.
+// answer. The rows of the keys it will append to are made first.
 func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	w := c.w
 	base := (w.started.Add(1) - 1) / w.cfg.Rotate
 	n := w.cfg.MinOps + c.rng.IntN(w.cfg.MaxOps-w.cfg.MinOps+1)
+	c.plan = c.plan[:0]
+	for range n {
+		c.plan = append(c.plan, planned{read: c.rng.IntN(100) < w.cfg.ReadPct, key: base + c.rng.Int64N(int64(w.cfg.Keys))})
+	}
+	for _, p := range c.plan {
+		if !p.read && !c.made[p.key] {
+			if err := ops.Time(opCreate, func() error { return c.create(ctx, p.key) }); err != nil {
+				return err
+			}
+			c.made[p.key] = true
+		}
+	}
 	txn := elle.Txn{Client: c.id, Status: elle.Aborted, Ops: make([]elle.Op, 0, n)}
-	err := c.run(ctx, ops, base, n, &txn)
+	err := c.run(ctx, ops, &txn)
 	c.history = append(c.history, txn)
 	return err
 }
 
-func (c *client) run(ctx context.Context, ops workload.Ops, base int64, n int, txn *elle.Txn) error {
+// create makes key's row with an empty list unless it exists, in a
+// statement of its own; a key violation says another client made it.
+func (c *client) create(ctx context.Context, key int64) error {
+	_, err := c.conn.Exec(ctx, c.createSt, key)
+	if dberr.ClassOf(err) == dberr.Rollback {
+		return nil
+	}
+	return err
+}
+
+func (c *client) run(ctx context.Context, ops workload.Ops, txn *elle.Txn) error {
 	if err := ops.Time(opBegin, func() error { return c.conn.Begin(ctx) }); err != nil {
 		return err
 	}
-	for range n {
-		k := base + c.rng.Int64N(int64(c.w.cfg.Keys))
+	for _, p := range c.plan {
+		k := p.key
 		var err error
-		if c.rng.IntN(100) < c.w.cfg.ReadPct {
+		if p.read {
 			op := elle.Op{Key: k}
 			err = ops.Time(opRead, func() error {
 				var text string
@@ -254,7 +301,10 @@ func (c *client) run(ctx context.Context, ops workload.Ops, base int64, n int, t
 			v := c.w.values.Add(1)
 			txn.Ops = append(txn.Ops, elle.Op{Append: true, Key: k, Value: v})
 			err = ops.Time(opAppend, func() error {
-				_, err := c.conn.Exec(ctx, c.appendSt, k, strconv.FormatInt(v, 10))
+				n, err := c.conn.Exec(ctx, c.appendSt, strconv.FormatInt(v, 10), k)
+				if err == nil && n != 1 {
+					return workload.Inconsistent("append: key %d's row, made before, is gone (%d rows updated)", k, n)
+				}
 				return err
 			})
 		}
@@ -275,20 +325,20 @@ func (c *client) run(ctx context.Context, ops workload.Ops, base int64, n int, t
 	return err
 }
 
-// parse reads a list's text, "3,17,42".
+// parse reads a list's text, ",3,17,42" (a new row's list is empty).
 func parse(s string) ([]int64, error) {
-	if s == "" {
-		return []int64{}, nil
-	}
-	out := make([]int64, 0, strings.Count(s, ",")+1)
+	out := make([]int64, 0, strings.Count(s, ","))
 	for s != "" {
 		part, rest, _ := strings.Cut(s, ",")
+		s = rest
+		if part == "" {
+			continue
+		}
 		v, err := strconv.ParseInt(part, 10, 64)
 		if err != nil {
 			return nil, workload.Inconsistent("append: a list holds %q, which dbgauge never appended", part)
 		}
 		out = append(out, v)
-		s = rest
 	}
 	return out, nil
 }
