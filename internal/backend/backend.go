@@ -48,6 +48,29 @@ const (
 	Each Prepare = "each"
 )
 
+// Isolation is the common --isolation knob: the SQL standard's isolation
+// level the clients' transactions ask for. Each engine maps it to its own
+// (Spec.Isolation) and reads back what its transactions got
+// (Engine.Isolation).
+type Isolation string
+
+// The isolation levels, weakest first. DefaultIsolation leaves the engine's
+// own default (still read back and recorded).
+const (
+	DefaultIsolation Isolation = "default"
+	ReadUncommitted  Isolation = "read-uncommitted"
+	ReadCommitted    Isolation = "read-committed"
+	RepeatableRead   Isolation = "repeatable-read"
+	Serializable     Isolation = "serializable"
+)
+
+// Isolations lists the levels a run may ask for, weakest first.
+var Isolations = []Isolation{ReadUncommitted, ReadCommitted, RepeatableRead, Serializable}
+
+// Refused is how a Spec's Durability and Isolation maps begin the text of
+// a level the engine refuses: "refused: why".
+const Refused = "refused: "
+
 // Ability is something only some engines can do.
 type Ability string
 
@@ -94,6 +117,11 @@ type Spec struct {
 	// Expect lists settings the engine must read back at each durability
 	// level; the conformance suite holds the engine to it.
 	Expect map[Durability]map[string]string
+	// Isolation says what each isolation level sets in the engine (and
+	// DefaultIsolation what the engine's own default is), or "refused: why"
+	// for a level it does not have; nil for an engine without levels
+	// (key-value), which refuses every level but the default.
+	Isolation map[Isolation]string
 	// Prepare says what each preparation mode does in this engine.
 	Prepare map[Prepare]string
 	// Settings lists the keys --set accepts, with what they do.
@@ -151,6 +179,47 @@ func (s Spec) Has(a Ability) bool {
 	return false
 }
 
+// Levels lists the isolation levels the engine accepts, weakest first.
+func (s Spec) Levels() []Isolation {
+	var out []Isolation
+	for _, l := range Isolations {
+		if s.Accepts(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Accepts reports whether the engine takes --isolation l, and if not, why.
+func (s Spec) Accepts(l Isolation) bool {
+	_, ok := s.Refusal(l)
+	return !ok
+}
+
+// Refusal says why the engine refuses --isolation l; ok is false when it
+// takes it.
+func (s Spec) Refusal(l Isolation) (why string, ok bool) {
+	return IsolationRefusal(s.Name, s.Isolation, l)
+}
+
+// IsolationRefusal is Spec.Refusal for an engine's Isolation map doc, for
+// its Open (which the Spec itself names).
+func IsolationRefusal(engine string, doc map[Isolation]string, l Isolation) (why string, ok bool) {
+	if l == "" || l == DefaultIsolation {
+		return "", false
+	}
+	does, has := doc[l]
+	switch {
+	case doc == nil:
+		return engine + " has no isolation levels to choose from", true
+	case !has:
+		return engine + " has no level " + string(l), true
+	case strings.HasPrefix(does, Refused):
+		return strings.TrimPrefix(does, Refused), true
+	}
+	return "", false
+}
+
 // Offers lists the engine's optional abilities: Abilities, and RangeScans
 // for a SQL engine (sqlkv's SELECT … WHERE k >= ? ORDER BY k LIMIT ?).
 func (s Spec) Offers() []Ability {
@@ -172,8 +241,11 @@ type Options struct {
 	Dir        string // the run's folder: embedded engines put their file here unless DB names a path
 	Durability Durability
 	Prepare    Prepare
-	Set        []KeyValue // raw engine settings, in the order given
-	Conns      int        // connections the run will open
+	// Isolation is the level every client connection's transactions begin
+	// at (DefaultIsolation or "": the engine's own).
+	Isolation Isolation
+	Set       []KeyValue // raw engine settings, in the order given
+	Conns     int        // connections the run will open
 	// Archive asks a managed server to keep every log it writes (PostgreSQL:
 	// archive_mode), so that a backup can be rolled forward (--backup).
 	Archive bool
@@ -220,6 +292,11 @@ type Engine struct {
 	Driver   string
 	Path     string
 	Settings map[string]string // read back from the engine
+	// Isolation is the level a client connection's transactions get, as
+	// read back from the engine on a connection opened as the clients'
+	// are, in the words of --isolation ("repeatable-read"); "" for an
+	// engine without levels.
+	Isolation string
 	// PageSize and CacheBytes are the page size and the size of the
 	// engine's own cache in bytes, from the settings read back; 0 where the
 	// engine has none.

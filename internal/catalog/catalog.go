@@ -15,6 +15,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/kv"
+	"github.com/dbgauge/dbgauge/internal/workload/listappend"
 	"github.com/dbgauge/dbgauge/internal/workload/nms"
 	"github.com/dbgauge/dbgauge/internal/workload/objects"
 	"github.com/dbgauge/dbgauge/internal/workload/oltpemul"
@@ -34,6 +35,7 @@ func Workloads() []workload.Spec {
 		objects.Spec,
 		oltpemul.Spec,
 		script.Spec,
+		listappend.Spec,
 	}
 }
 

@@ -75,6 +75,11 @@ func writeList(out io.Writer) error {
 		for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
 			fmt.Fprintf(tw, "  \t  --durability %s\t%s\n", d, b.Durability[d])
 		}
+		for _, l := range append([]backend.Isolation{backend.DefaultIsolation}, backend.Isolations...) {
+			if b.Isolation != nil {
+				fmt.Fprintf(tw, "  \t  --isolation %s\t%s\n", l, b.Isolation[l])
+			}
+		}
 		for _, p := range []backend.Prepare{backend.Once, backend.Each} {
 			fmt.Fprintf(tw, "  \t  --prepare %s\t%s\n", p, b.Prepare[p])
 		}
@@ -144,6 +149,17 @@ func writeKnobsMarkdown(out io.Writer) error {
 	b.WriteString("\n## Durability\n\n| backend | sync | lazy | off |\n|---|---|---|---|\n")
 	for _, be := range backends {
 		fmt.Fprintf(b, "| %s | %s | %s | %s |\n", be.Name, cell(be.Durability[backend.Sync]), cell(be.Durability[backend.Lazy]), cell(be.Durability[backend.Off]))
+	}
+	b.WriteString("\n## Isolation\n\nWhat `--isolation` sets in each engine, read back from the engine after it opens (a run whose engine reads back another level fails); `dbgauge isolation` shows what each level prevents. A refused level is bad input (exit 2). Key-value engines have no levels.\n\n| backend | default | read-uncommitted | read-committed | repeatable-read | serializable |\n|---|---|---|---|---|---|\n")
+	for _, be := range backends {
+		if be.Isolation == nil {
+			continue
+		}
+		fmt.Fprintf(b, "| %s |", be.Name)
+		for _, l := range append([]backend.Isolation{backend.DefaultIsolation}, backend.Isolations...) {
+			fmt.Fprintf(b, " %s |", cell(be.Isolation[l]))
+		}
+		b.WriteString("\n")
 	}
 	b.WriteString("\n## Prepared statements\n\n| backend | once | each |\n|---|---|---|\n")
 	for _, be := range backends {

@@ -325,6 +325,7 @@ type Config struct {
 	Retries      int      `json:"retries"`
 	Seed         uint64   `json:"seed"`
 	Durability   string   `json:"durability"`
+	Isolation    string   `json:"isolation,omitempty"` // --isolation as asked ("default": the engine's own)
 	Commit       string   `json:"commit"`
 	Prepare      string   `json:"prepare"`
 	Set          []string `json:"set,omitempty"`
@@ -343,6 +344,9 @@ type Engine struct {
 	Driver   string            `json:"driver,omitempty"`
 	Path     string            `json:"path,omitempty"` // database file or data folder
 	Settings map[string]string `json:"settings"`       // as read back from the engine
+	// Isolation is the level the clients' transactions got, read back in
+	// the words of --isolation; "" for an engine without levels.
+	Isolation string `json:"isolation,omitempty"`
 	// PageSize and CacheBytes come from the settings read back: the page
 	// size, and the engine's own cache in bytes (0: none, or not known).
 	PageSize   int64 `json:"page_size,omitempty"`

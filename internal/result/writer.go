@@ -38,11 +38,17 @@ func (w *Writer) Dir() string { return w.dir }
 // never a mix, even after kill -9 or a power cut.
 func (w *Writer) Save(r *Result) error {
 	r.Updated = time.Now().UTC()
-	b, err := json.MarshalIndent(r, "", " ")
+	return SaveJSON(w.dir, FileName, r)
+}
+
+// SaveJSON writes v as indented JSON into dir/name atomically: written to
+// a temporary file, flushed, then renamed over the old one.
+func SaveJSON(dir, name string, v any) error {
+	b, err := json.MarshalIndent(v, "", " ")
 	if err != nil {
-		return fmt.Errorf("encode result: %w", err)
+		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	tmp := filepath.Join(w.dir, "."+FileName+".tmp")
+	tmp := filepath.Join(dir, "."+name+".tmp")
 	f, err := os.Create(tmp)
 	if err != nil {
 		return err
@@ -58,7 +64,7 @@ func (w *Writer) Save(r *Result) error {
 		_ = os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(w.dir, FileName))
+	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
 // ErrSchema is returned by Load for a record of another schema version.

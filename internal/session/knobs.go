@@ -38,6 +38,7 @@ var Knobs = []knob.Spec{
 	{Name: "transactions", Short: "t", Default: "0", Kind: knob.Int, Usage: "end the measure phase when each client has run N units, as pgbench -t (N × clients in all)"},
 	{Name: "rate", Short: "R", Default: "0", Kind: knob.Number, Usage: "open loop: start R units per second in all; latency counts from the intended start (0 = closed loop)"},
 	{Name: "durability", Default: "sync", Kind: knob.Choice, Choices: names(backend.Sync, backend.Lazy, backend.Off), Uses: knob.ForLoad, Usage: "flush at every commit, flush in the background, or never flush"},
+	{Name: "isolation", Default: string(backend.DefaultIsolation), Kind: knob.Choice, Choices: names(append([]backend.Isolation{backend.DefaultIsolation}, backend.Isolations...)...), Usage: "the isolation level of every client's transactions: the engine's default, or a SQL standard level mapped per engine (dbgauge list) and read back from the engine; a level the engine lacks is refused"},
 	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
 	{Name: "prepare", Default: "once", Kind: knob.Choice, Choices: names(backend.Once, backend.Each), Usage: "prepare statements once per connection, or at every use"},
 	{Name: "set", Values: "key=value", Repeat: true, Uses: knob.ForLoad | knob.ForCheck, Usage: "a raw engine setting (repeatable); read back and recorded"},

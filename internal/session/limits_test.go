@@ -74,3 +74,30 @@ func TestRefusedDurabilityInThePlan(t *testing.T) {
 		t.Fatalf("firebird with --durability off: %v", err)
 	}
 }
+
+// TestRefusedIsolationInThePlan: a level the engine lacks is refused by the
+// plan with the engine's reason and the levels it has; a key-value engine
+// takes none.
+func TestRefusedIsolationInThePlan(t *testing.T) {
+	w := spec(t, "insert")
+	for _, c := range []struct{ db, level, want string }{
+		{"sqlite", "read-committed", "give --isolation serializable"},
+		{"firebird:managed", "read-uncommitted", "Firebird never shows a row"},
+		{"bbolt", "serializable", "bbolt has no isolation levels"},
+	} {
+		v := session.NewValues(w)
+		v.Set("db", c.db)
+		v.Set("isolation", c.level)
+		_, err := session.NewPlan(session.Request{Workload: w, Values: v})
+		var bad *knob.Error
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s --isolation %s: %v, want a bad-input error saying %q", c.db, c.level, err, c.want)
+		}
+	}
+	v := session.NewValues(w)
+	v.Set("db", "firebird:managed")
+	v.Set("isolation", "repeatable-read")
+	if _, err := session.NewPlan(session.Request{Workload: w, Values: v}); err != nil {
+		t.Fatalf("firebird --isolation repeatable-read: %v", err)
+	}
+}

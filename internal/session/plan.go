@@ -204,7 +204,7 @@ func NewPlan(req Request) (*Plan, error) {
 		Backend: p.bspec.Name, DB: redact.DSN(db), API: string(p.api),
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Transactions: p.run.PerClient, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
-		Durability: string(p.bopts.Durability), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
+		Durability: string(p.bopts.Durability), Isolation: string(p.bopts.Isolation), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
 		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Typed()), Interval: result.Duration(p.interval),
 		Workloads: p.w.Config(),
 	}
@@ -384,6 +384,14 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		// cell's plan before it runs the first.
 		return knob.Bad("give another --durability (dbgauge list shows what each level does in each engine)", "--durability %s on %s: %s", dur, p.bspec.Name, why)
 	}
+	iso, err := v.Choice("isolation")
+	if err != nil {
+		return err
+	}
+	o.Isolation = backend.Isolation(iso)
+	if why, refused := p.bspec.Refusal(o.Isolation); refused {
+		return knob.Bad(isolationHint(p.bspec), "--isolation %s on %s: %s", iso, p.bspec.Name, why)
+	}
 	for _, s := range v.List("set") {
 		kv, err := backend.ParseSet(s)
 		if err != nil {
@@ -392,6 +400,16 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		o.Set = append(o.Set, kv)
 	}
 	return p.storage(v)
+}
+
+// isolationHint says which levels b takes, or which engines have levels.
+func isolationHint(b backend.Spec) string {
+	if levels := b.Levels(); len(levels) == 1 {
+		return "give --isolation " + string(levels[0]) + " (or leave it out)"
+	} else if len(levels) > 1 {
+		return "give one of " + strings.Join(names(levels...), ", ") + " (dbgauge list shows what each does in " + b.Name + ")"
+	}
+	return "drop --isolation, or use an engine with isolation levels (" + engines(func(b backend.Spec) bool { return len(b.Levels()) > 0 }) + ")"
 }
 
 // storage reads --data-dir, --cache and --page-size, refusing what the

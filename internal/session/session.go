@@ -270,6 +270,9 @@ func (s *session) open(ctx context.Context) (backend.DB, error) {
 		return nil, fmt.Errorf("read back %s settings: %w", s.bspec.Name, err)
 	}
 	s.res.Engine = result.Engine(eng)
+	if l := s.bopts.Isolation; l != "" && l != backend.DefaultIsolation && eng.Isolation != string(l) {
+		return nil, fmt.Errorf("--isolation %s: %s reads back %q for its clients' transactions", l, s.bspec.Name, eng.Isolation)
+	}
 	if l, ok := db.(backend.Limiter); ok {
 		ro, _ := s.w.(workload.ReadOnly)
 		notes, err := l.Limits(ctx, s.bopts.Conns, ro == nil || !ro.ReadOnly())

@@ -71,6 +71,7 @@ func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.
 		return Open(t, spec, o)
 	}
 	t.Run("durability_read_back", func(t *testing.T) { durability(t, spec, open) })
+	t.Run("isolation_read_back", func(t *testing.T) { isolation(t, spec, open) })
 	t.Run("unknown_setting_refused", func(t *testing.T) {
 		_, err := spec.Open(context.Background(), backend.Options{
 			DB: spec.Throwaway, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once,
@@ -130,6 +131,46 @@ func durability(t *testing.T, spec backend.Spec, open Opener) {
 				t.Errorf("durability=%s: %s read back %q, want %q", d, k, got, want)
 			}
 		}
+	}
+}
+
+// isolation checks that a SQL engine says what every level does, refuses
+// the levels it lacks as bad input, and reads back the strongest level it
+// takes (one more instance: a server's start is the cost).
+func isolation(t *testing.T, spec backend.Spec, open Opener) {
+	if spec.API != backend.SQL {
+		if spec.Isolation != nil {
+			t.Errorf("%s is key-value but declares isolation levels", spec.Name)
+		}
+		return
+	}
+	levels := spec.Levels()
+	if len(levels) == 0 || spec.Isolation[backend.DefaultIsolation] == "" {
+		t.Fatalf("%s: Spec.Isolation must say what the default is and take at least one level", spec.Name)
+	}
+	for _, l := range backend.Isolations {
+		if spec.Isolation[l] == "" {
+			t.Errorf("isolation=%s: Spec.Isolation says nothing (what it sets, or refused: why)", l)
+		}
+		if spec.Accepts(l) {
+			continue
+		}
+		db, err := spec.Open(context.Background(), backend.Options{DB: spec.Throwaway, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once, Isolation: l})
+		var bad *knob.Error
+		if !errors.As(err, &bad) {
+			if db != nil {
+				_ = db.Close()
+			}
+			t.Errorf("isolation=%s: the engine refuses it, but Open gave %v, want a clear refusal", l, err)
+		}
+	}
+	strongest := levels[len(levels)-1]
+	e, err := open(t, backend.Options{Isolation: strongest}).Engine(context.Background())
+	if err != nil {
+		t.Fatalf("isolation=%s: Engine: %v", strongest, err)
+	}
+	if e.Isolation != string(strongest) {
+		t.Errorf("isolation=%s: read back %q", strongest, e.Isolation)
 	}
 }
 

@@ -7,6 +7,7 @@ package firebird
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"maps"
@@ -43,6 +44,7 @@ var Spec = backend.Spec{
 		return db == managed || strings.HasPrefix(db, "firebird://")
 	},
 	Durability: durabilityDoc,
+	Isolation:  isolationDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"forced_writes": "on"},
@@ -135,8 +137,9 @@ type db struct {
 	prepare  backend.Prepare
 	conf     map[string]string // firebird.conf as asked, recorded with the settings
 	stopped  bool
-	pool     int    // the pool's size
-	recovery string // what the last crash restart found
+	pool     int              // the pool's size
+	recovery string           // what the last crash restart found
+	txOpts   driver.TxOptions // how client transactions begin (--isolation)
 
 	mu    sync.Mutex
 	admin *conn        // dbgauge's own reads, one transaction each
@@ -150,6 +153,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) { return o
 // already running (Reopen), else on a server Start makes.
 func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, error) {
 	d := &db{prepare: o.Prepare, conf: map[string]string{}, srv: srv}
+	var err error
+	if d.txOpts, err = txOptions(o.Isolation); err != nil {
+		return nil, err
+	}
 	if o.Durability == backend.Lazy {
 		return nil, knob.Bad("give --durability sync or off", "%s", lazyRefused)
 	}
@@ -206,7 +213,6 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 		maps.Copy(d.conf, d.srv.conf)
 		dsn, secret = d.srv.DSN(), d.srv.Password
 	} else if o.DB == managed {
-		var err error
 		d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
@@ -304,7 +310,7 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	}
 	d.open.Add(1)
 	cn := newConn(c, d.prepare)
-	cn.open = &d.open
+	cn.open, cn.txOpts = &d.open, d.txOpts
 	return cn, nil
 }
 
@@ -368,7 +374,9 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	e.Settings["sweep_interval"] = strconv.FormatInt(sweep, 10)
 	e.Settings["ods"] = fmt.Sprintf("%d.%d", odsMajor, odsMinor)
 	e.Settings["sql_dialect"] = strconv.FormatInt(sqlDialect, 10)
-	e.Settings["isolation"] = "read committed record_version wait"
+	if e.Settings["isolation"], e.Isolation, err = d.isolation(ctx); err != nil {
+		return e, err
+	}
 	e.PageSize, e.CacheBytes = pageSize, buffers*pageSize
 	keys := make([]string, 0, len(d.conf))
 	for k := range d.conf {

@@ -36,6 +36,7 @@ var Spec = backend.Spec{
 		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
 	},
 	Durability: durabilityDoc,
+	Isolation:  isolationDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"innodb_flush_log_at_trx_commit": "1"},
@@ -159,6 +160,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		dsn = cfg.FormatDSN()
 	}
+	if dsn, err = withIsolation(dsn, o.Isolation); err != nil {
+		d.stop()
+		return nil, err
+	}
 	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
 		var me *mysql.MySQLError
@@ -259,7 +264,7 @@ func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeS
 var readBack = []string{
 	"innodb_flush_log_at_trx_commit", "sync_binlog", "log_bin", "innodb_flush_method", "innodb_doublewrite",
 	"innodb_buffer_pool_size", "innodb_page_size", "innodb_log_file_size", "innodb_flush_log_at_timeout", "max_connections",
-	"transaction_isolation", "version",
+	"tx_isolation", "innodb_snapshot_isolation", "version",
 }
 
 // Engine reads back MariaDB's version and effective variables.
@@ -281,11 +286,20 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 		}
 		e.Settings[k] = v
 	}
+	if err := rows.Err(); err != nil {
+		return e, classify(err)
+	}
 	e.Version = e.Settings["version"]
 	delete(e.Settings, "version")
 	e.PageSize, _ = strconv.ParseInt(e.Settings["innodb_page_size"], 10, 64)
 	e.CacheBytes, _ = strconv.ParseInt(e.Settings["innodb_buffer_pool_size"], 10, 64)
-	return e, classify(rows.Err())
+	// A client's level is its session's (the DSN sets it per connection).
+	var level string
+	if err := d.sql.QueryRowContext(ctx, "SELECT @@SESSION.tx_isolation").Scan(&level); err != nil {
+		return e, classify(err)
+	}
+	e.Settings["session tx_isolation"], e.Isolation = level, levelOf(level)
+	return e, nil
 }
 
 // Stats returns SHOW GLOBAL STATUS counters: commits, InnoDB's fsyncs, redo

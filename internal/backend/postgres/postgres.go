@@ -39,6 +39,7 @@ var Spec = backend.Spec{
 		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
 	},
 	Durability: durabilityDoc,
+	Isolation:  isolationDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"synchronous_commit": "on", "fsync": "on"},
@@ -110,6 +111,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	for _, kv := range o.Set {
 		settings[kv.Key] = kv.Value
 		d.userKeys = append(d.userKeys, kv.Key)
+	}
+	if err := applyIsolation(settings, o.Isolation); err != nil {
+		return nil, err
 	}
 	if o.CacheBytes > 0 {
 		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
@@ -306,6 +310,7 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	d.self.Add(1)
 	e.Version = e.Settings["server_version"]
 	delete(e.Settings, "server_version")
+	e.Isolation = levelOf(e.Settings["default_transaction_isolation"])
 	e.PageSize, _ = strconv.ParseInt(e.Settings["block_size"], 10, 64)
 	e.CacheBytes, _ = knob.ParseSize(e.Settings["shared_buffers"]) // "128MB": PostgreSQL's units are powers of 1024
 	return e, nil

@@ -32,6 +32,7 @@ var Spec = backend.Spec{
 	Match:      backend.EmbeddedMatch("sqlite"),
 	Preflight:  backend.EmbeddedPreflight("sqlite"),
 	Durability: durabilityDoc,
+	Isolation:  isolationDoc,
 	Promises:   promises,
 	Expect: map[backend.Durability]map[string]string{
 		backend.Sync: {"journal_mode": "wal", "synchronous": "FULL"},
@@ -90,6 +91,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if !cgoEnabled {
 		return nil, knob.Bad("rebuild with CGO_ENABLED=1 and a C compiler (apt-get install gcc), or use --db bbolt",
 			"this dbgauge was built without cgo, and SQLite (mattn/go-sqlite3) needs it")
+	}
+	if err := checkIsolation(o.Isolation); err != nil {
+		return nil, err
 	}
 	pragmas, userKeys, err := pragmasFor(o)
 	if err != nil {
@@ -246,6 +250,10 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 			v = synchronousName(v)
 		}
 		e.Settings[k] = v
+	}
+	var err error
+	if e.Isolation, err = d.isolation(ctx); err != nil {
+		return e, err
 	}
 	e.PageSize, _ = strconv.ParseInt(e.Settings["page_size"], 10, 64)
 	// cache_size: -N is N KiB, N is N pages (PRAGMA cache_size).
