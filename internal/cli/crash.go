@@ -49,12 +49,12 @@ given a comma list is compared (--durability sync,lazy,off).`,
 }
 
 // knobs a crash sets itself for its runs.
-var crashOwned = []string{"db", "results", "duration", "warmup", "units", "seed", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data"}
+var crashOwned = []string{"db", "results", "duration", "warmup", "units", "seed", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "keep-data"}
 
 // crashIgnores are the run's knobs a crash neither reads nor passes on: it
 // sets them itself for its runs, or (--data-dir) keeps each cycle's
 // database in its own folder.
-var crashIgnores = []string{"duration", "warmup", "units", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "data-dir"}
+var crashIgnores = []string{"duration", "warmup", "units", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "keep-data", "data-dir"}
 
 // crashKnobs are dbgauge crash's own knobs.
 var crashKnobs = []knob.Spec{

@@ -75,6 +75,10 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	if err != nil {
 		return nil, "", err
 	}
+	keep, err := values.Bool("keep-data")
+	if err != nil {
+		return nil, "", err
+	}
 	var cellKnobs []matrix.Knob
 	for _, k := range knobs {
 		if !slices.Contains(session.MatrixKnobs, k.Name) && k.Name != "results" {
@@ -101,8 +105,37 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 		}
 		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
 		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+bspec.Ext))
+	} else if !keep && !values.IsSet("data-dir") && allEmbedded(values.Get("db"), axes) {
+		// Each cell's fresh database in a folder of the cell's own under
+		// the matrix's data/, removed after the cell (--data-dir's way):
+		// a matrix keeps its results, not a copy of the data per cell.
+		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
+		m.Args = append(m.Args, "--data-dir="+dataDir)
 	}
 	return m, filepath.Join(root, id), nil
+}
+
+// allEmbedded says whether every cell's --db (db, or the values of a db
+// axis) is an embedded engine's fresh file, named alone ("sqlite").
+func allEmbedded(db string, axes []result.Axis) bool {
+	dbs := []string{db}
+	for _, a := range axes {
+		if a.Knob == "db" {
+			dbs = a.Values
+		}
+	}
+	for _, db := range dbs {
+		if b, ok := catalog.Backend(db); !ok || db != b.Throwaway || b.Ext == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ownsData says whether the matrix's cells keep their data in its data/
+// folder (--reuse-data's shared file, or each cell's removed after it).
+func ownsData(m *result.Matrix) bool {
+	return m.ReuseData || slices.ContainsFunc(m.Args, func(a string) bool { return strings.HasPrefix(a, "--data-dir=") })
 }
 
 // validateCells builds every distinct cell's plan, which writes nothing.
@@ -164,7 +197,7 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 			return err
 		}
 		sub := "cells"
-		if m.ReuseData {
+		if ownsData(m) {
 			sub = "data" // and cells, below
 		}
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {

@@ -96,7 +96,7 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			return runMatrix(ctx, env, cancel, spec, values, knobs, out)
 		}
 		setValues(fs, values)
-		for _, name := range []string{"shuffle", "reuse-data"} { // a matrix's, refused when wrong in a single run too
+		for _, name := range []string{"shuffle", "reuse-data", "keep-data"} { // a matrix's, refused when wrong in a single run too
 			if _, err := values.Bool(name); err != nil {
 				return err
 			}

@@ -70,10 +70,11 @@ var Knobs = []knob.Spec{
 	{Name: "shuffle", Kind: knob.Switch, Single: true, Usage: "run the cells of a matrix in a random order (its random seed is recorded)"},
 	{Name: "resume", Values: "DIR", Single: true, Usage: "finish an interrupted matrix: run only the cells of DIR without a completed result"},
 	{Name: "reuse-data", Kind: knob.Switch, Single: true, Usage: "let the cells of a matrix share one embedded database instead of a fresh one each"},
+	{Name: "keep-data", Kind: knob.Switch, Single: true, Usage: "keep each matrix cell's embedded database in the cell's folder (by default a matrix of embedded engines removes it after the cell, keeping the results)"},
 }
 
 // MatrixKnobs are the knobs of the matrix itself, never passed to a cell.
-var MatrixKnobs = []string{"repeat", "shuffle", "resume", "reuse-data"}
+var MatrixKnobs = []string{"repeat", "shuffle", "resume", "reuse-data", "keep-data"}
 
 // names spells an enumeration's values as its knob's choices.
 func names[T ~string](vs ...T) []string {
