@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"io/fs"
 	"net/url"
 	"os"
 	"os/exec"
@@ -65,6 +67,12 @@ func TestMatrixRepeats(t *testing.T) {
 			t.Errorf("cell %s reused the database %s", c.ID, r.Engine.Path)
 		}
 		seen[r.Engine.Path] = true
+		if _, err := os.Stat(r.Engine.Path); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("cell %s left its database %s behind (%v)", c.ID, r.Engine.Path, err)
+		}
+	}
+	if left, _ := os.ReadDir(filepath.Join(dir, "data")); len(left) > 0 {
+		t.Errorf("the matrix's data folder keeps %d entries after the cells", len(left))
 	}
 	a, err := analysis.LoadMatrix(dir)
 	if err != nil {
