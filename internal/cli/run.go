@@ -73,6 +73,9 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 			return runMatrix(ctx, env, cancel, spec, values, knobs)
 		}
 		setValues(fs, values)
+		if err := jobIndex(values); err != nil {
+			return err
+		}
 		req := session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
 		if r := env.run; r != nil { // a matrix's cell, or the run a crash cycle kills
 			req.ResultID, req.DropCache = r.ResultID, r.Cell != ""

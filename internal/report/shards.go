@@ -1,0 +1,46 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/dbgauge/dbgauge/internal/result"
+)
+
+// Shards writes a merged result's shards side by side (is one machine the
+// bottleneck?) and how far apart they began; nothing for another result.
+func Shards(out io.Writer, r *result.Result) {
+	m := r.Merged
+	if m == nil {
+		return
+	}
+	clock := "by their own clocks (a shard did not measure its offset to the server)"
+	if m.ClockCorrected {
+		clock = "by the server's clock"
+	}
+	fmt.Fprintf(out, "\nshards: %d of %d merged; measure phases began %.3f s apart %s\n", len(m.Shards), m.Count, m.StartSpreadSeconds, clock)
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "shard\thost\tclients\t%s\tok\tfailed\tp50 ms\tp99 ms\tclock offset ms\tlate ms\tharness\t\n", r.Config.UnitRate)
+	for _, s := range m.Shards {
+		off, late, harness := "-", "-", "-"
+		if c := s.Shard.Clock; c != nil && c.Measured {
+			off = fmt.Sprintf("%+.3f ±%.3f", float64(c.OffsetUs)/1000, float64(c.RTTUs)/2000)
+		}
+		if s.Shard.StartAt != nil {
+			late = fmt.Sprintf("%.1f", s.Shard.LateSeconds*1000)
+		}
+		if h := s.Harness; h != nil && h.Limit != "" {
+			harness = h.Limit
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%.1f\t%d\t%d\t%.3f\t%.3f\t%s\t%s\t%s\t\n", s.Index, s.Environment.Hostname, s.Clients,
+			s.Summary.Rate, s.Summary.OK, s.Summary.Failed, float64(s.Summary.P50Us)/1000, float64(s.Summary.P99Us)/1000, off, late, harness)
+	}
+	tw.Flush()
+	for _, miss := range m.Missing {
+		fmt.Fprintf(out, "  left out: %s\n", miss)
+	}
+	if m.Partial {
+		fmt.Fprintln(out, "  PARTIAL: the merged result is not the whole run")
+	}
+}
