@@ -136,6 +136,9 @@ func NewPlan(req Request) (*Plan, error) {
 	if p.w, err = req.Workload.New(workload.Common{Commit: commit, Clients: runClients, Seed: p.run.Seed}, v); err != nil {
 		return nil, err
 	}
+	if err := p.shardable(); err != nil {
+		return nil, err
+	}
 	if err := p.pickAPI(v); err != nil {
 		return nil, err
 	}

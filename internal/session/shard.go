@@ -15,6 +15,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // A run over many machines (docs/many-machines.md): --shard i/N makes this
@@ -99,6 +100,26 @@ func (p *Plan) shardConfig(v *knob.Values, req Request) (int, error) {
 	}
 	p.shard.key = ShardKey(req.Workload.Name, redactedDB(db), p.run.Seed, n)
 	return total, nil
+}
+
+// shardable refuses a sharded run of a workload whose checks or ids live
+// in one process (workload.Shardable).
+func (p *Plan) shardable() error {
+	if p.shard == nil || p.shard.count < 2 {
+		return nil
+	}
+	if ro, ok := p.w.(workload.ReadOnly); ok && ro.ReadOnly() {
+		return nil
+	}
+	sh, ok := p.w.(workload.Shardable)
+	if !ok {
+		return knob.Bad("shard a workload that only reads, kv without insert, or tpcc",
+			"--shard: %s keeps what it wrote and acknowledged in one process, and its checks would fail while other shards write", p.wspec.Name)
+	}
+	if err := sh.Shardable(); err != nil {
+		return knob.Bad("or run it as one process", "--shard: %v", err)
+	}
+	return nil
 }
 
 // ShardKey is the line LoadedFile holds for a run: the shards of one run

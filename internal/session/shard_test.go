@@ -65,8 +65,15 @@ func TestShardRefused(t *testing.T) {
 		{"shard": "0/2", "db": "sqlite"},
 		{"shard": "0/4", "db": "sqlite:/tmp/x.db", "units": "3"},
 		{"start-at": "tomorrow"},
+		{"shard": "0/2", "db": "sqlite:/tmp/x.db", "mix": "read=50,insert=50"},
+		{"shard": "0/2", "db": "sqlite:/tmp/x.db", "workload": "insert"},
 	} {
-		w := spec(t, "kv")
+		name := "kv"
+		if args["workload"] != "" {
+			name = args["workload"]
+			delete(args, "workload")
+		}
+		w := spec(t, name)
 		v := session.NewValues(w)
 		results := t.TempDir()
 		v.Set("results", results)
