@@ -490,7 +490,7 @@ func (s *session) close() {
 // stats reads the engine's counters, or nil when it has none.
 func (s *session) stats(ctx context.Context) map[string]int64 {
 	st, ok := s.db.(backend.Statser)
-	if !ok {
+	if !ok || s.sharded() {
 		return nil
 	}
 	m, err := st.Stats(ctx)

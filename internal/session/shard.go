@@ -122,6 +122,12 @@ func (p *Plan) shardable() error {
 	return nil
 }
 
+// sharded reports whether this run is one shard of many. A shard reads no
+// engine counters: they are the server's, and would count every shard's
+// units as this one's (and PostgreSQL's wait for the backends of closed
+// connections would wait on the other shards' open ones).
+func (p *Plan) sharded() bool { return p.shard != nil && p.shard.count > 1 }
+
 // ShardKey is the line LoadedFile holds for a run: the shards of one run
 // agree on it, a file left by another run does not match.
 func ShardKey(workload, db string, seed uint64, count int) string {
