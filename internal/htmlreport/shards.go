@@ -32,18 +32,8 @@ func shardsSection(r *result.Result) *section {
 	t := &table{Head: []string{"shard", "host", "clients", "status", "rate", "ok", "failed", "p50", "p99", "max", "clock offset", "late", "harness the limit"},
 		Num: []bool{false, false, false, false, true, true, true, true, true, true, true, true, false}}
 	for _, s := range m.Shards {
-		off, late, harness := "-", "-", "-"
-		if c := s.Shard.Clock; c != nil && c.Measured {
-			off = fmt.Sprintf("%+.3f ms ±%.3f", float64(c.OffsetUs)/1000, float64(c.RTTUs)/2000)
-		}
-		if s.Shard.StartAt != nil {
-			late = fmt.Sprintf("%.1f ms", s.Shard.LateSeconds*1000)
-		}
-		hcls := ""
-		if h := s.Harness; h != nil && h.Limit != "" {
-			harness = h.Limit
-			hcls = map[string]string{"yes": "bad", "maybe": "warn"}[h.Limit]
-		}
+		off, late, harness := report.ShardFacts(s)
+		hcls := map[string]string{"yes": "bad", "maybe": "warn"}[harness]
 		t.Rows = append(t.Rows, []cell{{Text: strconv.Itoa(s.Index)}, {Text: s.Environment.Hostname},
 			{Text: fmt.Sprintf("%d (%d–%d)", s.Clients, s.FirstClient, s.FirstClient+s.Clients-1)}, {Text: string(s.Status)},
 			{Text: rate(s.Summary.Rate)}, {Text: strconv.FormatInt(s.Summary.OK, 10)}, {Text: strconv.FormatInt(s.Summary.Failed, 10)},

@@ -487,8 +487,8 @@ func series(ss []Shard, corrected bool) []result.Second {
 				}
 				m.Units[j] += u
 			}
-			m.FailedBy = addTo(m.FailedBy, sec.FailedBy)
-			m.RetriedBy = addTo(m.RetriedBy, sec.RetriedBy)
+			m.FailedBy = result.AddCounts(m.FailedBy, sec.FailedBy)
+			m.RetriedBy = result.AddCounts(m.RetriedBy, sec.RetriedBy)
 			m.MaxUs = max(m.MaxUs, sec.MaxUs)
 		}
 	}
@@ -502,16 +502,6 @@ func series(ss []Shard, corrected bool) []result.Second {
 		out = append(out, *by[k])
 	}
 	return out
-}
-
-func addTo(dst, src map[string]int64) map[string]int64 {
-	for k, v := range src {
-		if dst == nil {
-			dst = map[string]int64{}
-		}
-		dst[k] += v
-	}
-	return dst
 }
 
 // summarize makes the headline from the merged measure phase and judges

@@ -69,3 +69,15 @@ type MergedShard struct {
 	// MeasureStart is when its measure phase began, by its own clock.
 	MeasureStart time.Time `json:"measure_start"`
 }
+
+// AddCounts adds the counts of src into dst, making it when needed, and
+// returns it: FailedBy and RetriedBy of seconds put together.
+func AddCounts(dst, src map[string]int64) map[string]int64 {
+	for k, v := range src {
+		if dst == nil {
+			dst = map[string]int64{}
+		}
+		dst[k] += v
+	}
+	return dst
+}

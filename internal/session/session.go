@@ -146,17 +146,6 @@ type span struct {
 	retriedBy      map[string]int64
 }
 
-// addTo adds the counts of src into dst, making it when needed.
-func addTo(dst, src map[string]int64) map[string]int64 {
-	for k, v := range src {
-		if dst == nil {
-			dst = map[string]int64{}
-		}
-		dst[k] += v
-	}
-	return dst
-}
-
 // save writes the result. Interval, which holds s.mu, writes it itself.
 func (s *session) save() error {
 	s.mu.Lock()
@@ -595,7 +584,7 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 			}
 		}
 		metrics.Merge(a.hist, all)
-		a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
+		a.failedBy, a.retriedBy = result.AddCounts(a.failedBy, sec.FailedBy), result.AddCounts(a.retriedBy, sec.RetriedBy)
 		if a.end.Sub(a.start) >= s.interval-500*time.Millisecond { // ticks drift by milliseconds
 			s.flushSpan(p)
 		}
