@@ -85,8 +85,11 @@ for r in $(seq 1 "$ROUNDS"); do
 		jq -r --arg r "$r" --arg how "$how" '[$r, $how, (.summary.rate|floor), .summary.ok, .summary.p50_us, .summary.p99_us, ((.merged.start_spread_seconds // 0) * 1000 | tostring | .[0:6])] | @tsv' "$WORK/r$r/$how/result.json" |
 			awk -F'\t' -v c="$([ $how = merged ] && /tmp/dbgauge-shardcheck "$WORK/r$r/merged" "$WORK/r$r"/shard-* || echo -)" '{printf "%-6s %-8s %12s %10s %10s %9s %9s %s\n", $1, $2, $3, $4, $5, $6, $7, c}'
 	done
+	jq -rn --slurpfile a "$WORK/r$r/single/result.json" --slurpfile b "$WORK/r$r/merged/result.json" \
+		'"       merged ÷ single: \($b[0].summary.rate / $a[0].summary.rate * 1000 | round / 1000)"' | tee -a "$WORK/ratios"
 	for i in $(seq 0 $((SHARDS - 1))); do
 		jq -r --arg r "$r" --arg i "$i" '"       shard \($i): \(.summary.rate|floor)/s ok \(.summary.ok) from \(.environment.hostname), clients \(.shard.first_client)–\(.shard.first_client + .config.clients - 1), late \(.shard.late_seconds*1000|floor) ms, clock offset \(.shard.clock.offset_us) µs ±\(.shard.clock.rtt_us/2) µs"' "$WORK/r$r/shard-$i/result.json"
 	done
 done
+awk '{s += $NF; n++; if (n == 1 || $NF < lo) lo = $NF; if ($NF > hi) hi = $NF} END {printf "merged ÷ single over %d rounds: mean %.3f, from %.3f to %.3f\n", n, s / n, lo, hi}' "$WORK/ratios"
 echo "results: $WORK"
