@@ -605,6 +605,12 @@ type Dialect struct {
 	// and a conditional update that finds a picked row already taken is a
 	// lost race, retried, not an inconsistency.
 	OptimisticPicks bool
+	// Clock is a query whose one row's one column is the server's clock
+	// now, in whole microseconds since the Unix epoch (UTC); "" where the
+	// engine runs inside dbgauge (its clock is dbgauge's) or has no UTC
+	// clock to read (Firebird 3: CURRENT_TIMESTAMP is local time). A shard
+	// of a run over many machines (--shard) measures its offset with it.
+	Clock string
 }
 
 // OnConflictUpsert is the upsert of SQLite and PostgreSQL:

@@ -53,8 +53,8 @@ var crashOwned = []string{"db", "results", "duration", "warmup", "units", "seed"
 
 // crashIgnores are the run's knobs a crash neither reads nor passes on: it
 // sets them itself for its runs, or (--data-dir) keeps each cycle's
-// database in its own folder.
-var crashIgnores = []string{"duration", "warmup", "units", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "keep-data", "data-dir"}
+// database in its own folder; a crash is one machine's (--shard, --start-at).
+var crashIgnores = []string{"duration", "warmup", "units", "ceiling", "stop-file", "repeat", "shuffle", "resume", "reuse-data", "keep-data", "data-dir", "shard", "start-at"}
 
 // crashKnobs are dbgauge crash's own knobs.
 var crashKnobs = []knob.Spec{

@@ -101,6 +101,9 @@ func newWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFunc, sp
 				return err
 			}
 		}
+		if err := jobIndex(values); err != nil {
+			return err
+		}
 		req := session.Request{Workload: spec, Values: values, Args: append([]string{"dbgauge"}, env.Args...)}
 		if r := env.run; r != nil { // a matrix's cell, or the run a crash cycle kills
 			req.ResultID, req.DropCache = r.ResultID, r.Cell != ""

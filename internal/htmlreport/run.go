@@ -20,6 +20,7 @@ func (d *doc) run(r *result.Result) error {
 	d.Kind = "run"
 	d.Title = strings.TrimSpace(fmt.Sprintf("dbgauge %s on %s", c.Workload, c.Backend))
 	d.Head = runHeader(r)
+	mergedBadge(r, &d.Head)
 
 	if r.Disk != nil {
 		d.add(diskSection(r))
@@ -27,6 +28,7 @@ func (d *doc) run(r *result.Result) error {
 	if err := d.runCharts(r); err != nil {
 		return err
 	}
+	d.add(shardsSection(r))
 	cs, err := d.clusterSection(r)
 	if err != nil {
 		return err

@@ -96,6 +96,10 @@ type Result struct {
 	// Limits is what the engine said, before the clients connected, that
 	// its limits mean for this run's connections (backend.Limiter).
 	Limits []string `json:"limits,omitempty"`
+	// Shard is this process's part of a run over many machines (--shard).
+	Shard *Shard `json:"shard,omitempty"`
+	// Merged is what `dbgauge merge` made this result from: the shards.
+	Merged *Merged `json:"merged,omitempty"`
 }
 
 // Cluster is a managed primary with streaming replicas.

@@ -24,7 +24,16 @@ import (
 
 // Config says how to run.
 type Config struct {
-	Clients  int
+	Clients int
+	// First is the run-wide number of this process's client 0 (--shard:
+	// shard i of a run of N·C clients runs clients [i·C, (i+1)·C)). A
+	// client's seeds and the id its workload sees follow that number, so
+	// that client k draws the same whichever machine runs it.
+	First int
+	// StartAt, when set, is the wall-clock instant the warm-up (or the
+	// measure phase) begins, once every client is open (--start-at): shards
+	// on many machines begin together. Past already: they begin at once.
+	StartAt  time.Time
 	Warmup   time.Duration // measured, then discarded
 	Duration time.Duration // measure phase length; 0 when Units ends it
 	Units    int64         // units to run in the measure phase; 0 when Duration ends it
@@ -156,6 +165,15 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if err != nil {
 		return nil, err
 	}
+	if !r.waitStart(ctx, stop) {
+		for _, c := range clients {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+		if ctx.Err() != nil {
+			return &Outcome{Reason: Canceled}, nil
+		}
+		return &Outcome{Reason: Interrupted}, nil
+	}
 
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -268,13 +286,32 @@ func metricsShape(s workload.Shape) metrics.Shape {
 	return m
 }
 
+// waitStart waits, the clients open, until cfg.StartAt. It reports
+// whether the run goes on (not interrupted nor canceled meanwhile).
+func (r *runner) waitStart(ctx context.Context, stop <-chan struct{}) bool {
+	d := time.Until(r.cfg.StartAt)
+	if r.cfg.StartAt.IsZero() || d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-stop:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
 // open prepares every client, a few at a time, before the clock starts.
 func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, error) {
 	clients := make([]workload.Client, r.cfg.Clients)
 	errs := make([]error, r.cfg.Clients)
 	r.opener, r.rngs = open, make([]*rand.Rand, r.cfg.Clients)
 	for id := range r.rngs {
-		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(id))
+		r.rngs[id] = workload.NewRand(r.cfg.Seed, uint64(r.cfg.First+id))
 	}
 	sem := make(chan struct{}, maxOpening)
 	var wg sync.WaitGroup
@@ -283,7 +320,7 @@ func (r *runner) open(ctx context.Context, open Opener) ([]workload.Client, erro
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			clients[id], errs[id] = open(ctx, id, r.rngs[id])
+			clients[id], errs[id] = open(ctx, r.cfg.First+id, r.rngs[id])
 		}()
 	}
 	wg.Wait()
@@ -425,7 +462,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		}
 	}()
 	// A stream of its own, so that the mix does not depend on the workload's draws.
-	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(id))
+	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(r.cfg.First+id))
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
@@ -497,13 +534,13 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 				r.outage(now, false) // a unit begun in the outage got an answer: it is over
 			}
 			if r.cfg.Log != nil {
-				r.cfg.Log(id, kind, start, now.Sub(start), err)
+				r.cfg.Log(r.cfg.First+id, kind, start, now.Sub(start), err)
 			}
 			continue
 		}
 		rec.Failed(kind, err)
 		if r.cfg.Log != nil {
-			r.cfg.Log(id, kind, start, time.Since(start), err)
+			r.cfg.Log(r.cfg.First+id, kind, start, time.Since(start), err)
 		}
 		switch dberr.ClassOf(err) {
 		case dberr.Fatal:
@@ -537,7 +574,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
 	// The run's context, as at the first opening: a client may watch it
 	// for as long as it lives (the engines' connect timeouts bound this).
-	nc, err := r.opener(ctx, id, r.rngs[id])
+	nc, err := r.opener(ctx, r.cfg.First+id, r.rngs[id])
 	if err != nil {
 		return c
 	}

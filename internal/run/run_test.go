@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -360,5 +361,62 @@ func TestChooserAndBetween(t *testing.T) {
 	}
 	if n, b := c.draws.Load(), c.between.Load(); b != n-1 || c.warm.Load() != warm.OK+meas.Units[0].Count {
 		t.Errorf("%d units drawn, %d in the warm-up (%d ok there), work between units %d times; want it before all but the first", n, c.warm.Load(), warm.OK, b)
+	}
+}
+
+// TestShardFollowsGlobalClients: a shard's clients are opened with their
+// run-wide numbers and draw from the same streams as the same clients of
+// one process running them all.
+func TestShardFollowsGlobalClients(t *testing.T) {
+	draws := func(cfg Config) map[int]uint64 {
+		got := map[int]uint64{}
+		var mu sync.Mutex
+		open := func(_ context.Context, id int, rng *rand.Rand) (workload.Client, error) {
+			mu.Lock()
+			got[id] = rng.Uint64()
+			mu.Unlock()
+			return &fakeClient{do: func(int, workload.Ops) error { return nil }}, nil
+		}
+		if _, err := Run(context.Background(), cfg, shape, open, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	whole := draws(Config{Clients: 6, Units: 6, Seed: 7})
+	shard := draws(Config{Clients: 2, First: 4, Units: 2, Seed: 7})
+	if len(shard) != 2 || shard[4] != whole[4] || shard[5] != whole[5] {
+		t.Fatalf("shard 2/3 opened %v; want clients 4 and 5 drawing as in one process: %v", shard, whole)
+	}
+}
+
+// TestStartAtWaits: the clock starts at StartAt, not before, once every
+// client is open.
+func TestStartAtWaits(t *testing.T) {
+	at := time.Now().Add(300 * time.Millisecond)
+	out, err := Run(context.Background(), Config{Clients: 2, Units: 10, StartAt: at}, shape,
+		opener(func(int, workload.Ops) error { return nil }), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := measure(t, out); p.Start.Before(at) {
+		t.Fatalf("measure began at %s, before --start-at %s", p.Start.Format(time.RFC3339Nano), at.Format(time.RFC3339Nano))
+	}
+}
+
+// TestStartAtInterrupted: a stop while waiting for StartAt ends the run
+// before any unit.
+func TestStartAtInterrupted(t *testing.T) {
+	stop := make(chan struct{})
+	close(stop)
+	closed := atomic.Int64{}
+	open := func(context.Context, int, *rand.Rand) (workload.Client, error) {
+		return &fakeClient{do: func(int, workload.Ops) error { return nil }, close: func() error { closed.Add(1); return nil }}, nil
+	}
+	out, err := Run(context.Background(), Config{Clients: 3, Units: 10, StartAt: time.Now().Add(time.Hour)}, shape, open, stop, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Reason != Interrupted || len(out.Phases) != 0 || closed.Load() != 3 {
+		t.Fatalf("reason %q, %d phases, %d clients closed; want interrupted, 0, 3", out.Reason, len(out.Phases), closed.Load())
 	}
 }

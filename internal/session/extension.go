@@ -105,6 +105,7 @@ func newExtensions(p *Plan) []any {
 		&harness{},
 		&recovery{},
 		&serverLog{}, // after recovery: it leaves out what recovery made the server log
+		newSharding(p.shard),
 	}
 }
 

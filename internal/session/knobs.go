@@ -50,6 +50,8 @@ var Knobs = []knob.Spec{
 	{Name: "interval", Default: "1s", Kind: knob.Duration, Usage: "resolution of the series, the dynamic report (OLTP-EMUL's is 1m); percentiles are exact per interval"},
 	{Name: "log-units", Kind: knob.Switch, Usage: "write every unit (start, client, kind, latency, outcome, engine code) to units.csv.gz in the result folder"},
 	{Name: "stop-file", Values: "PATH", Single: true, Usage: "end the run cleanly when this file appears"},
+	{Name: "shard", Values: "i/N", Single: true, Usage: "run shard i (from 0) of a run over N processes or machines: this one runs clients [i·C, (i+1)·C) of N·C (C: --clients), seeded as one process would; shard 0 loads, the others wait for it; results in --results/shard-i for dbgauge merge; --shard /N takes i from JOB_COMPLETION_INDEX, which a Kubernetes Indexed Job sets (docs/many-machines.md)"},
+	{Name: "start-at", Values: "TIME", Single: true, Usage: "begin the warm-up at this wall-clock instant (RFC 3339, e.g. 2026-12-01T10:00:00Z), once the clients are open: shards begin together"},
 	{Name: "results", Default: "results", Values: "DIR", Single: true, Usage: "folder that receives the result folder of each run"},
 	{Name: "backup", Values: "at=D[,to=D]", Single: true, Usage: "take the engine's own online backup D into the measure phase (ENGINES); to=D: also restore it rolled forward to D into the measure phase (PostgreSQL)"},
 	{Name: "failover", Values: "at=D[,pause=D]", Single: true, Usage: "with --topology: kill the primary D into the measure phase and promote a replica; pause=D stops the replicas' WAL receivers that long before, so that they lag"},

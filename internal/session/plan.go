@@ -72,6 +72,7 @@ type Plan struct {
 	dataDir     string          // --data-dir, absolute: the engine's files go in a folder made there
 	dropCache   bool            // drop the OS page cache before opening the engine
 	dataset     *datasetPlan    // --dataset Nx
+	shard       *shardPlan      // --shard, --start-at (shard.go)
 }
 
 // Progress is how often the run's progress is said (--progress); 0: never.
@@ -125,6 +126,10 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.runConfig(v); err != nil {
 		return nil, err
 	}
+	runClients, err := p.shardConfig(v, req)
+	if err != nil {
+		return nil, err
+	}
 	if err := p.backendOptions(v); err != nil {
 		return nil, err
 	}
@@ -132,7 +137,10 @@ func NewPlan(req Request) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.w, err = req.Workload.New(workload.Common{Commit: commit, Clients: p.run.Clients, Seed: p.run.Seed}, v); err != nil {
+	if p.w, err = req.Workload.New(workload.Common{Commit: commit, Clients: runClients, Seed: p.run.Seed}, v); err != nil {
+		return nil, err
+	}
+	if err := p.shardable(); err != nil {
 		return nil, err
 	}
 	if err := p.pickAPI(v); err != nil {

@@ -163,17 +163,6 @@ type span struct {
 	retriedBy      map[string]int64
 }
 
-// addTo adds the counts of src into dst, making it when needed.
-func addTo(dst, src map[string]int64) map[string]int64 {
-	for k, v := range src {
-		if dst == nil {
-			dst = map[string]int64{}
-		}
-		dst[k] += v
-	}
-	return dst
-}
-
 // save writes the result. Interval, which holds s.mu, writes it itself.
 func (s *session) save() error {
 	s.mu.Lock()
@@ -516,7 +505,7 @@ func (s *session) close() {
 // stats reads the engine's counters, or nil when it has none.
 func (s *session) stats(ctx context.Context) map[string]int64 {
 	st, ok := s.db.(backend.Statser)
-	if !ok {
+	if !ok || s.sharded() {
 		return nil
 	}
 	m, err := st.Stats(ctx)
@@ -659,7 +648,7 @@ func (a *span) add(end time.Time, sec result.Second, all *hdrhistogram.Histogram
 		}
 	}
 	metrics.Merge(a.hist, all)
-	a.failedBy, a.retriedBy = addTo(a.failedBy, sec.FailedBy), addTo(a.retriedBy, sec.RetriedBy)
+	a.failedBy, a.retriedBy = result.AddCounts(a.failedBy, sec.FailedBy), result.AddCounts(a.retriedBy, sec.RetriedBy)
 }
 
 // spanPoint is the point of the series a gathered span makes.

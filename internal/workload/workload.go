@@ -169,6 +169,16 @@ type ReadOnly interface {
 	ReadOnly() bool
 }
 
+// Shardable is a workload whose run may be split over many processes
+// (--shard i/N): nothing it allocates or checks is known to one process
+// alone (a key counter, the inserts it acknowledged), so each shard's
+// checks hold while the others write. Shardable says why this
+// configuration cannot be, or nil. A workload that only reads (ReadOnly)
+// can always be.
+type Shardable interface {
+	Shardable() error
+}
+
 // Ambiguous reports whether a commit that returned err may nevertheless
 // have been made: its connection died under it (the server went away, or
 // the run abandoned it), so the engine's answer never arrived.

@@ -98,6 +98,8 @@ var dialect = backend.Dialect{
 	},
 	HasTable: "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?",
 	LockSkip: " FOR UPDATE SKIP LOCKED",
+	// SYSDATE(6), not NOW(6): the moment it runs, not the statement's start.
+	Clock: "SELECT CAST(UNIX_TIMESTAMP(SYSDATE(6)) * 1000000 AS SIGNED)",
 }
 
 type db struct {

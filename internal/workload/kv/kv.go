@@ -10,6 +10,7 @@ package kv
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -232,6 +233,16 @@ func (w *kv) Requires() []backend.Ability {
 
 // ReadOnly says a mix of reads and scans may run on replicas.
 func (w *kv) ReadOnly() bool { return w.mix.ReadOnly() }
+
+// Shardable: reads, updates, scans and read-modify-writes touch the loaded
+// records only; an insert takes the next key from this process's counter,
+// which another shard's would also take.
+func (w *kv) Shardable() error {
+	if w.mix.Has(opInsert) {
+		return errors.New("kv's inserts take their keys from one process's counter: drop insert from --mix for a sharded run")
+	}
+	return nil
+}
 
 // key returns record n's key: its number hashed (YCSB insertorder=hashed,
 // FNV-64), big endian, so that key order, and so a scan, scatters over the

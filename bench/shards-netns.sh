@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# A run over many machines, on one: N shards (default 4) as separate dbgauge
+# processes, each in a network namespace of its own with an address of its
+# own, against one PostgreSQL server in another namespace, every namespace
+# joined to the server's through a veth pair and a bridge. Each round runs,
+# in an order that alternates, the same run as one process (SINGLE: N×C
+# clients, from a namespace of its own, through the same bridge) and as N
+# shards started together (--start-at), then merges the shards and checks:
+# the merged unit count is the sum of the shards', and its histogram the
+# merge of theirs, every count (bench/shardcheck); it prints the rates.
+#   SHARDS=4 CLIENTS=4 DURATION=20 WARMUP=5 ROUNDS=3 RECORDS=100000 bench/shards-netns.sh
+# Root (ip netns, veth); iproute2 and PostgreSQL installed. KEEP=1 leaves
+# the namespaces, the server and the results (in $WORK) behind.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SHARDS=${SHARDS:-4} CLIENTS=${CLIENTS:-4} DURATION=${DURATION:-20} WARMUP=${WARMUP:-5}
+ROUNDS=${ROUNDS:-3} RECORDS=${RECORDS:-100000} MIX=${MIX:-read=100}
+[ "$(id -u)" = 0 ] || { echo "shards-netns: run as root (ip netns)" >&2; exit 2; }
+command -v ip >/dev/null || { echo "shards-netns: apt-get install iproute2" >&2; exit 2; }
+PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+DBGAUGE=${DBGAUGE:-$PWD/dbgauge}
+[ -x "$DBGAUGE" ] || go build -o "$DBGAUGE" ./cmd/dbgauge
+go build -o /tmp/dbgauge-shardcheck ./bench/shardcheck
+WORK=${WORK:-$(mktemp -d /tmp/dbgauge-shards.XXXXXX)}
+chmod 755 "$WORK"
+P=dbg31 # the namespaces' prefix
+SRV=10.31.0.1
+DB="postgres://bench@$SRV:5432/bench?sslmode=disable"
+
+cleanup() {
+	[ "${KEEP:-}" = 1 ] && { echo "kept: $WORK, namespaces ${P}-*"; return; }
+	ip netns exec ${P}-srv runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -m immediate stop >/dev/null 2>&1 || true
+	for ns in $(ip netns list | awk '{print $1}' | grep "^${P}-" || true); do ip netns del "$ns"; done
+}
+trap cleanup EXIT
+
+# The server's namespace and its bridge; a namespace per client process.
+ip netns add ${P}-srv
+ip -n ${P}-srv link add br0 type bridge
+ip -n ${P}-srv addr add $SRV/24 dev br0
+ip -n ${P}-srv link set br0 up
+ip -n ${P}-srv link set lo up
+join() { # join NAME ADDRESS: a namespace with one veth to the bridge
+	ip netns add "${P}-$1"
+	ip link add "v-$1" netns "${P}-$1" type veth peer name "b-$1" netns ${P}-srv
+	ip -n "${P}-$1" addr add "$2/24" dev "v-$1"
+	ip -n "${P}-$1" link set "v-$1" up
+	ip -n "${P}-$1" link set lo up
+	ip -n ${P}-srv link set "b-$1" master br0 up
+}
+for i in $(seq 0 $((SHARDS - 1))); do join "s$i" "10.31.0.$((10 + i))"; done
+join single 10.31.0.9
+
+# One PostgreSQL, listening on the bridge only.
+mkdir -p "$WORK/pg" "$WORK/sock" && chown postgres: "$WORK/pg" "$WORK/sock" && chmod 700 "$WORK/pg"
+runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg" -A trust -U postgres >/dev/null
+echo "host all all 10.31.0.0/24 trust" >> "$WORK/pg/pg_hba.conf"
+ip netns exec ${P}-srv runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
+	-o "-c listen_addresses=$SRV -c port=5432 -c unix_socket_directories=$WORK/sock -c max_connections=$((SHARDS * CLIENTS * 2 + 20)) -c shared_buffers=256MB" start >/dev/null
+ip netns exec ${P}-srv runuser -u postgres -- "$PG_BIN/psql" -qh "$WORK/sock" -U postgres -c "CREATE ROLE bench LOGIN" -c "CREATE DATABASE bench OWNER bench" >/dev/null
+echo "server: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on $SRV in ${P}-srv; shards in ${P}-s0…s$((SHARDS - 1)) (10.31.0.10…), one process in ${P}-single (10.31.0.9)"
+ip netns exec ${P}-s0 "$DBGAUGE" load kv --db "$DB" --records "$RECORDS" --seed 1 | head -1
+
+common=(--db "$DB" --records "$RECORDS" --mix "$MIX" --seed 1 --warmup "${WARMUP}s" --duration "${DURATION}s" --ceiling off)
+single() { # single ROUND
+	ip netns exec ${P}-single "$DBGAUGE" run kv "${common[@]}" --clients $((SHARDS * CLIENTS)) --results "$WORK/r$1" >"$WORK/r$1-single.log" 2>&1
+	mv "$WORK/r$1"/2*-kv-* "$WORK/r$1/single"
+}
+sharded() { # sharded ROUND
+	local at pids=()
+	at=$(date -u -d "+6 sec" +%Y-%m-%dT%H:%M:%SZ)
+	for i in $(seq 0 $((SHARDS - 1))); do
+		ip netns exec "${P}-s$i" "$DBGAUGE" run kv "${common[@]}" --clients "$CLIENTS" --shard "$i/$SHARDS" --start-at "$at" \
+			--results "$WORK/r$1" >"$WORK/r$1-shard-$i.log" 2>&1 &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do wait "$p"; done
+	"$DBGAUGE" merge "$WORK/r$1"/shard-* --out "$WORK/r$1/merged" >"$WORK/r$1-merge.log"
+}
+printf "%-6s %-8s %12s %10s %10s %9s %9s %s\n" round how rate ok "p50 µs" "p99 µs" spread/ms check
+for r in $(seq 1 "$ROUNDS"); do
+	mkdir -p "$WORK/r$r"
+	if [ $((r % 2)) = 1 ]; then single "$r"; sharded "$r"; else sharded "$r"; single "$r"; fi
+	for how in single merged; do
+		jq -r --arg r "$r" --arg how "$how" '[$r, $how, (.summary.rate|floor), .summary.ok, .summary.p50_us, .summary.p99_us, ((.merged.start_spread_seconds // 0) * 1000 | tostring | .[0:6])] | @tsv' "$WORK/r$r/$how/result.json" |
+			awk -F'\t' -v c="$([ $how = merged ] && /tmp/dbgauge-shardcheck "$WORK/r$r/merged" "$WORK/r$r"/shard-* || echo -)" '{printf "%-6s %-8s %12s %10s %10s %9s %9s %s\n", $1, $2, $3, $4, $5, $6, $7, c}'
+	done
+	jq -rn --slurpfile a "$WORK/r$r/single/result.json" --slurpfile b "$WORK/r$r/merged/result.json" \
+		'"       merged ÷ single: \($b[0].summary.rate / $a[0].summary.rate * 1000 | round / 1000)"' | tee -a "$WORK/ratios"
+	for i in $(seq 0 $((SHARDS - 1))); do
+		jq -r --arg r "$r" --arg i "$i" '"       shard \($i): \(.summary.rate|floor)/s ok \(.summary.ok) from \(.environment.hostname), clients \(.shard.first_client)–\(.shard.first_client + .config.clients - 1), late \(.shard.late_seconds*1000|floor) ms, clock offset \(.shard.clock.offset_us) µs ±\(.shard.clock.rtt_us/2) µs"' "$WORK/r$r/shard-$i/result.json"
+	done
+done
+awk '{s += $NF; n++; if (n == 1 || $NF < lo) lo = $NF; if ($NF > hi) hi = $NF} END {printf "merged ÷ single over %d rounds: mean %.3f, from %.3f to %.3f\n", n, s / n, lo, hi}' "$WORK/ratios"
+echo "results: $WORK"

@@ -1,0 +1,291 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/redact"
+	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/workload"
+)
+
+// A run over many machines (docs/many-machines.md): --shard i/N makes this
+// process shard i of N, each running --clients C of the run's N·C; client
+// k's seeds and data partition follow k, whichever machine runs it. Shard 0
+// loads the data (or finds it loaded) and then writes LoadedFile in
+// --results; the others wait for that file before they look at the data,
+// so that the data is loaded once, never N times. --start-at makes every
+// shard begin at the same wall-clock instant; each measures its clock
+// against the server's. `dbgauge merge` makes one result of the shards.
+
+// LoadedFile is the file shard 0 writes in --results once the data is
+// loaded; the other shards wait for it. Over ssh, without a shared
+// --results, touch it on each machine after `dbgauge load` (with the line
+// the shards expect: see ShardKey).
+const LoadedFile = "dataset-loaded"
+
+// shardPlan is --shard and --start-at, validated.
+type shardPlan struct {
+	index, count int
+	startAt      time.Time // zero: none
+	key          string    // the line LoadedFile holds for this run
+}
+
+// shardConfig reads --shard and --start-at. The clients, --units and
+// --rate of run are this shard's part afterwards; it returns the run's
+// clients, all shards together.
+func (p *Plan) shardConfig(v *knob.Values, req Request) (int, error) {
+	if v.IsSet("start-at") {
+		at, err := time.Parse(time.RFC3339Nano, v.Get("start-at"))
+		if err != nil {
+			return 0, knob.Bad("give an RFC 3339 time, e.g. --start-at 2026-12-01T10:00:00Z", "--start-at %q is not an RFC 3339 time", v.Get("start-at"))
+		}
+		p.shard = &shardPlan{index: 0, count: 1, startAt: at}
+	}
+	if !v.IsSet("shard") {
+		return p.run.Clients, nil
+	}
+	i, n, err := ParseShard(v.Get("shard"))
+	if err != nil {
+		return 0, err
+	}
+	if req.ResultID != "" || req.Ledger != nil {
+		return 0, knob.Bad("run each shard as a plain run, without a matrix or dbgauge crash", "--shard %s: a shard is one process's part of one run", v.Get("shard"))
+	}
+	db := v.Get("db")
+	if db == p.bspec.Throwaway || strings.HasSuffix(db, ":managed") {
+		return 0, knob.Bad("give every shard the same server of yours, e.g. --db postgres://user:pw@host/db", "--shard with --db %s: each shard would run against a database of its own", redactedDB(db))
+	}
+	for _, k := range []string{"backup", "fault", "failover", "dataset"} {
+		if v.IsSet(k) {
+			return 0, knob.Bad("drop --"+k+" from a sharded run", "--%s with --shard: every shard would do it", k)
+		}
+	}
+	if p.run.Units > 0 && p.run.Units < int64(n) {
+		return 0, knob.Bad(fmt.Sprintf("give at least --units %d, one a shard", n), "--units %d over %d shards", p.run.Units, n)
+	}
+	if p.shard == nil {
+		p.shard = &shardPlan{}
+	}
+	p.shard.index, p.shard.count = i, n
+	if !v.IsSet("seed") {
+		// Every shard must draw as one process would: the seed comes from
+		// what they share, --start-at, else it is 1.
+		p.run.Seed = 1
+		if !p.shard.startAt.IsZero() {
+			p.run.Seed = uint64(p.shard.startAt.Unix())
+		}
+	}
+	total := p.run.Clients * n
+	p.run.First = i * p.run.Clients
+	if p.run.Units > 0 {
+		u := p.run.Units / int64(n)
+		if int64(i) < p.run.Units%int64(n) {
+			u++
+		}
+		p.run.Units = u
+	}
+	p.run.Rate /= float64(n)
+	if p.id == "" {
+		p.id = "shard-" + strconv.Itoa(i)
+	}
+	p.shard.key = ShardKey(req.Workload.Name, redactedDB(db), p.run.Seed, n)
+	return total, nil
+}
+
+// shardable refuses a sharded run of a workload whose checks or ids live
+// in one process (workload.Shardable).
+func (p *Plan) shardable() error {
+	if p.shard == nil || p.shard.count < 2 {
+		return nil
+	}
+	if ro, ok := p.w.(workload.ReadOnly); ok && ro.ReadOnly() {
+		return nil
+	}
+	sh, ok := p.w.(workload.Shardable)
+	if !ok {
+		return knob.Bad("shard a workload that only reads, kv without insert, or tpcc",
+			"--shard: %s keeps what it wrote and acknowledged in one process, and its checks would fail while other shards write", p.wspec.Name)
+	}
+	if err := sh.Shardable(); err != nil {
+		return knob.Bad("or run it as one process", "--shard: %v", err)
+	}
+	return nil
+}
+
+// sharded reports whether this run is one shard of many. A shard reads no
+// engine counters: they are the server's, and would count every shard's
+// units as this one's (and PostgreSQL's wait for the backends of closed
+// connections would wait on the other shards' open ones).
+func (p *Plan) sharded() bool { return p.shard != nil && p.shard.count > 1 }
+
+// ShardKey is the line LoadedFile holds for a run: the shards of one run
+// agree on it, a file left by another run does not match.
+func ShardKey(workload, db string, seed uint64, count int) string {
+	return fmt.Sprintf("%s %s seed=%d shards=%d", workload, db, seed, count)
+}
+
+// ParseShard reads "i/N": shard i (from 0) of N.
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	switch {
+	case !ok || err1 != nil || err2 != nil:
+		return 0, 0, knob.Bad("write it as i/N, e.g. --shard 0/4 (shards 0 to N-1)", "--shard %q is not i/N", s)
+	case n < 1 || n > 10_000:
+		return 0, 0, knob.Bad("give 1 to 10000 shards", "--shard %q: %d shards", s, n)
+	case i < 0 || i >= n:
+		return 0, 0, knob.Bad(fmt.Sprintf("give a shard from 0 to %d", n-1), "--shard %q: there is no shard %d of %d", s, i, n)
+	}
+	return i, n, nil
+}
+
+// sharding is the extension of a sharded run (and of --start-at alone).
+type sharding struct {
+	plan   *shardPlan
+	record *result.Shard
+	first  bool // the first phase has not begun yet
+}
+
+func newSharding(p *shardPlan) any {
+	if p == nil {
+		return nil
+	}
+	return &sharding{plan: p, first: true}
+}
+
+// opened records the shard and reads this machine's clock against the
+// server's, before anything else loads the server.
+func (sh *sharding) opened(ctx context.Context, s *session) error {
+	sh.record = &result.Shard{Index: sh.plan.index, Count: sh.plan.count, FirstClient: s.run.First, RunClients: s.run.Clients * sh.plan.count}
+	if !sh.plan.startAt.IsZero() {
+		at := sh.plan.startAt.UTC()
+		sh.record.StartAt = &at
+	}
+	sh.record.Clock = readClock(ctx, s.db)
+	s.mu.Lock()
+	s.res.Shard = sh.record
+	s.mu.Unlock()
+	return nil
+}
+
+// beforeLoad makes a shard other than 0 wait for shard 0's load.
+func (sh *sharding) beforeLoad(ctx context.Context, s *session) error {
+	if sh.plan.index == 0 || sh.plan.count == 1 {
+		return nil
+	}
+	path := filepath.Join(s.results, LoadedFile)
+	s.obs.Note(fmt.Sprintf("shard %d/%d: waiting for shard 0's load (%s)", sh.plan.index, sh.plan.count, path))
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == sh.plan.key {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("shard %d/%d: shard 0's load never came (%s): %w", sh.plan.index, sh.plan.count, path, ctx.Err())
+		case <-t.C:
+		}
+	}
+}
+
+// loaded: shard 0 tells the others the data is there.
+func (sh *sharding) loaded(_ context.Context, s *session, db backend.DB) (backend.DB, error) {
+	if sh.plan.index != 0 || sh.plan.count == 1 {
+		return db, nil
+	}
+	path := filepath.Join(s.results, LoadedFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(sh.plan.key+"\n"), 0o644); err != nil {
+		return nil, fmt.Errorf("tell the other shards the data is loaded: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return nil, fmt.Errorf("tell the other shards the data is loaded: %w", err)
+	}
+	return db, nil
+}
+
+// beforeRun hands --start-at to the run engine.
+func (sh *sharding) beforeRun(_ context.Context, s *session, cfg *run.Config) error {
+	cfg.StartAt = sh.plan.startAt
+	if !sh.plan.startAt.IsZero() {
+		if d := time.Until(sh.plan.startAt); d > 0 {
+			s.obs.Note(fmt.Sprintf("starting at %s, in %s", sh.plan.startAt.Format(time.RFC3339), d.Round(time.Second)))
+		} else {
+			s.obs.Note(fmt.Sprintf("--start-at %s has passed by %s: starting now", sh.plan.startAt.Format(time.RFC3339), (-d).Round(time.Millisecond)))
+		}
+	}
+	return nil
+}
+
+// phaseBegins records how late the first phase began after --start-at.
+func (sh *sharding) phaseBegins(s *session, p *metrics.Phase) {
+	if !sh.first {
+		return
+	}
+	sh.first = false
+	if sh.plan.startAt.IsZero() || sh.record == nil {
+		return
+	}
+	s.mu.Lock()
+	sh.record.LateSeconds = max(p.Start.Sub(sh.plan.startAt).Seconds(), 0)
+	s.mu.Unlock()
+}
+
+// clockReadings is how many times readClock asks the server's clock.
+const clockReadings = 7
+
+// readClock reads the server's clock a few times and keeps the reading of
+// the shortest round trip: the offset is the server's time minus the
+// middle of the round trip on this machine's clock.
+func readClock(ctx context.Context, db backend.DB) *result.Clock {
+	sq, ok := db.(backend.SQLDB)
+	if !ok || sq.Dialect().Clock == "" {
+		return &result.Clock{Source: "none: the engine runs inside dbgauge, or has no UTC clock to read"}
+	}
+	q := sq.Dialect().Clock
+	c := &result.Clock{Source: q}
+	conn, err := sq.Conn(ctx)
+	if err != nil {
+		c.Error = err.Error()
+		return c
+	}
+	defer conn.Close()
+	st := &backend.Stmt{SQL: q}
+	best := time.Duration(-1)
+	for range clockReadings {
+		var us int64
+		t0 := time.Now()
+		if err := conn.QueryRow(ctx, st, nil, &us); err != nil {
+			c.Error = err.Error()
+			return c
+		}
+		t1 := time.Now()
+		rtt := t1.Sub(t0)
+		if best >= 0 && rtt >= best {
+			continue
+		}
+		best = rtt
+		mid := t0.Add(rtt / 2)
+		c.OffsetUs = us - mid.UnixMicro()
+		c.RTTUs = rtt.Microseconds()
+		c.Readings++
+	}
+	c.Readings = clockReadings
+	c.Measured = true
+	return c
+}
+
+// redactedDB is --db as a result records it.
+func redactedDB(db string) string { return redact.DSN(db) }
