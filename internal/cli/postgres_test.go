@@ -166,6 +166,9 @@ func TestCrashPostgresPowerLoss(t *testing.T) {
 				t.Fatalf("%d configurations, want 1", len(rec.Configs))
 			}
 			c := rec.Configs[0]
+			if len(c.Cycles) != 2 {
+				t.Errorf("%d cycles, want 2", len(c.Cycles))
+			}
 			for _, cy := range c.Cycles {
 				if cy.Harness || cy.Acknowledged == 0 {
 					t.Errorf("%s cycle %d did not run: %+v", c.Key, cy.N, cy)
