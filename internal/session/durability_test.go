@@ -132,11 +132,25 @@ func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
 		t.Fatalf("the cluster is in %s, not on the test disk", res.Server.DataDir)
 	}
 	durability(t, res, "plausible", "commits per flush")
-	durability(t, run(map[string]string{"units": "2000", "set": "synchronous_commit=off"}), "flagged", "from one client", "×")
-	durability(t, run(map[string]string{"units": "2000", "set": "fsync=off"}), "flagged", "×")
-	res = run(map[string]string{"clients": "32", "duration": "3s"})
-	durability(t, res, "plausible", "commits per flush")
-	if res.Durability.Commits <= res.Durability.Ceiling*1.5 {
-		t.Logf("32 clients made %.0f commits/s, not above the ceiling: group commit did not show", res.Durability.Commits)
-	}
+	// The disk's ceiling is known now (probed once, by the run above, alone
+	// on the disk): the others two at a time, each cluster's initdb on the
+	// slow disk being mostly waiting.
+	t.Run("group", func(t *testing.T) {
+		t.Run("synchronous_commit=off", func(t *testing.T) {
+			t.Parallel()
+			durability(t, run(map[string]string{"units": "2000", "set": "synchronous_commit=off"}), "flagged", "from one client", "×")
+		})
+		t.Run("fsync=off", func(t *testing.T) {
+			t.Parallel()
+			durability(t, run(map[string]string{"units": "2000", "set": "fsync=off"}), "flagged", "×")
+		})
+		t.Run("32 clients", func(t *testing.T) {
+			t.Parallel()
+			res := run(map[string]string{"clients": "32", "duration": "3s"})
+			durability(t, res, "plausible", "commits per flush")
+			if res.Durability.Commits <= res.Durability.Ceiling*1.5 {
+				t.Logf("32 clients made %.0f commits/s, not above the ceiling: group commit did not show", res.Durability.Commits)
+			}
+		})
+	})
 }
