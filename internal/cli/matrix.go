@@ -60,7 +60,7 @@ func single(spec workload.Spec) func(string) bool {
 	return func(name string) bool { return !specs[name].Axis() }
 }
 
-// planMatrix validates a matrix: every cell's plan is checked before any
+// planMatrix validates a matrix, then makes its folder: every cell's plan is checked before any
 // runs, so bad input in the last cell is said now, not in an hour.
 func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matrix.Knob) (*result.Matrix, string, error) {
 	repeat, err := values.Int("repeat", 1, 10_000)
@@ -91,28 +91,35 @@ func planMatrix(env *Env, spec workload.Spec, values *knob.Values, knobs []matri
 	m := matrix.New(id, spec.Name, spec.Metric(), redact.Args(append([]string{"dbgauge"}, env.Args...)),
 		fixed, axes, int(repeat), shuffle, uint64(time.Now().UnixNano()))
 	m.ReuseData = reuse
-	// Every cell is checked as it would run alone; --reuse-data's file
-	// below is in a folder of the matrix's own, made once this passes.
+	// Every cell is checked as it would run alone, before anything is
+	// written; --reuse-data's file is in a folder of the matrix's own.
 	if err := validateCells(spec, m); err != nil {
 		return nil, "", err
 	}
+	db := values.Get("db")
+	bspec, _ := catalog.Backend(db)
+	if reuse && (slices.ContainsFunc(axes, func(a result.Axis) bool { return a.Knob == "db" }) || db != bspec.Throwaway || bspec.Ext == "") {
+		return nil, "", knob.Bad("drop --reuse-data, or give one embedded --db by name ("+strings.Join(embedded(), ", ")+")",
+			"--reuse-data shares one embedded database file among the cells; it cannot with --db %s", redact.DSN(db))
+	}
+	// The matrix's folder, made now that every cell is valid: a name of
+	// its own, though another matrix began in the same second.
+	w, err := result.CreateNew(root, id)
+	if err != nil {
+		return nil, "", knob.Bad("pass --results DIR with a folder you can write", "cannot create the matrix's folder in %s: %v", root, err)
+	}
+	dir := w.Dir()
+	m.ID = filepath.Base(dir)
+	dataDir, _ := filepath.Abs(filepath.Join(dir, "data"))
 	if reuse {
-		db := values.Get("db")
-		bspec, _ := catalog.Backend(db)
-		if slices.ContainsFunc(axes, func(a result.Axis) bool { return a.Knob == "db" }) || db != bspec.Throwaway || bspec.Ext == "" {
-			return nil, "", knob.Bad("drop --reuse-data, or give one embedded --db by name ("+strings.Join(embedded(), ", ")+")",
-				"--reuse-data shares one embedded database file among the cells; it cannot with --db %s", redact.DSN(db))
-		}
-		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
 		m.Args = append(m.Args, "--db="+db+":"+filepath.Join(dataDir, db+bspec.Ext))
-	} else if !keep && !values.IsSet("data-dir") && allEmbedded(values.Get("db"), axes) {
+	} else if !keep && !values.IsSet("data-dir") && allEmbedded(db, axes) {
 		// Each cell's fresh database in a folder of the cell's own under
 		// the matrix's data/, removed after the cell (--data-dir's way):
 		// a matrix keeps its results, not a copy of the data per cell.
-		dataDir, _ := filepath.Abs(filepath.Join(root, id, "data"))
 		m.Args = append(m.Args, "--data-dir="+dataDir)
 	}
-	return m, filepath.Join(root, id), nil
+	return m, dir, nil
 }
 
 // allEmbedded says whether every cell's --db (db, or the values of a db
@@ -133,9 +140,11 @@ func allEmbedded(db string, axes []result.Axis) bool {
 }
 
 // ownsData says whether the matrix's cells keep their data in its data/
-// folder (--reuse-data's shared file, or each cell's removed after it).
-func ownsData(m *result.Matrix) bool {
-	return m.ReuseData || slices.ContainsFunc(m.Args, func(a string) bool { return strings.HasPrefix(a, "--data-dir=") })
+// folder (--reuse-data's shared file, or each cell's removed after it);
+// not so when the user's own --data-dir holds them.
+func ownsData(m *result.Matrix, dir string) bool {
+	own, _ := filepath.Abs(filepath.Join(dir, "data"))
+	return m.ReuseData || slices.Contains(m.Args, "--data-dir="+own)
 }
 
 // validateCells builds every distinct cell's plan, which writes nothing.
@@ -197,7 +206,7 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 			return err
 		}
 		sub := "cells"
-		if ownsData(m) {
+		if ownsData(m, dir) {
 			sub = "data" // and cells, below
 		}
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {

@@ -31,6 +31,23 @@ func Create(root, id string) (*Writer, error) {
 	return &Writer{dir: dir}, nil
 }
 
+// CreateNew makes a new folder in root named base, or base-2, base-3 …
+// when another run (started in the same second) has that name already.
+func CreateNew(root, base string) (*Writer, error) {
+	var err error
+	for i := 1; i < 100; i++ {
+		id := base
+		if i > 1 {
+			id += fmt.Sprintf("-%d", i)
+		}
+		var w *Writer
+		if w, err = Create(root, id); err == nil || !errors.Is(err, os.ErrExist) {
+			return w, err
+		}
+	}
+	return nil, err
+}
+
 // Dir returns the result folder.
 func (w *Writer) Dir() string { return w.dir }
 

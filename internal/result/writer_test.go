@@ -92,3 +92,20 @@ func TestKnobsTyped(t *testing.T) {
 		t.Error("Text of an int64 or of a knob not given")
 	}
 }
+
+// TestCreateNew: a second folder of the same name in the same root gets a
+// suffix of its own, never the first one's folder.
+func TestCreateNew(t *testing.T) {
+	root := t.TempDir()
+	a, err := CreateNew(root, "20261128-165317-matrix-insert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CreateNew(root, "20261128-165317-matrix-insert")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(a.Dir()) != "20261128-165317-matrix-insert" || filepath.Base(b.Dir()) != "20261128-165317-matrix-insert-2" {
+		t.Fatalf("folders %s and %s", a.Dir(), b.Dir())
+	}
+}

@@ -105,22 +105,11 @@ func createWriter(root, id, wl, be string) (*result.Writer, error) {
 		}
 		return w, nil
 	}
-	stamp := time.Now().Format("20060102-150405")
-	var err error
-	for i := 1; i < 100; i++ {
-		id := stamp + "-" + wl + "-" + be
-		if i > 1 {
-			id += fmt.Sprintf("-%d", i)
-		}
-		var w *result.Writer
-		if w, err = result.Create(root, id); err == nil {
-			return w, nil
-		}
-		if !errors.Is(err, os.ErrExist) {
-			break
-		}
+	w, err := result.CreateNew(root, time.Now().Format("20060102-150405")+"-"+wl+"-"+be)
+	if err != nil {
+		return nil, knob.Bad("pass --results DIR with a folder you can write", "cannot create a result folder in %s: %v", root, err)
 	}
-	return nil, knob.Bad("pass --results DIR with a folder you can write", "cannot create a result folder in %s: %v", root, err)
+	return w, nil
 }
 
 type session struct {
