@@ -462,7 +462,8 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		}
 	}()
 	// A stream of its own, so that the mix does not depend on the workload's draws.
-	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(r.cfg.First+id))
+	gid := r.cfg.First + id // the client's number in the whole run (--shard)
+	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
@@ -534,13 +535,13 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 				r.outage(now, false) // a unit begun in the outage got an answer: it is over
 			}
 			if r.cfg.Log != nil {
-				r.cfg.Log(r.cfg.First+id, kind, start, now.Sub(start), err)
+				r.cfg.Log(gid, kind, start, now.Sub(start), err)
 			}
 			continue
 		}
 		rec.Failed(kind, err)
 		if r.cfg.Log != nil {
-			r.cfg.Log(r.cfg.First+id, kind, start, time.Since(start), err)
+			r.cfg.Log(gid, kind, start, time.Since(start), err)
 		}
 		switch dberr.ClassOf(err) {
 		case dberr.Fatal:
