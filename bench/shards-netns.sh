@@ -9,12 +9,19 @@
 # the merged unit count is the sum of the shards', and its histogram the
 # merge of theirs, every count (bench/shardcheck); it prints the rates.
 #   SHARDS=4 CLIENTS=4 DURATION=20 WARMUP=5 ROUNDS=3 RECORDS=100000 bench/shards-netns.sh
+# The server commits without waiting for its disk (synchronous_commit off):
+# this compares ways of driving it, not the disk's noise (MIX=update=100).
+# PIN=1 places the server on CPU 0 and every dbgauge process, the one and the
+# shards alike, on CPU 1 (taskset), as the server and the load machines are
+# apart in a run over many machines; without it all share every CPU.
 # Root (ip netns, veth); iproute2 and PostgreSQL installed. KEEP=1 leaves
 # the namespaces, the server and the results (in $WORK) behind.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARDS=${SHARDS:-4} CLIENTS=${CLIENTS:-4} DURATION=${DURATION:-20} WARMUP=${WARMUP:-5}
-ROUNDS=${ROUNDS:-3} RECORDS=${RECORDS:-100000} MIX=${MIX:-read=100}
+ROUNDS=${ROUNDS:-3} RECORDS=${RECORDS:-100000} MIX=${MIX:-read=100} VALUE=${VALUE:-100}
+srvcpu=() loadcpu=()
+if [ "${PIN:-0}" = 1 ]; then srvcpu=(taskset -c 0) loadcpu=(taskset -c 1); fi
 [ "$(id -u)" = 0 ] || { echo "shards-netns: run as root (ip netns)" >&2; exit 2; }
 command -v ip >/dev/null || { echo "shards-netns: apt-get install iproute2" >&2; exit 2; }
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
@@ -55,22 +62,22 @@ join single 10.31.0.9
 mkdir -p "$WORK/pg" "$WORK/sock" && chown postgres: "$WORK/pg" "$WORK/sock" && chmod 700 "$WORK/pg"
 runuser -u postgres -- "$PG_BIN/initdb" -D "$WORK/pg" -A trust -U postgres >/dev/null
 echo "host all all 10.31.0.0/24 trust" >> "$WORK/pg/pg_hba.conf"
-ip netns exec ${P}-srv runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
-	-o "-c listen_addresses=$SRV -c port=5432 -c unix_socket_directories=$WORK/sock -c max_connections=$((SHARDS * CLIENTS * 2 + 20)) -c shared_buffers=256MB" start >/dev/null
+ip netns exec ${P}-srv "${srvcpu[@]}" runuser -u postgres -- "$PG_BIN/pg_ctl" -D "$WORK/pg" -l "$WORK/pg/server.log" -w \
+	-o "-c listen_addresses=$SRV -c port=5432 -c unix_socket_directories=$WORK/sock -c max_connections=$((SHARDS * CLIENTS * 2 + 20)) -c shared_buffers=256MB -c synchronous_commit=off" start >/dev/null
 ip netns exec ${P}-srv runuser -u postgres -- "$PG_BIN/psql" -qh "$WORK/sock" -U postgres -c "CREATE ROLE bench LOGIN" -c "CREATE DATABASE bench OWNER bench" >/dev/null
 echo "server: PostgreSQL $("$PG_BIN/postgres" --version | awk '{print $3}') on $SRV in ${P}-srv; shards in ${P}-s0…s$((SHARDS - 1)) (10.31.0.10…), one process in ${P}-single (10.31.0.9)"
-ip netns exec ${P}-s0 "$DBGAUGE" load kv --db "$DB" --records "$RECORDS" --seed 1 | head -1
+ip netns exec ${P}-s0 "$DBGAUGE" load kv --db "$DB" --records "$RECORDS" --value-bytes "$VALUE" --seed 1 >"$WORK/load.log" 2>&1; tail -1 "$WORK/load.log"
 
-common=(--db "$DB" --records "$RECORDS" --mix "$MIX" --seed 1 --warmup "${WARMUP}s" --duration "${DURATION}s" --ceiling off)
+common=(--db "$DB" --records "$RECORDS" --value-bytes "$VALUE" --mix "$MIX" --seed 1 --warmup "${WARMUP}s" --duration "${DURATION}s" --ceiling off)
 single() { # single ROUND
-	ip netns exec ${P}-single "$DBGAUGE" run kv "${common[@]}" --clients $((SHARDS * CLIENTS)) --results "$WORK/r$1" >"$WORK/r$1-single.log" 2>&1
+	ip netns exec ${P}-single "${loadcpu[@]}" "$DBGAUGE" run kv "${common[@]}" --clients $((SHARDS * CLIENTS)) --results "$WORK/r$1" >"$WORK/r$1-single.log" 2>&1
 	mv "$WORK/r$1"/2*-kv-* "$WORK/r$1/single"
 }
 sharded() { # sharded ROUND
 	local at pids=()
-	at=$(date -u -d "+6 sec" +%Y-%m-%dT%H:%M:%SZ)
+	at=$(date -u -d "+${LEAD:-15} sec" +%Y-%m-%dT%H:%M:%SZ) # every shard ready before it (each checks the data)
 	for i in $(seq 0 $((SHARDS - 1))); do
-		ip netns exec "${P}-s$i" "$DBGAUGE" run kv "${common[@]}" --clients "$CLIENTS" --shard "$i/$SHARDS" --start-at "$at" \
+		ip netns exec "${P}-s$i" "${loadcpu[@]}" "$DBGAUGE" run kv "${common[@]}" --clients "$CLIENTS" --shard "$i/$SHARDS" --start-at "$at" \
 			--results "$WORK/r$1" >"$WORK/r$1-shard-$i.log" 2>&1 &
 		pids+=($!)
 	done
@@ -92,4 +99,4 @@ for r in $(seq 1 "$ROUNDS"); do
 	done
 done
 awk '{s += $NF; n++; if (n == 1 || $NF < lo) lo = $NF; if ($NF > hi) hi = $NF} END {printf "merged ÷ single over %d rounds: mean %.3f, from %.3f to %.3f\n", n, s / n, lo, hi}' "$WORK/ratios"
-echo "results: $WORK"
+echo "results: $WORK; $([ "${PIN:-0}" = 1 ] && echo 'server on CPU 0, every dbgauge process on CPU 1' || echo 'server and dbgauge processes share the CPUs')"

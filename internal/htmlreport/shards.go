@@ -50,6 +50,9 @@ func shardsSection(r *result.Result) *section {
 	}
 	note := fmt.Sprintf("%d of %d shards merged; their measure phases began %.3f s apart, %s. The merged latencies come from the shards' histograms merged, not from their percentiles; the rate is the sum of theirs.",
 		len(m.Shards), m.Count, m.StartSpreadSeconds, clock)
+	if m.Apart != "" {
+		note += " Note: " + m.Apart + "."
+	}
 	s := &section{Title: "Shards", Layout: "one", Items: []item{{Table: t, Note: note}}}
 	if len(m.Missing) > 0 {
 		s.Items = append(s.Items, item{Title: "Left out", Text: m.Missing})

@@ -274,8 +274,17 @@ func build(ss []Shard, count int, missing []string, opt Options) (*result.Result
 	}
 	out.Series = series(ss, m.ClockCorrected)
 	summarize(out, ss)
+	if p := out.Phase("measure"); p != nil && p.Seconds > 0 && m.StartSpreadSeconds > lateShare*p.Seconds {
+		m.Apart = fmt.Sprintf(
+			"the shards' measure phases began %.3f s apart, %.1f %% of the %.0f s measured: at its edges the whole ran with fewer clients than it says; give --start-at more lead, so that every shard is ready before it (a shard's late_seconds says which was not)",
+			m.StartSpreadSeconds, 100*m.StartSpreadSeconds/p.Seconds, p.Seconds)
+	}
 	return out, nil
 }
+
+// lateShare is the share of the measure phase by which the shards' starts
+// may spread before the merged result says the whole is not one run's.
+const lateShare = 0.01
 
 // spread is how far apart the shards' measure phases began.
 func spread(ss []Shard, corrected bool) float64 {

@@ -143,6 +143,33 @@ func TestMergeIsLossless(t *testing.T) {
 	if _, there := out.Config.Knobs["shard"]; there {
 		t.Fatal("the merged config keeps --shard")
 	}
+	if out.Merged.Apart != "" {
+		t.Fatalf("shards that began together are said apart: %q", out.Merged.Apart)
+	}
+}
+
+// TestLateShard: a shard whose measure phase began well after the others'
+// (it was not ready at --start-at) makes the merged result say so.
+func TestLateShard(t *testing.T) {
+	var rs []*result.Result
+	for i := range 3 {
+		rs = append(rs, shardResult(i, 3, someLatencies(uint64(i), 100)))
+	}
+	late := rs[2].Phases[0]
+	late.Start = late.Start.Add(400 * time.Millisecond) // 13 % of its 3 s
+	late.End = late.End.Add(400 * time.Millisecond)
+	rs[2].Phases[0] = late
+	rs[2].Shard.LateSeconds = 0.4
+	out, err := Merge(shards(rs...), Options{ID: "merged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := out.Merged.StartSpreadSeconds; s < 0.39 || s > 0.41 {
+		t.Fatalf("start spread %g s, want 0.4", s)
+	}
+	if a := out.Merged.Apart; !strings.Contains(a, "began 0.400 s apart, 13.3 %") || !strings.Contains(a, "--start-at") {
+		t.Fatalf("a shard 0.4 s late in a 3 s phase is said %q", a)
+	}
 }
 
 // TestKilledShard: a shard that died mid-run is named, and the rest are

@@ -28,6 +28,9 @@ func Shards(out io.Writer, r *result.Result) {
 			s.Summary.Rate, s.Summary.OK, s.Summary.Failed, float64(s.Summary.P50Us)/1000, float64(s.Summary.P99Us)/1000, off, late, harness)
 	}
 	tw.Flush()
+	if m.Apart != "" {
+		fmt.Fprintf(out, "  NOTE: %s\n", m.Apart)
+	}
 	for _, miss := range m.Missing {
 		fmt.Fprintf(out, "  left out: %s\n", miss)
 	}

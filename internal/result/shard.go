@@ -47,6 +47,9 @@ type Merged struct {
 	// (ClockCorrected), else by their own clocks.
 	StartSpreadSeconds float64 `json:"start_spread_seconds"`
 	ClockCorrected     bool    `json:"clock_corrected"`
+	// Apart says, when the starts spread over more than 1 % of the measure
+	// phase, that the whole is not one run's at its edges, and what to do.
+	Apart string `json:"apart,omitempty"`
 }
 
 // MergedShard is one shard's own record inside a merged result.
