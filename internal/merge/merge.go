@@ -532,6 +532,7 @@ func summarize(out *result.Result, ss []Shard) {
 	for _, c := range out.Checks {
 		sum.ChecksOK = sum.ChecksOK && c.OK
 	}
+	sum.Figures = figures(out.Phase("measure"), ss)
 	out.Summary = sum
 	if len(out.Config.Require) == 0 {
 		return
@@ -549,4 +550,84 @@ func summarize(out *result.Result, ss []Shard) {
 		pass = pass && v.OK
 	}
 	out.Summary.Pass = &pass
+}
+
+// figures makes the workload's own figures again for the whole, from what
+// each says it is made of (result.Figure): per minute of unit kinds, the
+// shards' values summed (as the rate is); a share of a ceiling, from that
+// sum; a part of a whole, from the shards' parts and wholes summed; a 90th
+// percentile, from the merged histogram of its unit kind; a limit judged
+// again on the merged value. A figure that says none of these is left out.
+func figures(m *result.Phase, ss []Shard) []result.Figure {
+	if m == nil || len(ss) == 0 {
+		return nil
+	}
+	perMinute := func(name string) float64 {
+		var v float64
+		for _, s := range ss {
+			for _, f := range s.Res.Summary.Figures {
+				if f.Name == name {
+					v += f.Value
+				}
+			}
+		}
+		return v
+	}
+	var out []result.Figure
+	for _, f := range ss[0].Res.Summary.Figures {
+		switch {
+		case f.P90Of != "":
+			for _, u := range m.Units {
+				if u.Name == f.P90Of {
+					f.Value = float64(u.P90Us) / 1000
+				}
+			}
+		case f.Whole > 0:
+			mine := fmt.Sprintf("%d of %d", f.Part, f.Whole)
+			f.Part, f.Whole = 0, 0
+			for _, s := range ss {
+				for _, g := range s.Res.Summary.Figures {
+					if g.Name == f.Name {
+						f.Part += g.Part
+						f.Whole += g.Whole
+					}
+				}
+			}
+			f.Value = 100 * float64(f.Part) / float64(f.Whole)
+			// The detail tells shard 0's part of its whole: the whole's now.
+			f.Detail = strings.Replace(f.Detail, mine, fmt.Sprintf("%d of %d", f.Part, f.Whole), 1)
+		case len(f.Kinds) > 0 && f.Of > 0:
+			var sum float64
+			for _, s := range ss {
+				sum += kindsPerMinute(s.Res, f.Kinds)
+			}
+			f.Value = 100 * sum / f.Of
+		case len(f.Kinds) > 0:
+			f.Value = perMinute(f.Name)
+		default:
+			continue
+		}
+		if f.Pass != nil {
+			pass := f.Value <= f.Limit
+			f.Pass = &pass
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// kindsPerMinute is a result's count of the unit kinds per minute of its
+// measure phase.
+func kindsPerMinute(r *result.Result, kinds []string) float64 {
+	p := r.Phase("measure")
+	if p == nil || p.Seconds <= 0 {
+		return 0
+	}
+	var n int64
+	for _, u := range p.Units {
+		if slices.Contains(kinds, u.Name) {
+			n += u.Count
+		}
+	}
+	return float64(n) / (p.Seconds / 60)
 }

@@ -221,3 +221,50 @@ func TestRefusesOtherRuns(t *testing.T) {
 		t.Fatalf("shard 0 twice: %v", err)
 	}
 }
+
+// TestFiguresOfTheWhole: a workload's own figures are made again for the
+// whole from what each says it is made of, and judged again.
+func TestFiguresOfTheWhole(t *testing.T) {
+	var rs []*result.Result
+	for i := range 2 {
+		r := shardResult(i, 2, someLatencies(uint64(i), 600))
+		m := r.Phases[0]
+		perMin := float64(m.Units[0].Count) / (m.Seconds / 60)
+		pass, fail := true, false
+		r.Summary.Figures = []result.Figure{
+			{Name: "gets per minute", Value: perMin, Unit: "gets/min", Kinds: []string{"get"}},
+			{Name: "efficiency", Value: 100 * perMin / 50000, Unit: "%", Kinds: []string{"get"}, Of: 50000},
+			{Name: "get p90", Value: float64(m.Units[0].P90Us) / 1000, Unit: "ms", P90Of: "get", Limit: 4.2, Pass: &pass},
+			{Name: "skipped", Value: 0, Unit: "%", Part: int64(3 * i), Whole: 100, Limit: 1, Pass: &fail,
+				Detail: fmt.Sprintf("%d of 100 skipped", 3*i)},
+			{Name: "anomalies", Value: 7, Unit: "cycles"}, // says nothing of how it is made
+		}
+		rs = append(rs, r)
+	}
+	out, err := Merge(shards(rs...), Options{ID: "merged"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]result.Figure{}
+	for _, f := range out.Summary.Figures {
+		got[f.Name] = f
+	}
+	if len(got) != 4 {
+		t.Fatalf("figures %+v; want four (the one made of nothing said left out)", out.Summary.Figures)
+	}
+	m := out.Phase("measure")
+	sum := rs[0].Summary.Figures[0].Value + rs[1].Summary.Figures[0].Value
+	if f := got["gets per minute"]; f.Value != sum {
+		t.Fatalf("gets per minute %g, want the shards' sum %g", f.Value, sum)
+	}
+	if f := got["efficiency"]; f.Value < 100*sum/50000-1e-9 || f.Value > 100*sum/50000+1e-9 {
+		t.Fatalf("efficiency %g %%, want %g", f.Value, 100*sum/50000)
+	}
+	p90 := float64(m.Units[0].P90Us) / 1000
+	if f := got["get p90"]; f.Value != p90 || f.Pass == nil || *f.Pass != (p90 <= 4.2) {
+		t.Fatalf("get p90 %+v; want %g ms from the merged histogram, judged against 4.2", f, p90)
+	}
+	if f := got["skipped"]; f.Part != 3 || f.Whole != 200 || f.Value != 1.5 || f.Pass == nil || *f.Pass || f.Detail != "3 of 200 skipped" {
+		t.Fatalf("skipped %+v; want 3 of 200 = 1.5 %%, over its 1 %% limit", f)
+	}
+}

@@ -521,6 +521,11 @@ type Summary struct {
 // the workload's standard sets a limit. Kinds, when set, are the unit kinds
 // the figure counts per minute: report.html draws it minute by minute from
 // the series' per-kind counts (Second.Units).
+//
+// The other fields say what the figure is made of, so that `dbgauge merge`
+// can make it again for the whole of a sharded run; a figure that says
+// none of them is per minute of its Kinds (summed over the shards), and
+// one with no Kinds either is left out of a merged result.
 type Figure struct {
 	Name   string   `json:"name"`
 	Value  float64  `json:"value"`
@@ -528,6 +533,18 @@ type Figure struct {
 	Detail string   `json:"detail,omitempty"`
 	Pass   *bool    `json:"pass,omitempty"`
 	Kinds  []string `json:"kinds,omitempty"`
+	// Of: the figure is 100 × its Kinds per minute ÷ Of (a share of a
+	// ceiling the whole run has, TPC-C's efficiency).
+	Of float64 `json:"of,omitempty"`
+	// Part of Whole: the figure is 100 × Part ÷ Whole, each summed over
+	// shards (TPC-C's skipped deliveries).
+	Part  int64 `json:"part,omitempty"`
+	Whole int64 `json:"whole,omitempty"`
+	// P90Of: the figure is the 90th percentile, in ms, of this unit kind's
+	// latency (merged from the shards' histograms).
+	P90Of string `json:"p90_of,omitempty"`
+	// Limit: with Pass, the figure passes at or under it.
+	Limit float64 `json:"limit,omitempty"`
 }
 
 // PerClient returns the headline rate per client (seed 002 reports its

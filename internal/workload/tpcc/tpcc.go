@@ -224,15 +224,17 @@ func (w *tpcc) Figures(m workload.Measured) []workload.Figure {
 	no := m.Units[kindNewOrder].OK
 	rb := m.Units[kindNewOrderRollback].OK
 	tpmC := float64(no+rb) / minutes
+	ceiling := maxTpmCPerWarehouse * float64(w.cfg.Warehouses)
 	figs := []workload.Figure{
 		{Name: "tpmC", Value: tpmC, Unit: "New-Orders/min",
 			Detail: "New-Order transactions completed per minute, the 1 % rolled back by the spec included (clause 5.4.2)",
 			Kinds:  []string{mix[kindNewOrder].Name, mix[kindNewOrderRollback].Name}},
 		{Name: "NOPM", Value: float64(no) / minutes, Unit: "New-Orders/min",
 			Detail: "committed New-Orders per minute (HammerDB's NOPM)", Kinds: []string{mix[kindNewOrder].Name}},
-		{Name: "efficiency", Value: 100 * tpmC / (maxTpmCPerWarehouse * float64(w.cfg.Warehouses)), Unit: "%",
+		{Name: "efficiency", Value: 100 * tpmC / ceiling, Unit: "%",
 			Detail: fmt.Sprintf("tpmC against the spec's maximum of %.2f per warehouse × %d (above 100 %% only without --wait)",
-				maxTpmCPerWarehouse, w.cfg.Warehouses)},
+				maxTpmCPerWarehouse, w.cfg.Warehouses),
+			Kinds: []string{mix[kindNewOrder].Name, mix[kindNewOrderRollback].Name}, Of: ceiling},
 	}
 	for i, u := range m.Units {
 		limit := responseLimits[i]
@@ -241,13 +243,15 @@ func (w *tpcc) Figures(m workload.Measured) []workload.Figure {
 		}
 		pass := time.Duration(u.P90Us)*time.Microsecond <= limit
 		figs = append(figs, workload.Figure{Name: u.Name + " p90", Value: float64(u.P90Us) / 1000, Unit: "ms", Pass: &pass,
-			Detail: fmt.Sprintf("90th percentile response time within %v (clause 5.2.5.4)", limit)})
+			Detail: fmt.Sprintf("90th percentile response time within %v (clause 5.2.5.4)", limit),
+			P90Of:  u.Name, Limit: float64(limit.Milliseconds())})
 	}
 	if d, s := w.delivered.Load(), w.skipped.Load(); d+s > 0 {
 		pct := 100 * float64(s) / float64(d+s)
 		pass := pct <= 1
 		figs = append(figs, workload.Figure{Name: "delivery skipped", Value: pct, Unit: "%", Pass: &pass,
-			Detail: fmt.Sprintf("%d of %d districts found no new order to deliver (clause 2.7.4.2: at most 1 %%)", s, d+s)})
+			Detail: fmt.Sprintf("%d of %d districts found no new order to deliver (clause 2.7.4.2: at most 1 %%)", s, d+s),
+			Part:   s, Whole: d + s, Limit: 1})
 	}
 	return figs
 }
