@@ -33,7 +33,12 @@ type Config struct {
 	// StartAt, when set, is the wall-clock instant the warm-up (or the
 	// measure phase) begins, once every client is open (--start-at): shards
 	// on many machines begin together. Past already: they begin at once.
-	StartAt  time.Time
+	StartAt time.Time
+	// Ready, when set, is called once every client is open; the warm-up
+	// begins at the instant it returns (--start-at file:PATH: a coordinator
+	// writes it once every shard is ready), and the run ends before any
+	// unit if that is zero (stopped while it waited). Its error ends it.
+	Ready    func(ctx context.Context, stop <-chan struct{}) (time.Time, error)
 	Warmup   time.Duration // measured, then discarded
 	Duration time.Duration // measure phase length; 0 when Units ends it
 	Units    int64         // units to run in the measure phase; 0 when Duration ends it
@@ -165,10 +170,21 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	if err != nil {
 		return nil, err
 	}
-	if !r.waitStart(ctx, stop) {
+	closeAll := func() {
 		for _, c := range clients {
 			_ = c.Close(context.WithoutCancel(ctx))
 		}
+	}
+	ready := true
+	if cfg.Ready != nil {
+		if r.cfg.StartAt, err = cfg.Ready(ctx, stop); err != nil {
+			closeAll()
+			return nil, err
+		}
+		ready = !r.cfg.StartAt.IsZero() // zero: stopped while it waited
+	}
+	if !ready || !r.waitStart(ctx, stop) {
+		closeAll()
 		if ctx.Err() != nil {
 			return &Outcome{Reason: Canceled}, nil
 		}

@@ -403,6 +403,39 @@ func TestStartAtWaits(t *testing.T) {
 	}
 }
 
+// TestReadyGivesTheStart: Ready is asked once every client is open, and
+// the clock starts at the instant it gives; a zero instant (stopped while
+// it waited) ends the run before any unit.
+func TestReadyGivesTheStart(t *testing.T) {
+	var opened atomic.Int64
+	var at time.Time
+	ready := func(context.Context, <-chan struct{}) (time.Time, error) {
+		if n := opened.Load(); n != 3 {
+			return time.Time{}, fmt.Errorf("asked with %d clients open, want 3", n)
+		}
+		at = time.Now().Add(200 * time.Millisecond)
+		return at, nil
+	}
+	open := func(_ context.Context, id int, _ *rand.Rand) (workload.Client, error) {
+		opened.Add(1)
+		return opener(func(int, workload.Ops) error { return nil })(context.Background(), id, nil)
+	}
+	out, err := Run(context.Background(), Config{Clients: 3, Units: 9, Ready: ready}, shape, open, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := measure(t, out); p.Start.Before(at) || p.OK() != 9 {
+		t.Fatalf("measure began at %s with %d ok; want at or after %s, 9 ok", p.Start.Format(time.RFC3339Nano), p.OK(), at.Format(time.RFC3339Nano))
+	}
+	var units atomic.Int64
+	out, err = Run(context.Background(), Config{Clients: 2, Units: 9,
+		Ready: func(context.Context, <-chan struct{}) (time.Time, error) { return time.Time{}, nil }}, shape,
+		opener(func(int, workload.Ops) error { units.Add(1); return nil }), nil, nil)
+	if err != nil || out.Reason != Interrupted || units.Load() != 0 {
+		t.Fatalf("stopped while ready waited: reason %q, %d units, err %v; want interrupted before any unit", out.Reason, units.Load(), err)
+	}
+}
+
 // TestStartAtInterrupted: a stop while waiting for StartAt ends the run
 // before any unit.
 func TestStartAtInterrupted(t *testing.T) {

@@ -37,19 +37,33 @@ const LoadedFile = "dataset-loaded"
 type shardPlan struct {
 	index, count int
 	startAt      time.Time // zero: none
+	startFile    string    // --start-at file:PATH: the time is read from PATH
 	key          string    // the line LoadedFile holds for this run
 }
+
+// ReadyFile is the file a shard writes in --results, its clients open,
+// while it waits for --start-at file:PATH: a coordinator writes PATH once
+// every shard's is there.
+func ReadyFile(index int) string { return fmt.Sprintf("ready-shard-%d", index) }
 
 // shardConfig reads --shard and --start-at. The clients, --units and
 // --rate of run are this shard's part afterwards; it returns the run's
 // clients, all shards together.
 func (p *Plan) shardConfig(v *knob.Values, req Request) (int, error) {
 	if v.IsSet("start-at") {
-		at, err := time.Parse(time.RFC3339Nano, v.Get("start-at"))
-		if err != nil {
-			return 0, knob.Bad("give an RFC 3339 time, e.g. --start-at 2026-12-01T10:00:00Z", "--start-at %q is not an RFC 3339 time", v.Get("start-at"))
+		p.shard = &shardPlan{index: 0, count: 1}
+		if path, ok := strings.CutPrefix(v.Get("start-at"), "file:"); ok {
+			if path == "" {
+				return 0, knob.Bad("name the file a coordinator writes the start time into, e.g. --start-at file:/shared/run1/start", "--start-at file: names no file")
+			}
+			p.shard.startFile = path
+		} else {
+			at, err := time.Parse(time.RFC3339Nano, v.Get("start-at"))
+			if err != nil {
+				return 0, knob.Bad("give an RFC 3339 time, e.g. --start-at 2026-12-01T10:00:00Z, or file:PATH", "--start-at %q is not an RFC 3339 time", v.Get("start-at"))
+			}
+			p.shard.startAt = at
 		}
-		p.shard = &shardPlan{index: 0, count: 1, startAt: at}
 	}
 	if !v.IsSet("shard") {
 		return p.run.Clients, nil
@@ -219,6 +233,12 @@ func (sh *sharding) loaded(_ context.Context, s *session, db backend.DB) (backen
 // beforeRun hands --start-at to the run engine.
 func (sh *sharding) beforeRun(_ context.Context, s *session, cfg *run.Config) error {
 	cfg.StartAt = sh.plan.startAt
+	if sh.plan.startFile != "" {
+		cfg.Ready = func(ctx context.Context, stop <-chan struct{}) (time.Time, error) {
+			return sh.startFromFile(ctx, s, stop)
+		}
+		return nil
+	}
 	if !sh.plan.startAt.IsZero() {
 		if d := time.Until(sh.plan.startAt); d > 0 {
 			s.obs.Note(fmt.Sprintf("starting at %s, in %s", sh.plan.startAt.Format(time.RFC3339), d.Round(time.Second)))
@@ -227,6 +247,60 @@ func (sh *sharding) beforeRun(_ context.Context, s *session, cfg *run.Config) er
 		}
 	}
 	return nil
+}
+
+// startFromFile says this shard is ready (ReadyFile in --results), then
+// waits for --start-at's file to hold an RFC 3339 time, and gives it; the
+// zero time if the run is stopped meanwhile.
+func (sh *sharding) startFromFile(ctx context.Context, s *session, stop <-chan struct{}) (time.Time, error) {
+	ready := filepath.Join(s.results, ReadyFile(sh.plan.index))
+	if err := os.WriteFile(ready, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+		return time.Time{}, fmt.Errorf("say this shard is ready: %w", err)
+	}
+	path := sh.plan.startFile
+	s.obs.Note(fmt.Sprintf("ready (%s): waiting for a start time in %s", ready, path))
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	last := "" // what the file held at the last look, if no time
+	for {
+		if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
+			text := strings.TrimSpace(string(b))
+			at, err := time.Parse(time.RFC3339Nano, text)
+			switch {
+			case err != nil && text != last:
+				last = text // perhaps half written: look again
+			case err != nil:
+				return time.Time{}, knob.Bad("write one RFC 3339 time into it, e.g. date -u -d +20sec +%FT%TZ > "+path,
+					"--start-at file:%s holds %q, not an RFC 3339 time", path, text)
+			default:
+				sh.started(s, at, path)
+				return at, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return time.Time{}, nil
+		case <-stop:
+			return time.Time{}, nil
+		case <-t.C:
+		}
+	}
+}
+
+// started records the start time read from path.
+func (sh *sharding) started(s *session, at time.Time, path string) {
+	s.mu.Lock()
+	sh.plan.startAt = at
+	u := at.UTC()
+	if sh.record != nil {
+		sh.record.StartAt = &u
+	}
+	s.mu.Unlock()
+	if d := time.Until(at); d > 0 {
+		s.obs.Note(fmt.Sprintf("starting at %s, in %s", at.Format(time.RFC3339), d.Round(time.Second)))
+	} else {
+		s.obs.Note(fmt.Sprintf("the start time in %s has passed by %s: starting now", path, (-d).Round(time.Millisecond)))
+	}
 }
 
 // phaseBegins records how late the first phase began after --start-at.

@@ -7,8 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -65,6 +67,7 @@ func TestShardRefused(t *testing.T) {
 		{"shard": "0/2", "db": "sqlite"},
 		{"shard": "0/4", "db": "sqlite:/tmp/x.db", "units": "3"},
 		{"start-at": "tomorrow"},
+		{"start-at": "file:"},
 		{"shard": "0/2", "db": "sqlite:/tmp/x.db", "mix": "read=50,insert=50"},
 		{"shard": "0/2", "db": "sqlite:/tmp/x.db", "workload": "insert"},
 	} {
@@ -85,5 +88,74 @@ func TestShardRefused(t *testing.T) {
 		if !errors.As(err, &bad) || bad.Hint == "" || strings.Contains(err.Error(), "\n") {
 			t.Fatalf("%v: got %v, want one line of bad input with a hint", args, err)
 		}
+	}
+}
+
+// TestStartFile: with --start-at file:PATH a shard opens its clients, says
+// it is ready in --results, and begins at the time a coordinator then
+// writes into PATH, recorded as its start; a file holding no time ends the
+// run with one line of bad input.
+func TestStartFile(t *testing.T) {
+	w := spec(t, "kv")
+	dir := t.TempDir()
+	results := filepath.Join(dir, "run")
+	start := filepath.Join(dir, "start")
+	type outcome struct {
+		res *result.Result
+		err error
+	}
+	execute := func(results string) <-chan outcome {
+		v := session.NewValues(w)
+		for k, s := range map[string]string{"db": "sqlite:" + filepath.Join(dir, "kv.db"), "records": "200", "clients": "2", "units": "20",
+			"warmup": "0s", "results": results, "ceiling": "off", "shard": "0/1", "start-at": "file:" + start} {
+			v.Set(k, s)
+		}
+		plan, err := session.NewPlan(session.Request{Workload: w, Values: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			res, err := plan.Execute(context.Background(), nil, workloadtest.Quiet{})
+			done <- outcome{res, err}
+		}()
+		return done
+	}
+	done := execute(results)
+	ready := filepath.Join(results, session.ReadyFile(0))
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(ready); err == nil {
+			break
+		}
+		select {
+		case o := <-done:
+			t.Fatalf("the run ended before it said it was ready: %v", o.err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s after 30 s", ready)
+		}
+	}
+	at := time.Now().Add(300 * time.Millisecond).UTC().Truncate(time.Millisecond)
+	if err := os.WriteFile(start, []byte(at.Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o := <-done
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	m := o.res.Phase("measure")
+	if sh := o.res.Shard; sh == nil || sh.StartAt == nil || !sh.StartAt.Equal(at) || m == nil || o.res.Summary.OK != 20 || m.Start.Before(at) {
+		t.Fatalf("shard %+v, measure %+v, ok %d; want the written start %s recorded, 20 units from it", o.res.Shard, m, o.res.Summary.OK, at.Format(time.RFC3339Nano))
+	}
+
+	// A file that holds no time: one line of bad input.
+	if err := os.WriteFile(start, []byte("soon\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o = <-execute(filepath.Join(dir, "run2"))
+	var bad *knob.Error
+	if !errors.As(o.err, &bad) || !strings.Contains(o.err.Error(), `holds "soon"`) {
+		t.Fatalf("a start file holding %q: %v; want one line of bad input", "soon", o.err)
 	}
 }
