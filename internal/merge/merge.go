@@ -553,25 +553,13 @@ func summarize(out *result.Result, ss []Shard) {
 }
 
 // figures makes the workload's own figures again for the whole, from what
-// each says it is made of (result.Figure): per minute of unit kinds, the
-// shards' values summed (as the rate is); a share of a ceiling, from that
-// sum; a part of a whole, from the shards' parts and wholes summed; a 90th
+// each says it is made of (result.Figure): per minute of unit kinds, each
+// shard's summed (as the rate is); a share of a ceiling, from that sum; a part of a whole, from the shards' parts and wholes summed; a 90th
 // percentile, from the merged histogram of its unit kind; a limit judged
 // again on the merged value. A figure that says none of these is left out.
 func figures(m *result.Phase, ss []Shard) []result.Figure {
 	if m == nil || len(ss) == 0 {
 		return nil
-	}
-	perMinute := func(name string) float64 {
-		var v float64
-		for _, s := range ss {
-			for _, f := range s.Res.Summary.Figures {
-				if f.Name == name {
-					v += f.Value
-				}
-			}
-		}
-		return v
 	}
 	var out []result.Figure
 	for _, f := range ss[0].Res.Summary.Figures {
@@ -596,14 +584,15 @@ func figures(m *result.Phase, ss []Shard) []result.Figure {
 			f.Value = 100 * float64(f.Part) / float64(f.Whole)
 			// The detail tells shard 0's part of its whole: the whole's now.
 			f.Detail = strings.Replace(f.Detail, mine, fmt.Sprintf("%d of %d", f.Part, f.Whole), 1)
-		case len(f.Kinds) > 0 && f.Of > 0:
-			var sum float64
+		case len(f.Kinds) > 0:
+			var sum float64 // the shards' per minute summed, as their rates are
 			for _, s := range ss {
 				sum += kindsPerMinute(s.Res, f.Kinds)
 			}
-			f.Value = 100 * sum / f.Of
-		case len(f.Kinds) > 0:
-			f.Value = perMinute(f.Name)
+			f.Value = sum
+			if f.Of > 0 {
+				f.Value = 100 * sum / f.Of
+			}
 		default:
 			continue
 		}
