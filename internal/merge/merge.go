@@ -554,7 +554,8 @@ func summarize(out *result.Result, ss []Shard) {
 
 // figures makes the workload's own figures again for the whole, from what
 // each says it is made of (result.Figure): per minute of unit kinds, each
-// shard's summed (as the rate is); a share of a ceiling, from that sum; a part of a whole, from the shards' parts and wholes summed; a 90th
+// shard's summed (as the rate is); a share of a ceiling, from that sum; a
+// part of a whole, from the shards' parts and wholes summed; a 90th
 // percentile, from the merged histogram of its unit kind; a limit judged
 // again on the merged value. A figure that says none of these is left out.
 func figures(m *result.Phase, ss []Shard) []result.Figure {
