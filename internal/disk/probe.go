@@ -236,7 +236,7 @@ type writer struct {
 	limit int64
 	// The operations, made once: a closure made in Do was garbage at every unit.
 	write, flush func() error
-	units        int // done, to yield every yieldEvery
+	units        int // between units so far, to yield every yieldEvery
 }
 
 // yieldEvery is how many units the writer does between two passes through
@@ -277,9 +277,6 @@ func (w *writer) Do(_ context.Context, _ int, ops workload.Ops) error {
 		w.at = w.off
 		w.off += int64(len(w.buf))
 	}
-	if w.units++; w.units%yieldEvery == 0 {
-		runtime.Gosched()
-	}
 	if err := ops.Time(opWrite, w.write); err != nil {
 		return ioError(err)
 	}
@@ -287,6 +284,16 @@ func (w *writer) Do(_ context.Context, _ int, ops workload.Ops) error {
 		return nil
 	}
 	return ioError(ops.Time(opFlush, w.flush))
+}
+
+var _ workload.Interluder = (*writer)(nil)
+
+// BetweenUnits passes through Go's scheduler every yieldEvery units,
+// outside any unit's latency (workload.Interluder).
+func (w *writer) BetweenUnits(context.Context) {
+	if w.units++; w.units%yieldEvery == 0 {
+		runtime.Gosched()
+	}
 }
 
 func (w *writer) Close(context.Context) error { return nil }
