@@ -82,7 +82,7 @@ recorded in isolation.json in a result folder, level by level.`,
 					return knob.Bad("give levels "+s.spec.Name+" takes: "+levelList(s.spec.Levels()), "--isolation %s: %s takes none of them", levels, s.spec.Name)
 				}
 			}
-			w, err := result.Create(results, time.Now().Format("20060102-150405")+"-isolation")
+			w, err := result.CreateNew(results, time.Now().Format("20060102-150405")+"-isolation")
 			if err != nil {
 				return knob.Bad("give a folder you can write with --results", "cannot create the result folder: %v", err)
 			}

@@ -50,6 +50,8 @@ func (o *outputs) beforeRun(_ context.Context, s *session, _ *run.Config) error 
 		return err
 	}
 	if o.hlog, err = os.Create(filepath.Join(dir, LatencyLogFile)); err != nil {
+		_ = o.csv.Close()
+		o.csv = nil // closing has nothing to close
 		return err
 	}
 	o.cw, o.hw = bufio.NewWriter(o.csv), bufio.NewWriter(o.hlog)

@@ -268,7 +268,7 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 // statement of its own; a key violation says another client made it.
 func (c *client) create(ctx context.Context, key int64) error {
 	_, err := c.conn.Exec(ctx, c.createSt, key)
-	if dberr.ClassOf(err) == dberr.Rollback {
+	if _, kind, _ := dberr.Describe(err); kind == dberr.Unique {
 		return nil
 	}
 	return err
