@@ -181,22 +181,10 @@ func drive(steps []Step, ss []*session, cfg Config) []*task {
 			continue
 		}
 		if st.Kind == Commit || st.Kind == Rollback || t.err != nil {
-			settle(tasks, cfg.BlockAfter)
+			drain(tasks, cfg.BlockAfter) // those that finish in time
 		}
 	}
 	return tasks
-}
-
-// settle waits up to d for the unfinished tasks to finish.
-func settle(tasks []*task, d time.Duration) {
-	deadline := time.After(d)
-	for _, t := range tasks {
-		select {
-		case <-t.done:
-		case <-deadline:
-			return
-		}
-	}
 }
 
 // drain waits up to d for every task to finish; it reports whether some

@@ -240,13 +240,19 @@ func (sh *sharding) beforeRun(_ context.Context, s *session, cfg *run.Config) er
 		return nil
 	}
 	if !sh.plan.startAt.IsZero() {
-		if d := time.Until(sh.plan.startAt); d > 0 {
-			s.obs.Note(fmt.Sprintf("starting at %s, in %s", sh.plan.startAt.Format(time.RFC3339), d.Round(time.Second)))
-		} else {
-			s.obs.Note(fmt.Sprintf("--start-at %s has passed by %s: starting now", sh.plan.startAt.Format(time.RFC3339), (-d).Round(time.Millisecond)))
-		}
+		startNote(s, sh.plan.startAt, "--start-at "+sh.plan.startAt.Format(time.RFC3339))
 	}
 	return nil
+}
+
+// startNote says when the warm-up begins, or that what gave its time
+// (--start-at TIME, or its file) has passed and it begins now.
+func startNote(s *session, at time.Time, what string) {
+	if d := time.Until(at); d > 0 {
+		s.obs.Note(fmt.Sprintf("starting at %s, in %s", at.Format(time.RFC3339), d.Round(time.Second)))
+	} else {
+		s.obs.Note(fmt.Sprintf("%s has passed by %s: starting now", what, (-d).Round(time.Millisecond)))
+	}
 }
 
 // startFromFile says this shard is ready (ReadyFile in --results), then
@@ -296,11 +302,7 @@ func (sh *sharding) started(s *session, at time.Time, path string) {
 		sh.record.StartAt = &u
 	}
 	s.mu.Unlock()
-	if d := time.Until(at); d > 0 {
-		s.obs.Note(fmt.Sprintf("starting at %s, in %s", at.Format(time.RFC3339), d.Round(time.Second)))
-	} else {
-		s.obs.Note(fmt.Sprintf("the start time in %s has passed by %s: starting now", path, (-d).Round(time.Millisecond)))
-	}
+	startNote(s, at, "the start time in "+path)
 }
 
 // phaseBegins records how late the first phase began after --start-at.

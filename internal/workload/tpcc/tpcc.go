@@ -225,16 +225,17 @@ func (w *tpcc) Figures(m workload.Measured) []workload.Figure {
 	rb := m.Units[kindNewOrderRollback].OK
 	tpmC := float64(no+rb) / minutes
 	ceiling := maxTpmCPerWarehouse * float64(w.cfg.Warehouses)
+	newOrders := []string{mix[kindNewOrder].Name, mix[kindNewOrderRollback].Name}
 	figs := []workload.Figure{
 		{Name: "tpmC", Value: tpmC, Unit: "New-Orders/min",
 			Detail: "New-Order transactions completed per minute, the 1 % rolled back by the spec included (clause 5.4.2)",
-			Kinds:  []string{mix[kindNewOrder].Name, mix[kindNewOrderRollback].Name}},
+			Kinds:  newOrders},
 		{Name: "NOPM", Value: float64(no) / minutes, Unit: "New-Orders/min",
 			Detail: "committed New-Orders per minute (HammerDB's NOPM)", Kinds: []string{mix[kindNewOrder].Name}},
 		{Name: "efficiency", Value: 100 * tpmC / ceiling, Unit: "%",
 			Detail: fmt.Sprintf("tpmC against the spec's maximum of %.2f per warehouse × %d (above 100 %% only without --wait)",
 				maxTpmCPerWarehouse, w.cfg.Warehouses),
-			Kinds: []string{mix[kindNewOrder].Name, mix[kindNewOrderRollback].Name}, Of: ceiling},
+			Kinds: newOrders, Of: ceiling},
 	}
 	for i, u := range m.Units {
 		limit := responseLimits[i]
