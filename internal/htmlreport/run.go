@@ -140,7 +140,7 @@ func runHeader(r *result.Result) header {
 	}
 	h.Cards = append(h.Cards, failed, card{Label: "retries", Value: strconv.FormatInt(s.Retries, 10)})
 	for _, f := range s.Figures {
-		fc := card{Label: f.Name, Value: rate(f.Value), Unit: f.Unit, Note: f.Detail}
+		fc := card{Label: f.Name, Value: rate(f.Value), Unit: f.Unit, Note: f.Said()}
 		if f.Pass != nil && !*f.Pass {
 			fc.Class = "bad"
 		}

@@ -572,7 +572,6 @@ func figures(m *result.Phase, ss []Shard) []result.Figure {
 				}
 			}
 		case f.Whole > 0:
-			mine := fmt.Sprintf("%d of %d", f.Part, f.Whole)
 			f.Part, f.Whole = 0, 0
 			for _, s := range ss {
 				for _, g := range s.Res.Summary.Figures {
@@ -583,8 +582,6 @@ func figures(m *result.Phase, ss []Shard) []result.Figure {
 				}
 			}
 			f.Value = 100 * float64(f.Part) / float64(f.Whole)
-			// The detail tells shard 0's part of its whole: the whole's now.
-			f.Detail = strings.Replace(f.Detail, mine, fmt.Sprintf("%d of %d", f.Part, f.Whole), 1)
 		case len(f.Kinds) > 0:
 			var sum float64 // the shards' per minute summed, as their rates are
 			for _, s := range ss {

@@ -571,6 +571,6 @@ func figures(b *strings.Builder, fs []result.Figure) {
 				mark = "✗"
 			}
 		}
-		fmt.Fprintf(b, "  %s %-*s %10s %-15s %s\n", mark, width, f.Name, Rate(f.Value), f.Unit, f.Detail)
+		fmt.Fprintf(b, "  %s %-*s %10s %-15s %s\n", mark, width, f.Name, Rate(f.Value), f.Unit, f.Said())
 	}
 }

@@ -547,6 +547,15 @@ type Figure struct {
 	Limit float64 `json:"limit,omitempty"`
 }
 
+// Said is the figure's detail as a report shows it: a part of a whole
+// leads with its counts ("3 of 200: …").
+func (f Figure) Said() string {
+	if f.Whole > 0 {
+		return fmt.Sprintf("%d of %d: %s", f.Part, f.Whole, f.Detail)
+	}
+	return f.Detail
+}
+
 // PerClient returns the headline rate per client (seed 002 reports its
 // cumulative recs/sec and each client's share); 0 without clients.
 func (r *Result) PerClient() float64 {
