@@ -3,6 +3,8 @@ package oltpemul
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -115,7 +117,7 @@ func (w *emul) Check(ctx context.Context, db backend.DB) ([]workload.Check, erro
 			}
 		}
 	}
-	for _, ware := range sorted(want) {
+	for _, ware := range slices.Sorted(maps.Keys(want)) {
 		if !have[ware] && *want[ware] != (saldo{}) {
 			vsDocs.add("ware %d: no saldo, documents %v", ware, *want[ware])
 		}
@@ -144,7 +146,7 @@ func (w *emul) Check(ctx context.Context, db backend.DB) ([]workload.Check, erro
 			vsMoney.add("agent %d: saldo %d purchase, %d retail; documents %d, %d", x[0], x[1], x[2], m[0], m[1])
 		}
 	}
-	for _, a := range sorted(wantMoney) {
+	for _, a := range slices.Sorted(maps.Keys(wantMoney)) {
 		if m := wantMoney[a]; !haveMoney[a] && m != [2]int64{} {
 			vsMoney.add("agent %d: no saldo; documents %d purchase, %d retail", a, m[0], m[1])
 		}
@@ -292,16 +294,6 @@ func (r *reader) rows(n int, q string) [][]int64 {
 		out = append(out, vals)
 		return nil
 	})
-	return out
-}
-
-// sorted returns m's keys in order.
-func sorted[V any](m map[int64]V) []int64 {
-	out := make([]int64, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
 }
 

@@ -283,7 +283,9 @@ func (c *client) BetweenUnits(ctx context.Context) {
 	nc, err := c.db.Conn(ctx)
 	if err == nil {
 		c.c = nc
-		err = c.txMode(ctx)
+		if err = c.txMode(ctx); err != nil {
+			_ = nc.Close() // back to the pool's count, not held by a broken client
+		}
 	}
 	if err != nil {
 		c.lost = err

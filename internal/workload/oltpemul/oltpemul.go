@@ -469,11 +469,10 @@ func (w *emul) fill(ctx context.Context, c backend.Conn, docs int64) (int64, err
 			cl.worker = 1 + rng.Int64N(n)
 		}
 		err := cl.unit(ctx, k, noOps{}, cl.worker)
-		var dbe *dberr.Error
 		switch {
 		case errors.Is(err, workload.ErrNothing):
 			continue
-		case err != nil && errors.As(err, &dbe) && dbe.Class == dberr.Retryable:
+		case conflict(err):
 			continue // one client: only SQLite's busy can come, from another process
 		case err != nil:
 			return docs, fmt.Errorf("filling the database, %s: %w", units[k].name, err)

@@ -42,7 +42,6 @@ type stmts struct {
 	agentFirst                                                     [3]*backend.Stmt
 	delIn                                                          map[string]map[int]*backend.Stmt
 	moveIn                                                         map[int]*backend.Stmt
-	lock                                                           string
 	rowByRow                                                       bool                             // FIFO rows are deleted one statement each on a conflict (Firebird)
 	claim                                                          map[string]map[int]*backend.Stmt // MariaDB: FIFO rows locked by id, SKIP LOCKED
 }
@@ -157,7 +156,6 @@ func newStmts(d backend.Dialect) *stmts {
 		updMoneySaldo: s(`UPDATE oe_money_saldo SET cost_purchase = cost_purchase + ?, cost_retail = cost_retail + ? WHERE agent_id = ?`),
 		insMoneySaldo: s(`INSERT INTO oe_money_saldo (cost_purchase, cost_retail, agent_id) VALUES (?, ?, ?)`),
 		fbIndexes:     s(`SELECT TRIM(RDB$INDEX_NAME) FROM RDB$INDICES WHERE COALESCE(RDB$SYSTEM_FLAG, 0) = 0 AND RDB$RELATION_NAME IN ('OE_DOC_DATA', 'OE_DOC_LIST', 'OE_QDISTR', 'OE_QSTORNED', 'OE_PDISTR', 'OE_PSTORNED') ORDER BY 1`),
-		lock:          lock,
 		rowByRow:      d.Name == "firebird",
 		claim:         map[string]map[int]*backend.Stmt{},
 		delIn:         map[string]map[int]*backend.Stmt{},
