@@ -494,13 +494,14 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		if between != nil && !first {
 			between.BetweenUnits(ctx)
 		}
-		if r.cfg.PerClient > 0 && r.measuring.Load() {
+		switch measuring := r.measuring.Load(); {
+		case r.cfg.PerClient > 0 && measuring:
+			// Units is PerClient × Clients then: no shared count needed.
 			if mine == r.cfg.PerClient {
 				return // its N are done; the others finish theirs
 			}
 			mine++
-		}
-		if r.cfg.Units > 0 && r.measuring.Load() && r.claimed.Add(1) > r.cfg.Units {
+		case r.cfg.Units > 0 && measuring && r.claimed.Add(1) > r.cfg.Units:
 			return // no unit left; the others finish theirs, retries included
 		}
 		start := time.Now()
