@@ -61,10 +61,10 @@ type Observed struct {
 // Rows maps id to val.
 type Rows map[int64]int64
 
-// read returns the named read's rows and whether it succeeded.
-func (o Observed) read(name string) (Rows, bool) {
-	r, ok := o.Reads[name]
-	return r, ok
+// sawUncommitted101 is G1a's and G1b's judge: T2's read a or b saw the
+// 101 T1 wrote and then rolled back or overwrote.
+func sawUncommitted101(o Observed) (bool, string) {
+	return o.has("a", 1, 101) || o.has("b", 1, 101), "T2 read " + o.Reads["a"].String() + " then " + o.Reads["b"].String()
 }
 
 // has reports whether the named read succeeded and saw row id with val v.
@@ -116,9 +116,7 @@ func Cases() []Case {
 				rollback(0),
 				read(1, "b", all),
 				commit(1)},
-			Anomaly: func(o Observed) (bool, string) {
-				return o.has("a", 1, 101) || o.has("b", 1, 101), "T2 read " + o.Reads["a"].String() + " then " + o.Reads["b"].String()
-			},
+			Anomaly: sawUncommitted101,
 		},
 		{
 			Name: "G1b", Column: "G1b", ReadOnly: true, What: "intermediate read: T2 sees a value T1 overwrote before committing",
@@ -129,9 +127,7 @@ func Cases() []Case {
 				commit(0),
 				read(1, "b", all),
 				commit(1)},
-			Anomaly: func(o Observed) (bool, string) {
-				return o.has("a", 1, 101) || o.has("b", 1, 101), "T2 read " + o.Reads["a"].String() + " then " + o.Reads["b"].String()
-			},
+			Anomaly: sawUncommitted101,
 		},
 		{
 			Name: "G1c", Column: "G1c", ReadOnly: true, What: "circular information flow: each transaction sees the other's uncommitted write",
@@ -179,7 +175,7 @@ func Cases() []Case {
 				read(0, "b", mod3),
 				commit(0)},
 			Anomaly: func(o Observed) (bool, string) {
-				a, ok := o.read("a")
+				a, ok := o.Reads["a"]
 				_, has3 := o.Reads["b"][3]
 				return ok && len(a) == 0 && has3, "T1 read " + a.String() + " then " + o.Reads["b"].String()
 			},
@@ -194,7 +190,7 @@ func Cases() []Case {
 				read(1, "b", all),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
-				b, ok := o.read("b")
+				b, ok := o.Reads["b"]
 				for _, v := range b {
 					if ok && v == 20 {
 						return true, "after its delete T2 read " + b.String()
@@ -284,8 +280,8 @@ func Cases() []Case {
 				commit(0),
 				commit(1)},
 			Anomaly: func(o Observed) (bool, string) {
-				a, okA := o.read("a")
-				b, okB := o.read("b")
+				a, okA := o.Reads["a"]
+				b, okB := o.Reads["b"]
 				return o.Committed[0] && o.Committed[1] && okA && okB && len(a) == 0 && len(b) == 0, committed(o, 2)
 			},
 		},
