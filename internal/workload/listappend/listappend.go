@@ -58,7 +58,8 @@ type listAppend struct {
 	cfg     Config
 	started atomic.Int64 // transactions begun, which move the window of keys
 	values  atomic.Int64 // the last value appended: each is unique
-	dialect string
+	// The statements for the engine Load found, which every client uses.
+	appendSt, createSt *backend.Stmt
 
 	mu      sync.Mutex
 	clients []*client
@@ -181,10 +182,11 @@ func (w *listAppend) Load(ctx context.Context, db backend.DB) (workload.Dataset,
 	if err != nil {
 		return workload.Dataset{}, err
 	}
-	w.dialect = sq.Dialect().Name
-	if _, err := appendStmt(w.dialect); err != nil {
+	dialect := sq.Dialect().Name
+	if w.appendSt, err = appendStmt(dialect); err != nil {
 		return workload.Dataset{}, err
 	}
+	w.createSt = createStmt(dialect)
 	c, err := sq.Conn(ctx)
 	if err != nil {
 		return workload.Dataset{}, err
@@ -195,7 +197,7 @@ func (w *listAppend) Load(ctx context.Context, db backend.DB) (workload.Dataset,
 		return workload.Dataset{}, err
 	}
 	if n == 0 {
-		if err := c.ExecScript(ctx, createTable(w.dialect)); err != nil {
+		if err := c.ExecScript(ctx, createTable(dialect)); err != nil {
 			return workload.Dataset{}, err
 		}
 	} else if err := workload.InSQLTx(ctx, c, func() error { _, err := c.Exec(ctx, clearAll); return err }); err != nil {
@@ -210,12 +212,7 @@ func (w *listAppend) Client(ctx context.Context, db backend.DB, id int, rng *ran
 	if err != nil {
 		return nil, err
 	}
-	st, err := appendStmt(w.dialect)
-	if err != nil {
-		_ = conn.Close()
-		return nil, err
-	}
-	c := &client{w: w, id: id, rng: rng, conn: conn, appendSt: st, createSt: createStmt(w.dialect), made: map[int64]bool{}}
+	c := &client{w: w, id: id, rng: rng, conn: conn, appendSt: w.appendSt, createSt: w.createSt, made: map[int64]bool{}}
 	w.mu.Lock()
 	w.clients = append(w.clients, c)
 	w.mu.Unlock()
