@@ -567,7 +567,9 @@ type TxMode struct {
 
 // TxModeSet is what an engine made of a TxMode.
 type TxModeSet struct {
-	Words string // what it does, in a few words, for the result ("repeatable read (snapshot)")
+	// Words: what it does, in a few words, for the result, from what the
+	// engine reads back for the connection ("repeatable read (snapshot)").
+	Words string
 	// NoWait: a row lock a statement asks for (SELECT … FOR UPDATE NOWAIT,
 	// Firebird's WITH LOCK) is refused at once when another transaction
 	// holds the row, rather than waited for.

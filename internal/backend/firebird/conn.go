@@ -70,20 +70,23 @@ func (c *conn) Begin(context.Context) error {
 // alone, and a SNAPSHOT NO WAIT transaction cannot be asked of it through
 // database/sql; a snapshot transaction here waits for a row another holds,
 // then fails with update_conflict if that one committed.
-func (c *conn) SetTxMode(_ context.Context, m backend.TxMode) (backend.TxModeSet, error) {
+func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeSet, error) {
 	switch {
 	case m.Snapshot:
 		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelRepeatableRead)}
-		if m.NoWait {
-			return backend.TxModeSet{Words: "snapshot wait (the driver cannot begin snapshot no wait)"}, nil
-		}
-		return backend.TxModeSet{Words: "snapshot wait"}, nil
 	case m.NoWait:
 		c.txOpts = driver.TxOptions{Isolation: driver.IsolationLevel(firebirdsql.LevelReadCommittedNoWait)}
-		return backend.TxModeSet{Words: "read committed record_version no wait", NoWait: true}, nil
+	default:
+		c.txOpts = driver.TxOptions{}
 	}
-	c.txOpts = driver.TxOptions{}
-	return backend.TxModeSet{Words: "read committed record_version wait"}, nil
+	words, _, err := c.isolation(ctx) // read back, as every setting a result records
+	if err != nil {
+		return backend.TxModeSet{}, err
+	}
+	if m.Snapshot && m.NoWait && strings.HasSuffix(words, " wait") && !strings.HasSuffix(words, "no wait") {
+		words += " (the driver cannot begin snapshot no wait)"
+	}
+	return backend.TxModeSet{Words: words, NoWait: strings.HasSuffix(words, "no wait")}, nil
 }
 
 // Commit commits the open transaction.

@@ -52,6 +52,12 @@ func (d *db) isolation(ctx context.Context) (words, level string, err error) {
 	c := newConn(sc, backend.Each)
 	c.txOpts = d.txOpts
 	defer c.Close()
+	return c.isolation(ctx)
+}
+
+// isolation reads back what a transaction of this connection, begun as its
+// next one will be, says of itself.
+func (c *conn) isolation(ctx context.Context) (words, level string, err error) {
 	var mode, timeout int64
 	if err := c.auto(func() error { return c.QueryRow(ctx, readIsolation, nil, &mode, &timeout) }); err != nil {
 		return "", "", err

@@ -248,19 +248,33 @@ type conn struct{ *backend.StdConn }
 //	SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ
 //	SET SESSION innodb_lock_wait_timeout = 0
 func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeSet, error) {
-	level, words := "READ COMMITTED", "read committed"
+	level := "READ COMMITTED"
 	if m.Snapshot {
-		level, words = "REPEATABLE READ", "repeatable read (consistent snapshot for reads)"
+		level = "REPEATABLE READ"
 	}
 	wait := "50"
 	if m.NoWait {
-		wait, words = "0", words+", innodb_lock_wait_timeout 0"
+		wait = "0"
 	}
-	if err := c.ExecScript(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+level); err != nil {
+	if err := c.ExecScript(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+level+"; SET SESSION innodb_lock_wait_timeout = "+wait); err != nil {
 		return backend.TxModeSet{}, err
 	}
-	return backend.TxModeSet{Words: words, NoWait: m.NoWait}, c.ExecScript(ctx, "SET SESSION innodb_lock_wait_timeout = "+wait)
+	// Read back, as every setting a result records.
+	var iso string
+	var timeout int64
+	if err := c.QueryRow(ctx, readTxMode, nil, &iso, &timeout); err != nil {
+		return backend.TxModeSet{}, err
+	}
+	words := strings.ToLower(strings.ReplaceAll(iso, "-", " "))
+	if words == "repeatable read" {
+		words += " (consistent snapshot for reads)"
+	}
+	words += fmt.Sprintf(", innodb_lock_wait_timeout %d", timeout)
+	return backend.TxModeSet{Words: words, NoWait: timeout == 0}, nil
 }
+
+// readTxMode reads back a session's isolation and lock wait.
+var readTxMode = &backend.Stmt{SQL: "SELECT @@SESSION.tx_isolation, @@SESSION.innodb_lock_wait_timeout"}
 
 // readBack lists the variables every result records.
 var readBack = []string{

@@ -127,15 +127,28 @@ func (c *conn) Begin(ctx context.Context) error { return c.control(ctx, begin) }
 //
 //	SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL REPEATABLE READ
 func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeSet, error) {
-	level, words := "READ COMMITTED", "read committed"
+	level := "READ COMMITTED"
 	if m.Snapshot {
-		level, words = "REPEATABLE READ", "repeatable read (snapshot)"
+		level = "REPEATABLE READ"
+	}
+	if err := c.simple(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+level); err != nil {
+		return backend.TxModeSet{}, err
+	}
+	var words string // read back, as every setting a result records
+	if err := c.QueryRow(ctx, readTxIsolation, nil, &words); err != nil {
+		return backend.TxModeSet{}, err
+	}
+	if words == "repeatable read" {
+		words += " (snapshot)"
 	}
 	if m.NoWait {
 		words += "; row locks taken with NOWAIT or SKIP LOCKED by the statements themselves"
 	}
-	return backend.TxModeSet{Words: words, NoWait: m.NoWait}, c.simple(ctx, "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL "+level)
+	return backend.TxModeSet{Words: words, NoWait: m.NoWait}, nil
 }
+
+// readTxIsolation reads back the level a session's transactions begin in.
+var readTxIsolation = &backend.Stmt{SQL: "SELECT current_setting('default_transaction_isolation')"}
 
 // Commit commits it.
 func (c *conn) Commit(ctx context.Context) error { return c.control(ctx, commit) }
