@@ -256,8 +256,10 @@ func (c *conn) SetTxMode(ctx context.Context, m backend.TxMode) (backend.TxModeS
 	if m.NoWait {
 		wait = "0"
 	}
-	if err := c.ExecScript(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL "+level+"; SET SESSION innodb_lock_wait_timeout = "+wait); err != nil {
-		return backend.TxModeSet{}, err
+	for _, q := range []string{"SET SESSION TRANSACTION ISOLATION LEVEL " + level, "SET SESSION innodb_lock_wait_timeout = " + wait} {
+		if err := c.ExecScript(ctx, q); err != nil {
+			return backend.TxModeSet{}, err
+		}
 	}
 	// Read back, as every setting a result records.
 	var iso string
