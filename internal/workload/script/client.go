@@ -20,7 +20,13 @@ type slot struct {
 	isText bool
 }
 
-// arg is the variable as a statement's parameter: its text, or its value.
+// arg is the variable as a statement's parameter, as pgbench passes it
+// (pgbench.c's getVariable, and the SQL its default query mode writes):
+// text as it was given (-D, \gset); an integer as an int64 and a boolean
+// as a bool, which each engine binds as it reads the literal (PostgreSQL's
+// backend as their text, as pgbench sends them; MariaDB and SQLite 1 or 0);
+// a double as pgbench's text for it, %.15g (1.0 / 3 is 0.333333333333333,
+// not the float64's 17 digits); NULL as SQL's NULL.
 func (s slot) arg() any {
 	if s.isText {
 		return s.text
@@ -29,7 +35,7 @@ func (s slot) arg() any {
 	case Int:
 		return s.v.i
 	case Double:
-		return s.v.d
+		return s.v.String()
 	case Bool:
 		return s.v.i != 0
 	}
