@@ -20,7 +20,7 @@ var outputKnobs = []knob.Spec{
 	{Name: "live", Kind: knob.Switch, Single: true, Uses: knob.ForLoad,
 		Usage: "on a terminal, one progress line rewritten in place instead of a line per interval that stays in the scrollback"},
 	{Name: "quiet", Short: "q", Kind: knob.Switch, Single: true, Uses: knob.ForLoad,
-		Usage: "nothing on stderr but errors: no notes, no progress lines (the summary still goes to stdout)"},
+		Usage: "nothing on stderr but errors and a script's debug() lines: no notes, no progress lines (the summary still goes to stdout)"},
 	{Name: "json", Kind: knob.Switch, Single: true,
 		Usage: "print the final summary on stdout as JSON instead of text (result.json beside it holds everything)"},
 	{Name: "metrics-addr", Values: "HOST:PORT", Single: true,

@@ -80,7 +80,7 @@ func TestMalformedScripts(t *testing.T) {
 }
 
 // TestWorkloadFileMatrix runs one workload file (examples/deposits.toml:
-// its schema, its generated rows, two scripts, a check) in a matrix whose
+// its schema, its generated rows, two scripts, two checks) in a matrix whose
 // axis is a -D list: every cell completes, its data made with its own -D
 // value, and its check passes. (Every engine and commit mode: session's
 // TestEveryWorkloadOnEveryBackend.)
@@ -107,7 +107,7 @@ func TestWorkloadFileMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		engines[r.Engine.Name] = true
-		if r.Status != result.Completed || r.Summary.OK == 0 || len(r.Checks) != 1 || !r.Checks[0].OK {
+		if r.Status != result.Completed || r.Summary.OK == 0 || len(r.Checks) != 2 || !r.Checks[0].OK || !r.Checks[1].OK {
 			t.Errorf("cell %s on %s: status %s, %d ok, checks %+v", c.ID, r.Engine.Name, r.Status, r.Summary.OK, r.Checks)
 		}
 		if got := r.Dataset.Facts["account"]; got != c.Values["accounts"]+" rows" {

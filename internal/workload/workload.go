@@ -357,6 +357,14 @@ type Progresser interface {
 	SetProgress(fn func(done, total int64))
 }
 
+// Debugged is an optional ability: the workload prints lines its user's
+// scripts ask for (pgbench's debug()). The session hands it where to
+// before the clients start; fn is called from the clients' goroutines,
+// several at once.
+type Debugged interface {
+	SetDebug(fn func(line string))
+}
+
 // ColdStarter is an optional ability: the workload measures reads from cold
 // caches (objects --phase cold), so the session clears the engine's caches
 // between Load and the clients: a managed server restarted

@@ -173,7 +173,7 @@ func (c *conn) Exec(_ context.Context, st *backend.Stmt, args ...any) (int64, er
 		}
 		return tag.RowsAffected(), nil
 	}
-	tag, err := c.px.Exec(bg, c.sql(st), args...)
+	tag, err := c.px.Exec(bg, c.sql(st), asText(args)...)
 	if err != nil {
 		return 0, c.classify(err)
 	}
@@ -203,7 +203,7 @@ func (c *conn) QueryRow(_ context.Context, st *backend.Stmt, args []any, dest ..
 		}
 		return nil
 	}
-	err := c.px.QueryRow(bg, c.sql(st), args...).Scan(dest...)
+	err := c.px.QueryRow(bg, c.sql(st), asText(args)...).Scan(dest...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return backend.ErrNoRows
 	}
@@ -227,7 +227,7 @@ func (c *conn) Query(_ context.Context, st *backend.Stmt, args []any, row func(s
 		}
 		return rowErr
 	}
-	rows, err := c.px.Query(bg, c.sql(st), args...)
+	rows, err := c.px.Query(bg, c.sql(st), asText(args)...)
 	if err != nil {
 		return c.classify(err)
 	}
@@ -260,7 +260,7 @@ func (c *conn) QueryAny(_ context.Context, st *backend.Stmt, args []any, row fun
 		}
 		return rowErr
 	}
-	rows, err := c.px.Query(bg, c.sql(st), append([]any{textResults}, args...)...)
+	rows, err := c.px.Query(bg, c.sql(st), append([]any{textResults}, asText(args)...)...)
 	if err != nil {
 		return c.classify(err)
 	}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -123,37 +124,30 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReade
 }
 
 // encode appends a's encoding for a parameter of type oid to c.buf and
-// returns its format; null when a is nil.
+// returns its format; null when a is nil. An integer or a boolean goes as
+// its text whatever the parameter's type (asText).
 func (c *conn) encode(oid uint32, a any) (format int16, null bool, err error) {
 	const text int16 = pgtype.TextFormatCode
 	switch v := a.(type) {
 	case nil:
 		return text, true, nil
 	case int:
-		if isNumber(oid) {
-			c.buf = strconv.AppendInt(c.buf, int64(v), 10)
-			return text, false, nil
-		}
+		c.buf = strconv.AppendInt(c.buf, int64(v), 10)
+		return text, false, nil
 	case int64:
-		if isNumber(oid) {
-			c.buf = strconv.AppendInt(c.buf, v, 10)
-			return text, false, nil
-		}
+		c.buf = strconv.AppendInt(c.buf, v, 10)
+		return text, false, nil
 	case int32:
-		if isNumber(oid) {
-			c.buf = strconv.AppendInt(c.buf, int64(v), 10)
-			return text, false, nil
-		}
+		c.buf = strconv.AppendInt(c.buf, int64(v), 10)
+		return text, false, nil
 	case float64:
 		if oid == oidFloat8 || oid == oidNumeric {
 			c.buf = strconv.AppendFloat(c.buf, v, 'g', -1, 64)
 			return text, false, nil
 		}
 	case bool:
-		if oid == oidBool {
-			c.buf = strconv.AppendBool(c.buf, v)
-			return text, false, nil
-		}
+		c.buf = strconv.AppendBool(c.buf, v)
+		return text, false, nil
 	case string:
 		if isText(oid) {
 			c.buf = append(c.buf, v...)
@@ -205,12 +199,37 @@ func (c *conn) encodeAs(oid uint32, format int16, a any) (null bool, err error) 
 	return false, nil
 }
 
-func isNumber(oid uint32) bool {
-	switch oid {
-	case oidInt2, oidInt4, oidInt8, oidNumeric, oidFloat4, oidFloat8:
-		return true
+// asText returns args with each integer and boolean made its text, for
+// pgx's path; args itself is left as it is. Both paths send them so, as
+// libpq's users (pgbench) send every parameter: text that the server reads
+// as the type it gave the parameter, so that a script's variable binds
+// wherever pgbench's does (SELECT $1 is text, and pgx has no plan for an
+// integer or a boolean there, nor for a boolean into a number).
+func asText(args []any) []any {
+	var out []any
+	for i, a := range args {
+		var s string
+		switch v := a.(type) {
+		case int:
+			s = strconv.Itoa(v)
+		case int64:
+			s = strconv.FormatInt(v, 10)
+		case int32:
+			s = strconv.FormatInt(int64(v), 10)
+		case bool:
+			s = strconv.FormatBool(v)
+		default:
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(args)
+		}
+		out[i] = s
 	}
-	return false
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 func isText(oid uint32) bool {

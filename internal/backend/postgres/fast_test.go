@@ -166,6 +166,44 @@ func TestPreparedPathAgreesWithPgx(t *testing.T) {
 	}
 }
 
+// TestIntegersAndBooleansAsText: on both paths an integer or a boolean
+// parameter goes as its text, which the server reads as the type it gave
+// the parameter, as libpq's users (pgbench) send every parameter: SELECT ?
+// is text, an integer binds into a boolean (1 is true), and a boolean into
+// a number is the server's own error (22P02), not one of encoding.
+func TestIntegersAndBooleansAsText(t *testing.T) {
+	fast, plain := managedConns(t)
+	ctx := context.Background()
+	cases := []struct {
+		sql  string
+		arg  any
+		want string // the text of the one column, or the SQLSTATE of the error
+	}{
+		{"SELECT ?", int64(-42), "-42"},
+		{"SELECT ?", 7, "7"},
+		{"SELECT ?", int32(7), "7"},
+		{"SELECT ?", true, "true"},
+		{"SELECT ? || 'x'", false, "falsex"},
+		{"SELECT (? + 1)::text", int64(41), "42"},
+		{"SELECT (NOT ?)::text", 1, "false"},
+		{"SELECT (? AND true)::text", true, "true"},
+		{"SELECT (? + 1)::text", true, "22P02"},
+	}
+	for _, c := range []*conn{fast, plain} {
+		path := map[bool]string{true: "prepared path", false: "pgx's path"}[c.prepared != nil]
+		for _, tc := range cases {
+			var got string
+			err := c.QueryRow(ctx, &backend.Stmt{SQL: tc.sql}, []any{tc.arg}, &got)
+			if err != nil {
+				got = sqlState(err)
+			}
+			if got != tc.want {
+				t.Errorf("%s: %s with %T %v: %q (%v), want %q", path, tc.sql, tc.arg, tc.arg, got, err, tc.want)
+			}
+		}
+	}
+}
+
 // TestPreparedPathKeepsFewStatements: statements made on the fly do not pile
 // up on the server, and a schema change that invalidates a prepared
 // statement costs one error, not the connection.

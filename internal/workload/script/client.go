@@ -20,7 +20,13 @@ type slot struct {
 	isText bool
 }
 
-// arg is the variable as a statement's parameter: its text, or its value.
+// arg is the variable as a statement's parameter, as pgbench passes it
+// (pgbench.c's getVariable, and the SQL its default query mode writes):
+// text as it was given (-D, \gset); an integer as an int64 and a boolean
+// as a bool, which each engine binds as it reads the literal (PostgreSQL's
+// backend as their text, as pgbench sends them; MariaDB and SQLite 1 or 0);
+// a double as pgbench's text for it, %.15g (1.0 / 3 is 0.333333333333333,
+// not the float64's 17 digits); NULL as SQL's NULL.
 func (s slot) arg() any {
 	if s.isText {
 		return s.text
@@ -29,7 +35,7 @@ func (s slot) arg() any {
 	case Int:
 		return s.v.i
 	case Double:
-		return s.v.d
+		return s.v.String()
 	case Bool:
 		return s.v.i != 0
 	}
@@ -58,6 +64,8 @@ type Client struct {
 	// What the operation being timed runs, set before Ops.Time: made once,
 	// as closures made at each statement would escape to the heap.
 	ctx   context.Context
+	kind  int // the script running, and its command: debug()'s script= and command=
+	pc    int
 	st    *backend.Stmt
 	cmd   *Command
 	args  []any
@@ -153,6 +161,16 @@ func (cl *Client) Var(name string) (Value, bool) {
 // Rand is the client's PRNG.
 func (cl *Client) Rand() *rand.Rand { return cl.rng }
 
+// Debug prints debug()'s value as pgbench does, through the program's
+// SetDebug: "debug(script=0,command=3): int 42", the script by its place
+// in the mix from 0 (-f's order, a workload file's [[transaction]]s) and
+// the command by its place in the script from 1, meta-commands counted.
+func (cl *Client) Debug(_ Pos, v Value) {
+	if cl.p.debug != nil {
+		cl.p.debug(fmt.Sprintf("debug(script=%d,command=%d): %s", cl.kind, cl.pc+1, v.Debug()))
+	}
+}
+
 // DefaultSeed is the seed of hash() and permute() without one.
 func (cl *Client) DefaultSeed() int64 {
 	if v, ok := cl.Var("default_seed"); ok {
@@ -166,7 +184,7 @@ func (cl *Client) DefaultSeed() int64 {
 // Do runs script kind once. A unit that fails rolls back what it began.
 func (cl *Client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 	p, s := cl.p, cl.p.Scripts[kind]
-	cl.ctx = ctx
+	cl.ctx, cl.kind = ctx, kind
 	wrap := !p.own[kind] && !p.single[kind] && cl.g.Commit.Mode != workload.PerOp
 	if wrap && cl.g.UnitBegins() {
 		if err := ops.Time(p.beginOp, cl.begin); err != nil {
@@ -183,6 +201,7 @@ func (cl *Client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 			}
 			pc++
 		case Set:
+			cl.pc = pc
 			v, err := c.Expr.Eval(cl)
 			if err != nil {
 				return cl.fail(ctx, fatal(err))
@@ -237,6 +256,7 @@ func (cl *Client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 func (cl *Client) branch(s *Script, pc int) (int, error) {
 	for {
 		c := &s.Commands[pc]
+		cl.pc = pc
 		v, err := c.Expr.Eval(cl)
 		if err != nil {
 			return 0, fatal(err)

@@ -8,7 +8,9 @@
 // place in the script, Expr.Eval computes it in an Env. NewProgram checks
 // scripts together (program.go: transaction control, variables read before
 // anything sets them, the operations each command is timed as); a Client
-// runs them on one connection (client.go). A workload file (file.go) adds
+// runs them on one connection (client.go), its variables bound as pgbench
+// passes them and debug()'s lines printed through Program.SetDebug
+// (workload.Debugged). A workload file (file.go) adds
 // a schema and generated rows (load.go), checks (check.go) and a ledger
 // (ledger.go); the workload (workload.go) is `run script` and `run FILE.toml`.
 //

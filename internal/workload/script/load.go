@@ -119,6 +119,9 @@ func (c *column) value(env *Client, buf *[]byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v.Kind() == Double {
+		return v.d, nil // a generated double as it is, COPY's binary float8 too: not a script's parameter
+	}
 	return slot{v: v}.arg(), nil
 }
 

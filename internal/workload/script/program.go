@@ -75,7 +75,13 @@ type Program struct {
 	// The operations of the transaction dbgauge opens around a script with
 	// several commands and no BEGIN of its own.
 	beginOp, commitOp int
+	// debug prints debug()'s lines (SetDebug); nil drops them.
+	debug func(line string)
 }
+
+// SetDebug makes debug() print its lines with fn, from every client's
+// goroutine (fn must be safe for that); before the clients are made.
+func (p *Program) SetDebug(fn func(line string)) { p.debug = fn }
 
 // Builtins are the variables every client starts with (pgbench's):
 // scale, client_id, random_seed and default_seed.

@@ -12,7 +12,9 @@ import (
 // function with its arguments.
 func WriteReference(w io.Writer) {
 	fmt.Fprint(w, `SCRIPTS  (dbgauge run script -f FILE[@WEIGHT] -D NAME=VALUE; pgbench's language, "Custom Scripts")
-  SQL commands end with ; (over several lines if need be); :name is a variable, bound as a parameter.
+  SQL commands end with ; (over several lines if need be); :name is a variable, bound as a parameter
+  as pgbench passes it: an integer, a double as its text to 15 digits, true or false, NULL, text as given.
+  debug(x) prints "debug(script=S,command=C): TYPE VALUE" on stderr, as pgbench does.
   A script is one transaction: dbgauge's around it, unless it has its own BEGIN; … COMMIT; (or END;),
   which go to the engine's own transaction calls. One SQL command alone runs in autocommit.
   Each script is a unit kind of the result, each SQL command and \sleep an operation.

@@ -240,6 +240,9 @@ func (w *scripts) Config() any { return w.cfg }
 // SetProgress hears how far Load got, in rows.
 func (w *scripts) SetProgress(fn func(done, total int64)) { w.progress = fn }
 
+// SetDebug prints the scripts' debug() lines with fn (workload.Debugged).
+func (w *scripts) SetDebug(fn func(line string)) { w.prog.SetDebug(fn) }
+
 // Load makes a workload file's schema and data. Scripts alone have nothing
 // to load: they run on the database as it is (pgbench -i, dbgauge load
 // tpcb, the user's own).
