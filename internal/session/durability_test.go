@@ -9,6 +9,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -30,9 +31,7 @@ func TestMain(m *testing.M) {
 
 func slowDisk(t *testing.T) *powerloss.Disk {
 	t.Helper()
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	// A mount point other users can reach: a managed server runs as its own.
 	mnt, err := os.MkdirTemp("", "dbgauge-powerloss-")
 	if err != nil {
@@ -105,7 +104,7 @@ func TestDurabilityOnASlowHonestDisk(t *testing.T) {
 func TestDurabilityOnTmpfs(t *testing.T) {
 	dir, err := os.MkdirTemp("/dev/shm", "dbgauge-")
 	if err != nil {
-		t.Skip("no /dev/shm:", err)
+		testenv.Skip(t, "no /dev/shm: "+err.Error())
 	}
 	defer os.RemoveAll(dir)
 	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": "sqlite:" + dir + "/a.db", "units": "100"})
