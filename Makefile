@@ -1,5 +1,6 @@
 # dbgauge — make help lists the targets.
 GOLANGCI_VERSION := v2.15.0
+GOTESTSUM_VERSION := v1.13.0
 GOBIN ?= $(shell go env GOPATH)/bin
 
 .PHONY: help build run test test-short lint fmt docs bench clean
@@ -18,9 +19,15 @@ run: build ## the main job: nms on embedded SQLite
 # dbgauge starts of itself. Races are reported as they happen either way.
 # The test binaries are built on every CPU first; then the packages run one
 # at a time, because tests that measure rates must not share two cores.
-test: ## the whole test suite, with the race detector (README command 2)
+# gotestsum (pinned, installed if missing) runs go test -json and prints
+# what go test prints, then every skipped test with its reason: a test that
+# did not run is said, not hidden in a package's "ok". test.json keeps every
+# test's events and times (go tool test2json's format) for a profile.
+test: ## the whole test suite, with the race detector (README command 2); ends with the list of skips
 	-@GORACE=atexit_sleep_ms=0 go test -race -count=1 -run '^$$' ./... >/dev/null 2>&1
-	GORACE=atexit_sleep_ms=0 go test -race -count=1 -p 1 -timeout 20m ./...
+	@$(GOBIN)/gotestsum --version 2>/dev/null | grep -q '$(GOTESTSUM_VERSION)' || \
+		GOFLAGS= go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
+	GORACE=atexit_sleep_ms=0 $(GOBIN)/gotestsum --format standard-quiet --jsonfile test.json -- -race -count=1 -p 1 -timeout 20m ./...
 
 test-short: ## the quick tests only
 	go test -short -count=1 ./...
@@ -42,5 +49,5 @@ docs: ## regenerate docs/knobs.md from the catalog
 bench: build ## dbgauge against its anchors (see bench/README.md)
 	bench/vs-sqlite3.sh
 
-clean: ## remove the binary and local results
-	rm -rf dbgauge results
+clean: ## remove the binary, local results and the last test.json
+	rm -rf dbgauge results test.json

@@ -12,7 +12,9 @@
 //     aside: everything the process does, the children it starts of itself
 //     too, is cli's;
 //  6. no environment variable of dbgauge's own (EnvNames) carries part of a
-//     command line: a child is told what to do by its spec (internal/child).
+//     command line: a child is told what to do by its spec (internal/child);
+//  7. only test files import internal/testenv, whose CI=true is the tests'
+//     switch, never the product's.
 //
 // It also holds docs/architecture.md to the tree (DocGaps): every package
 // folder the page names exists, and it names every package under internal/.
@@ -131,7 +133,18 @@ func mainRule(module, importer, imported string, test bool) string {
 	return "cmd/dbgauge imports only cli; what the process does is cli's"
 }
 
+// testenvRule is rule 7.
+func testenvRule(module, imported string, test bool) string {
+	if test || imported != module+"/internal/testenv" {
+		return ""
+	}
+	return "only test files import testenv: what a test needs of the machine is no switch of the product's"
+}
+
 func broken(module, importer, imported string, test bool) string {
+	if r := testenvRule(module, imported, test); r != "" {
+		return r
+	}
 	if r := serverRule(module, importer, imported); r != "" {
 		return r
 	}

@@ -58,6 +58,8 @@ func TestRuleCases(t *testing.T) {
 		{"m/cmd/dbgauge", "m/internal/powerloss", false, true},
 		{"m/cmd/dbgauge", "m/internal/child", false, true},
 		{"m/cmd/dbgauge", "m/internal/result", true, false},
+		{"m/internal/session", "m/internal/testenv", true, false},
+		{"m/internal/session", "m/internal/testenv", false, true},
 	}
 	for _, c := range cases {
 		if got := broken(m, c.from, c.to, c.test) != ""; got != c.bad {

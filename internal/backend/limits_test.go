@@ -7,20 +7,17 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestCheckFiles: a run that needs more descriptors than the soft limit is
 // refused with the number to ask for.
 func TestCheckFiles(t *testing.T) {
 	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim))
 	low := lim
 	low.Cur = 300
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low))
 	defer syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	if err := CheckFiles(100, 2); err != nil {
 		t.Errorf("264 descriptors under a limit of 300: %v", err)

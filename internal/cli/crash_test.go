@@ -12,6 +12,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // loadCrash reads the one crash record under root.
@@ -109,9 +110,7 @@ func TestCrashNMS(t *testing.T) {
 // power cut; with durability off the cut takes acknowledged ones.
 func TestCrashWorkloadFile(t *testing.T) {
 	crashInParallel(t)
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	rec, _, _ := runCrash(t, filepath.Join("..", "..", "examples", "deposits.toml"), "--db", "sqlite", "--durability", "sync,off",
 		"--power-loss", "--cycles", "1", "--fault-after", "500ms-1s", "--seed", "5")
 	if len(rec.Configs) != 2 {
@@ -168,9 +167,7 @@ func TestCrashBadInput(t *testing.T) {
 // fsync lose acknowledged commits, and dbgauge counts them.
 func TestCrashPowerLoss(t *testing.T) {
 	crashInParallel(t)
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	rec, _, _ := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,lazy", "--power-loss",
 		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "11")
 	if !strings.HasPrefix(rec.Fault, "power loss") {
@@ -202,11 +199,9 @@ func TestCrashPowerLoss(t *testing.T) {
 // has stopped dropping what was never flushed.
 func TestCrashMariaDBPowerLoss(t *testing.T) {
 	crashInParallel(t)
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	if _, _, err := mariadb.FindServer(); err != nil {
-		t.Skip(err) // .ci/run installs mariadb-server: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
 	}
 	rec, _, _ := runCrash(t, "insert", "--db", "mariadb:managed", "--durability", "sync", "--power-loss",
 		"--cycles", "1", "--fault-after", "500ms-1s", "--seed", "3")
@@ -242,11 +237,9 @@ func TestCrashMariaDBPowerLoss(t *testing.T) {
 // cycle), and dbgauge must count them.
 func TestCrashFirebird(t *testing.T) {
 	crashInParallel(t)
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	if _, _, _, _, err := firebird.FindServer(); err != nil {
-		t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
 	}
 	rec, _, _ := runCrash(t, "insert", "--db", "firebird:managed", "--durability", "sync,off", "--power-loss",
 		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "4")

@@ -18,6 +18,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // onlyResult loads the one result under root.
@@ -107,7 +108,7 @@ func TestBackupEmbedded(t *testing.T) {
 // are acknowledged commits the restore lacks: the check fails, exit 1.
 func TestBackupTampered(t *testing.T) {
 	if _, err := exec.LookPath("sqlite3"); err != nil {
-		t.Skip(err) // .ci/run installs sqlite3
+		testenv.Need(t, err) // .ci/run installs sqlite3
 	}
 	root := t.TempDir()
 	done := make(chan error, 1)
@@ -145,10 +146,10 @@ func TestBackupServers(t *testing.T) {
 	for _, db := range []string{"mariadb", "firebird"} {
 		t.Run(db, func(t *testing.T) {
 			if _, _, err := mariadb.FindServer(); db == "mariadb" && err != nil {
-				t.Skip(err) // .ci/run installs it
+				testenv.Need(t, err) // .ci/run installs it
 			}
 			if _, _, _, _, err := firebird.FindServer(); db == "firebird" && err != nil {
-				t.Skip(err)
+				testenv.Need(t, err)
 			}
 			root := t.TempDir()
 			// insert only adds ids: those acknowledged before the backup

@@ -15,12 +15,13 @@ import (
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 func needPostgres(t *testing.T) {
 	t.Helper()
 	if _, err := postgres.FindServer(""); err != nil {
-		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs PostgreSQL: in CI this never skips
 	}
 }
 
@@ -152,9 +153,7 @@ func TestCrashPostgres(t *testing.T) {
 func TestCrashPostgresPowerLoss(t *testing.T) {
 	crashInParallel(t)
 	needPostgres(t)
-	if err := powerloss.Available(); err != nil {
-		t.Skip(err)
-	}
+	testenv.Need(t, powerloss.Available())
 	// Each durability on its own, both at once: a cycle's initdb and
 	// recovery go through the test disk, slow under -race, and mostly wait.
 	for _, durability := range []string{"sync", "off"} {

@@ -20,6 +20,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/htmlreport/browsertest"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/stats"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -55,7 +56,7 @@ func render(t *testing.T, p htmlreport.Page) []byte {
 func browse(t *testing.T, name string, page []byte) {
 	t.Helper()
 	if _, err := browsertest.Chromium(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	dir := screenshots(t)
 	path := filepath.Join(dir, name+".html")

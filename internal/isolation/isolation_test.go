@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/isolation"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestSummarize: Hermitage's marks from a column's cases: R/O only when
@@ -95,7 +96,7 @@ func TestSQLite(t *testing.T) {
 // waits, then fails.
 func TestPostgres(t *testing.T) {
 	if _, err := postgres.FindServer(""); err != nil {
-		t.Skip(err) // .ci/run installs PostgreSQL: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs PostgreSQL: in CI this never skips
 	}
 	expect(t, run(t, postgres.Spec, backend.ReadCommitted, "G1b", "P4", "G2-item"),
 		map[string]string{"G1b": isolation.Prevented, "P4": isolation.Anomaly, "G2-item": isolation.Anomaly})
@@ -108,7 +109,7 @@ func TestPostgres(t *testing.T) {
 // uncommitted rows.
 func TestMariaDB(t *testing.T) {
 	if _, _, err := mariadb.FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	expect(t, run(t, mariadb.Spec, backend.RepeatableRead, "G-single", "G-single-write"),
 		map[string]string{"G-single": isolation.Prevented, "G-single-write": isolation.Anomaly})
@@ -120,7 +121,7 @@ func TestMariaDB(t *testing.T) {
 // update_conflict.
 func TestFirebird(t *testing.T) {
 	if _, _, _, _, err := firebird.FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	expect(t, run(t, firebird.Spec, backend.ReadCommitted, "P4"), map[string]string{"P4": isolation.BlockedThenAborted})
 }

@@ -253,13 +253,18 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		case <-deadline:
 			now := time.Now()
 			if phase.Name == Warmup {
+				// Measuring from before the warm-up's last interval
+				// closes: a unit drawn for the warm-up ends in the measure
+				// phase only if it was in flight now, one a client at
+				// most, however long this goroutine waits for a CPU or
+				// PhaseBegins for the engine's counters.
+				r.measuring.Store(true)
 				tick(now)
 				phase = metrics.NewPhase(Measure, metricsShape(shape), now)
 				phases = append(phases, phase)
 				if obs != nil {
 					obs.PhaseBegins(phase)
 				}
-				r.measuring.Store(true)
 				ticker.Reset(cfg.Tick)
 				deadline, deadlineAt = nil, time.Time{}
 				if cfg.Duration > 0 {

@@ -133,8 +133,9 @@ func TestWarmupIsItsOwnPhase(t *testing.T) {
 	if len(out.Phases) != 2 || out.Phases[0].Name != Warmup || !out.Phases[0].Discarded || out.Phases[0].OK() == 0 {
 		t.Fatalf("phases %+v", out.Phases)
 	}
-	if d := out.Phases[1].End.Sub(out.Phases[1].Start); d < 300*time.Millisecond || d > time.Second {
-		t.Fatalf("measure phase lasted %v, want about 300ms", d)
+	returned := time.Now()
+	if d := out.Phases[1].End.Sub(out.Phases[1].Start); d < 300*time.Millisecond || out.Phases[1].End.After(returned) {
+		t.Fatalf("measure phase lasted %v and ended %v before Run returned: want its 300ms at least, ended by then", d, returned.Sub(out.Phases[1].End))
 	}
 }
 
@@ -297,7 +298,7 @@ func (w *waitingClient) Waits(int) (time.Duration, time.Duration) { return w.key
 // TestWaitsAreNotLatency: a client's keying and think times (TPC-C's
 // --wait) pace its units but are in no unit's latency: units of 1 ms with
 // 20 ms of waiting around each are timed at about 1 ms, and a client does
-// about one in 21 ms.
+// at most one in 21 ms.
 func TestWaitsAreNotLatency(t *testing.T) {
 	out, err := Run(context.Background(), Config{Clients: 2, Duration: 600 * time.Millisecond}, shape,
 		func(context.Context, int, *rand.Rand) (workload.Client, error) {
@@ -312,9 +313,11 @@ func TestWaitsAreNotLatency(t *testing.T) {
 	if rec.All.MaxUs >= 12000 {
 		t.Errorf("a unit's latency reached %d µs: the keying time (12 ms) is in it", rec.All.MaxUs)
 	}
-	// 2 clients × 600 ms ÷ 21 ms ≈ 57 units; without the waits, about 1,000.
-	if rec.OK < 30 || rec.OK > 70 {
-		t.Errorf("%d units in 600 ms on 2 clients: want about 57 with 20 ms of waits around each", rec.OK)
+	// The waits pace the units: 2 clients × 600 ms ÷ 21 ms ≈ 57 units at
+	// most (and the two in flight at the end); without them, about 1,000.
+	// How close to 57 a run comes is the machine's speed.
+	if rec.OK == 0 || rec.OK > 60 {
+		t.Errorf("%d units in 600 ms on 2 clients: want some, and no more than 60 with 20 ms of waits around each", rec.OK)
 	}
 }
 

@@ -1,17 +1,21 @@
 package server
 
 import (
+	"bufio"
 	"os/exec"
 	"testing"
-	"time"
 )
 
 // TestTreeCPU: a process tree's CPU counts its live children and, once they
 // have exited and been reaped, keeps their time (in the parent's).
 func TestTreeCPU(t *testing.T) {
-	// A child burns CPU for about half a second, is reaped by the shell,
-	// and the shell waits.
-	cmd := exec.Command("sh", "-c", `sh -c 'end=$(($(date +%s%N) + 500000000)); while [ $(date +%s%N) -lt $end ]; do :; done' & wait; echo done; sleep 30`)
+	// A child burns CPU until its own clock reads 0.4 s of CPU (40 ticks
+	// of /proc/PID/stat's utime+stime, read with the shell's builtins: no
+	// process of its own), however long a busy machine makes that take;
+	// the shell reaps it and waits.
+	const burn = 40 * clockTick
+	child := `echo go; while :; do read -r l < /proc/$$/stat; set -- $l; [ $((${14} + ${15})) -ge 40 ] && break; done`
+	cmd := exec.Command("sh", "-c", `sh -c '`+child+`' & wait; echo done; sleep 30`)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +24,10 @@ func TestTreeCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	time.Sleep(200 * time.Millisecond)
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "go" { // the child runs
+		t.Fatalf("the child did not start: %q %v", lines.Text(), lines.Err())
+	}
 	during, n, err := TreeCPU(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
@@ -28,16 +35,16 @@ func TestTreeCPU(t *testing.T) {
 	if n < 2 {
 		t.Errorf("%d processes while the child runs, want at least 2", n)
 	}
-	if _, err := out.Read(make([]byte, 5)); err != nil { // "done": the child was reaped
-		t.Fatal(err)
+	if !lines.Scan() || lines.Text() != "done" { // the child was reaped
+		t.Fatalf("the shell did not reap the child: %q %v", lines.Text(), lines.Err())
 	}
 	after, n, err := TreeCPU(cmd.Process.Pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("during %s, after %s (%d processes)", during, after, n)
-	if after < 300*time.Millisecond || after < during {
-		t.Errorf("the tree used %s by the end (%s while the child ran), want the child's ~0.5 s", after, during)
+	if after < burn || after < during {
+		t.Errorf("the tree used %s by the end (%s while the child ran), want at least the child's own %s", after, during, burn)
 	}
 	if _, _, err := TreeCPU(1 << 30); err == nil {
 		t.Error("no error for a process that does not exist")

@@ -10,6 +10,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/session"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestServerMemory(t *testing.T) {
 	needPostgres(t)
 	if err := server.CheckMemoryCgroup(); err != nil {
-		t.Skip("--server-memory needs root and a writable memory cgroup: ", err)
+		testenv.Skip(t, "--server-memory needs root and a writable memory cgroup: "+err.Error())
 	}
 	w := spec(t, "kv")
 	v := session.NewValues(w)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -18,9 +19,7 @@ func TestSlottedProcedures(t *testing.T) {
 	}
 	for db, find := range dbs {
 		t.Run(db, func(t *testing.T) {
-			if err := find(); err != nil {
-				t.Skip(err) // .ci/run installs both servers: in CI this never skips
-			}
+			testenv.Need(t, find()) // .ci/run installs both servers: in CI this never skips
 			res := workloadtest.Run(t, spec(t, "nms"), map[string]string{"db": db, "procedure": "true", "units": "60", "lines": "300", "ops-per-call": "9"})
 			if m := res.Phase("measure"); m.Ops[len(m.Ops)-1].Count != 60 {
 				t.Fatalf("%d procedure calls, want 60", m.Ops[len(m.Ops)-1].Count)

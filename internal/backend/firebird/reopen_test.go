@@ -11,6 +11,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestFirebirdReopen: a server killed with SIGKILL (its whole process tree,
@@ -19,7 +20,7 @@ import (
 // validation passes, and Close removes the instance.
 func TestFirebirdReopen(t *testing.T) {
 	if _, _, _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	for _, mode := range []string{"Super", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
@@ -74,7 +75,7 @@ func TestFirebirdReopen(t *testing.T) {
 // instead of waiting for a server that will never serve it.
 func TestFirebirdReopenBroken(t *testing.T) {
 	if _, _, _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	f, _ := startFilled(t, "Super")
 	if err := f.Kill(); err != nil {

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 func TestFirebird(t *testing.T) {
 	if _, _, _, _, err := FindServer(); err != nil {
-		t.Skip(err) // .ci/run installs firebird3.0-server: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
@@ -67,7 +68,7 @@ func startFilled(t *testing.T, mode string) (*Server, *sql.DB) {
 // again on the same port and keeps what was committed before.
 func TestFirebirdCrashRestart(t *testing.T) {
 	if _, _, _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
@@ -105,7 +106,7 @@ func TestFirebirdCrashRestart(t *testing.T) {
 // file the same server opens, holds the rows committed before it.
 func TestFirebirdBackup(t *testing.T) {
 	if _, _, _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) { firebirdBackup(t, mode) })

@@ -7,6 +7,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestCancelKills: statements hand the driver no cancelable context, so the
@@ -15,7 +16,7 @@ import (
 // every statement after it.
 func TestCancelKills(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	db, err := Spec.Open(context.Background(), backend.Options{DB: "mariadb:managed", Dir: t.TempDir(), Prepare: backend.Once, Durability: backend.Sync, Conns: 2})
 	if err != nil {

@@ -13,11 +13,12 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 func TestMariaDB(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
-		t.Skip(err) // .ci/run installs mariadb-server: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
 	}
 	m, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
 	if err != nil {
@@ -85,7 +86,7 @@ func startFilled(t *testing.T, dir string) (*Server, *sql.DB) {
 // again and keeps what was committed before.
 func TestMariaDBCrashRestart(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	m, db := startFilled(t, t.TempDir())
 	pid := m.Pid()
@@ -112,10 +113,10 @@ func TestMariaDBCrashRestart(t *testing.T) {
 // server, holds the rows committed before it.
 func TestMariaDBBackup(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	if _, err := FindMariabackup(); err != nil {
-		t.Skip(err) // .ci/run installs mariadb-backup: in CI this never skips
+		testenv.Need(t, err) // .ci/run installs mariadb-backup: in CI this never skips
 	}
 	ctx := context.Background()
 	dir := t.TempDir()

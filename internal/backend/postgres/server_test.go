@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 func startPG(t *testing.T, settings map[string]string) *Server {
 	t.Helper()
 	if _, err := FindServer(""); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	p, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: settings})
 	if err != nil {

@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/htmlreport/browsertest"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestCheckSeesTrouble proves the checker can fail: a page that logs an
 // error, throws, and asks the network for an image is reported as such.
 func TestCheckSeesTrouble(t *testing.T) {
 	if _, err := browsertest.Chromium(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	dir := t.TempDir()
 	page := filepath.Join(dir, "bad.html")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/server"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // pgBin finds pgbench, initdb and postgres together (a workload may not
@@ -44,7 +45,7 @@ func startPostgres(t *testing.T, bin string) (string, int) {
 	t.Helper()
 	acct, err := server.AccountFor("postgres")
 	if err != nil {
-		t.Skipf("no account to run PostgreSQL as: %v", err)
+		testenv.Skip(t, "no account to run PostgreSQL as: "+err.Error())
 	}
 	f, err := server.MakeFolders(acct, t.TempDir(), "", "postgres")
 	if err != nil {
@@ -86,7 +87,7 @@ func TestAgainstPgbench(t *testing.T) {
 	}
 	bin := pgBin()
 	if bin == "" {
-		t.Skip("pgbench, initdb and postgres not found")
+		testenv.Skip(t, "pgbench, initdb and postgres not found: apt-get install postgresql")
 	}
 	socket, port := startPostgres(t, bin)
 

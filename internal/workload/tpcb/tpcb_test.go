@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcb"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -18,7 +19,7 @@ import (
 func TestBalancesMoveTogether(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
-		t.Skip("no sqlite3 shell: apt-get install sqlite3")
+		testenv.Skip(t, "no sqlite3 shell: apt-get install sqlite3")
 	}
 	db := filepath.Join(t.TempDir(), "tpcb.db")
 	args := map[string]string{"db": "sqlite:" + db, "units": "200", "clients": "2"}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/tpcc"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -22,7 +23,7 @@ import (
 func TestRunOnSQLite(t *testing.T) {
 	sqlite3, err := exec.LookPath("sqlite3")
 	if err != nil {
-		t.Skip("no sqlite3 shell: apt-get install sqlite3")
+		testenv.Skip(t, "no sqlite3 shell: apt-get install sqlite3")
 	}
 	db := filepath.Join(t.TempDir(), "tpcc.db")
 	args := map[string]string{"db": "sqlite:" + db, "units": "300", "clients": "4", "check": "load"}
