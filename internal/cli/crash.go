@@ -179,15 +179,62 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				fmt.Fprintln(env.Stdout, "  "+c.Summary)
 			}
 		}
-		switch {
-		case runErr != nil:
-			return exitError{ExitFailed, fmt.Sprintf("%v (what was found is in %s)", runErr, dir)}
-		case interrupted():
-			return exitError{ExitInterrupted, "interrupted: what was found is in " + dir}
-		}
-		return nil
+		code, why := crashExit(rec, int(cycles), runErr, interrupted(), dir)
+		return sayExit(env.Stdout, code, why)
 	}
 	return cmd
+}
+
+// crashExit decides dbgauge crash's exit status and says why: 1 when a
+// configuration broke its engine's promise or failed a check (did not open
+// again, failed its integrity check, held rows no commit made), whatever
+// else happened, since that finding stands; 3 when a cycle, or the crash
+// itself, could not be run; 0 when every cycle ran and every judgement held.
+func crashExit(rec *result.Crash, cycles int, runErr error, interrupted bool, dir string) (int, string) {
+	o := crash.Tally(rec)
+	planned := cycles * len(rec.Configs)
+	if interrupted {
+		return ExitInterrupted, fmt.Sprintf("interrupted after %d of %d cycles: what was found is in %s", o.Cycles, planned, dir)
+	}
+	short := ""
+	if n := len(o.NotRun) + planned - o.Cycles; n > 0 || runErr != nil {
+		first := ""
+		if len(o.NotRun) > 0 {
+			first = o.NotRun[0]
+		}
+		if runErr != nil {
+			first = runErr.Error()
+		}
+		short = fmt.Sprintf("%d of %s could not be run: %s", n, nOf(planned, "cycle"), first)
+	}
+	var broken []string
+	if n := len(o.NotDocumented); n > 0 {
+		broken = append(broken, nOf(n, "configuration")+" NOT as documented: "+strings.Join(o.NotDocumented, "; "))
+	}
+	if n := len(o.Failed); n > 0 {
+		broken = append(broken, nOf(n, "configuration")+" failed a check: "+strings.Join(o.Failed, "; "))
+	}
+	switch {
+	case len(broken) > 0:
+		why := strings.Join(broken, "; ")
+		if short != "" {
+			why += "; besides, " + short
+		}
+		return ExitUnmet, why
+	case short != "":
+		return ExitFailed, short + " (what was found is in " + dir + ")"
+	}
+	held := []string{"every database opened again", "passed its integrity check", "held no row that no commit made"}
+	judged := 0
+	for _, c := range rec.Configs {
+		if c.Verdict != "" {
+			judged++
+		}
+	}
+	if judged == len(rec.Configs) {
+		held = append([]string{"every configuration as documented"}, held...)
+	}
+	return ExitOK, fmt.Sprintf("all %s ran and every judgement held: %s", nOf(planned, "cycle"), strings.Join(held, ", "))
 }
 
 // parseWindow reads "1s-3s" (or one duration).
