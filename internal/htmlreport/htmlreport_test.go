@@ -421,9 +421,12 @@ func fakeMatrix(axes []axis, repeat int, skip map[string]bool) *analysis.Matrix 
 func TestMatrixPage(t *testing.T) {
 	m := fakeMatrix([]axis{{"durability", []string{"sync", "off"}}, {"commit", []string{"op", "every:10"}}}, 3,
 		map[string]bool{"durability=off commit=op#3": true})
+	m.Failures = []analysis.Failure{{Cell: "003-r2", Key: "durability=off commit=op", Dir: "003-r2",
+		Checks: []result.Check{{Name: "G2-item (write skew)", Detail: "3, e.g. T12 read key 4 as [1 2] then T15 appended 3 to it"}}}}
 	page := render(t, htmlreport.Page{Matrix: m})
 	selfContained(t, "matrix", page)
-	for _, want := range []string{"Effect of durability", "Effect of commit", "r1</a>", `href="001-r1/report.html"`, "noisy", "1 cell missing"} {
+	for _, want := range []string{"Effect of durability", "Effect of commit", "r1</a>", `href="001-r1/report.html"`, "noisy", "1 cell missing",
+		"Failed checks and requirements", `href="003-r2/report.html"`, "G2-item (write skew)", "3, e.g. T12 read key 4", "1 cell failed a check or a requirement"} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the matrix page lacks %q", want)
 		}
