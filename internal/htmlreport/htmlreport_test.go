@@ -593,6 +593,7 @@ func TestPerMinuteFigure(t *testing.T) {
 		Engine: result.Engine{Name: "sqlite", Version: "3.54.1"},
 		Summary: result.Summary{Metric: "transactions/s", Rate: 3, OK: 450, Seconds: 150, ChecksOK: true, Figures: []result.Figure{
 			{Name: "tpmC", Value: 61.2, Unit: "New-Orders/min", Detail: "every New-Order", Kinds: []string{"new-order", "new-order-rollback"}},
+			{Name: "efficiency", Value: 476, Unit: "%", Kinds: []string{"new-order", "new-order-rollback"}, Of: 12.86},
 			{Name: "payment p90", Value: 1.5, Unit: "ms", Pass: &pass}}},
 		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(150 * time.Second), Seconds: 150, OK: 450,
 			All: result.Latency{Name: "all", Count: 450}, Units: []result.Latency{{Name: "new-order", Count: 150}, {Name: "new-order-rollback", Count: 3}, {Name: "payment", Count: 297}}}},
@@ -614,6 +615,15 @@ func TestPerMinuteFigure(t *testing.T) {
 	}
 	if bytes.Contains(page, []byte(`"data":[60,120,`)) || bytes.Contains(page, []byte(`"3"`)) {
 		t.Error("the partial third minute is drawn")
+	}
+	if bytes.Contains(page, []byte("tpmC and efficiency per minute")) {
+		t.Error("a share of a ceiling (efficiency) is drawn as New-Orders per minute")
+	}
+	// Without --wait the efficiency has no value: its card says n/a and why.
+	res.Summary.Figures[1] = result.Figure{Name: "efficiency", Unit: "%", NA: "no keying or think times (--wait)"}
+	page = render(t, htmlreport.Page{Run: res})
+	if !bytes.Contains(page, []byte("n/a")) || !bytes.Contains(page, []byte("no keying or think times (--wait)")) {
+		t.Error("the efficiency without --wait does not say n/a and why")
 	}
 }
 
