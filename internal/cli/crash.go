@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,10 +97,11 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 			return err
 		}
 		fault := "kill -9"
+		var powerless error // --power-loss asked for, and not possible here
 		if power {
 			if err := powerloss.Available(); err != nil {
 				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
-				power = false
+				power, powerless = false, err
 			} else {
 				fault = "power loss (kill -9, then every write never flushed dropped)"
 			}
@@ -179,6 +181,9 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				fmt.Fprintln(env.Stdout, "  "+c.Summary)
 			}
 		}
+		if powerless != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("--power-loss could not be run here, every cycle was a kill -9 only: %w", powerless))
+		}
 		code, why := crashExit(rec, int(cycles), runErr, interrupted(), dir)
 		return sayExit(env.Stdout, code, why)
 	}
@@ -196,17 +201,21 @@ func crashExit(rec *result.Crash, cycles int, runErr error, interrupted bool, di
 	if interrupted {
 		return ExitInterrupted, fmt.Sprintf("interrupted after %d of %d cycles: what was found is in %s", o.Cycles, planned, dir)
 	}
-	short := ""
-	if n := len(o.NotRun) + planned - o.Cycles; n > 0 || runErr != nil {
-		first := ""
-		if len(o.NotRun) > 0 {
-			first = o.NotRun[0]
-		}
-		if runErr != nil {
-			first = runErr.Error()
-		}
-		short = fmt.Sprintf("%d of %s could not be run: %s", n, nOf(planned, "cycle"), first)
+	var shorts []string // what could not be run, and why
+	n := len(o.NotRun) + planned - o.Cycles
+	switch {
+	case len(o.NotRun) > 0:
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run: %s", n, nOf(planned, "cycle"), o.NotRun[0]))
+	case n > 0 && runErr != nil: // the crash stopped early
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run: %v", n, nOf(planned, "cycle"), runErr))
+		runErr = nil
+	case n > 0:
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run", n, nOf(planned, "cycle")))
 	}
+	if runErr != nil {
+		shorts = append(shorts, runErr.Error())
+	}
+	short := strings.Join(shorts, "; ")
 	var broken []string
 	if n := len(o.NotDocumented); n > 0 {
 		broken = append(broken, nOf(n, "configuration")+" NOT as documented: "+strings.Join(o.NotDocumented, "; "))

@@ -342,6 +342,8 @@ func TestCrashExitPrecedence(t *testing.T) {
 		{"interrupted", broken, 2, nil, true, ExitInterrupted, "interrupted after 2 of 2 cycles: what was found is in DIR"},
 		{"stopped early", rec(result.CrashCycle{N: 1, Started: true, IntegrityOK: true}), 3, errors.New("save: disk full"), false, ExitFailed,
 			"2 of 3 cycles could not be run: save: disk full (what was found is in DIR)"},
+		{"no power loss here", rec(result.CrashCycle{N: 1, Started: true, IntegrityOK: true}), 1, errors.New("--power-loss could not be run here, every cycle was a kill -9 only: no /dev/fuse"), false, ExitFailed,
+			"--power-loss could not be run here, every cycle was a kill -9 only: no /dev/fuse (what was found is in DIR)"},
 	} {
 		code, why := crashExit(c.rec, c.cycles, c.err, c.interrupted, "DIR")
 		if code != c.code || why != c.why {
