@@ -37,6 +37,37 @@ type Matrix struct {
 	Scaling *Scaling       `json:"scaling,omitempty"`
 	Data    *DataCurve     `json:"data,omitempty"` // throughput against data size (--dataset or --records an axis)
 	Missing int            `json:"missing"`        // cells with no completed result
+	// Failures are the completed cells whose consistency checks failed or
+	// whose requirements were not met, combination by combination.
+	Failures []Failure `json:"failures,omitempty"`
+}
+
+// Failure is a completed cell that failed: each of its checks that failed,
+// with what it found (its detail leads with the figure: "3, e.g. …"), and
+// each requirement it did not meet, with what was measured.
+type Failure struct {
+	Cell     string           `json:"cell"` // "007-r2"
+	Key      string           `json:"key"`  // "isolation=read-committed"
+	Dir      string           `json:"dir"`  // its result folder, relative to the matrix folder
+	Checks   []result.Check   `json:"checks,omitempty"`
+	Verdicts []result.Verdict `json:"verdicts,omitempty"`
+}
+
+// FailureOf returns r's failed checks and unmet requirements as cell's
+// Failure, and whether it has any.
+func FailureOf(cell result.Cell, r *result.Result) (Failure, bool) {
+	f := Failure{Cell: cell.ID, Key: cell.Key, Dir: cell.Dir}
+	for _, c := range r.Checks {
+		if !c.OK {
+			f.Checks = append(f.Checks, c)
+		}
+	}
+	for _, v := range r.Verdicts {
+		if !v.OK {
+			f.Verdicts = append(f.Verdicts, v)
+		}
+	}
+	return f, len(f.Checks)+len(f.Verdicts) > 0
 }
 
 // Effect is what changing one knob does, everything else held equal.

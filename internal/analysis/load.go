@@ -156,6 +156,9 @@ func LoadMatrix(dir string) (*Matrix, error) {
 				return nil, fmt.Errorf("cell %s: %w", cell.ID, err)
 			}
 			runs, dirs = append(runs, r), append(dirs, cell.Dir)
+			if f, failed := FailureOf(cell, r); failed {
+				out.Failures = append(out.Failures, f)
+			}
 		}
 		g := NewGroup(key, c, runs, dirs, out.Metrics)
 		byKey[key] = g

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,22 +66,47 @@ func newCheckSpecCmd(ctx context.Context, env *Env, spec workload.Spec, use, sho
 			return err
 		}
 		checks, eng, err := plan.CheckOnly(ctx)
-		if err != nil {
+		if len(checks) == 0 {
+			if err == nil && spec.Name == script.Spec.Name {
+				return knob.Bad("add a [[check]] to it (docs/workload-file.md)", "%s has no [[check]] to run", what)
+			}
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "%s on %s %s\n", what, eng.Name, eng.Version)
-		failed := 0
+		var failed []string
 		for _, c := range checks {
 			mark := "✓"
 			if !c.OK {
-				mark, failed = "✗", failed+1
+				mark, failed = "✗", append(failed, c.Name+" ("+c.Detail+")")
 			}
 			fmt.Fprintf(env.Stdout, "  %s %s  %s\n", mark, c.Name, c.Detail)
 		}
-		if failed > 0 {
-			return exitError{code: ExitUnmet, msg: fmt.Sprintf("%d of %d checks failed", failed, len(checks))}
-		}
-		return nil
+		code, why := checkExit(len(checks), failed, err)
+		return sayExit(env.Stdout, code, why)
 	}
 	return cmd
+}
+
+// checkExit decides dbgauge check's exit status and says why: 1 when a check
+// failed (naming each, with what it found), whatever else happened; 3 when
+// not every check could be run; 0 when all ran and hold.
+func checkExit(ran int, failed []string, err error) (int, string) {
+	short := ""
+	if err != nil {
+		short = fmt.Sprintf("after %s, the checks could not go on: %v", nOf(ran, "check"), err)
+	}
+	switch {
+	case len(failed) > 0:
+		why := fmt.Sprintf("%d of %d checks failed: %s", len(failed), ran, strings.Join(failed, "; "))
+		if short != "" {
+			why += "; besides, " + short
+		}
+		return ExitUnmet, why
+	case short != "":
+		return ExitFailed, short
+	}
+	if ran == 1 {
+		return ExitOK, "the one check holds"
+	}
+	return ExitOK, fmt.Sprintf("all %d checks hold", ran)
 }

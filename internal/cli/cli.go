@@ -22,9 +22,9 @@ import (
 // Exit codes, the one table that maps outcomes to the process status.
 const (
 	ExitOK          = 0   // ran, checks passed, requirements met
-	ExitUnmet       = 1   // a requirement was not met, or a consistency check failed
+	ExitUnmet       = 1   // a requirement was not met, a consistency check failed, or a promise was broken (crash)
 	ExitUsage       = 2   // bad input: nothing was run
-	ExitFailed      = 3   // the run began and failed (engine error): the result says how far it got
+	ExitFailed      = 3   // the run began and failed, or not all of it could run: the result says how far it got
 	ExitInterrupted = 130 // stopped by a signal: what was measured is saved
 )
 

@@ -195,3 +195,25 @@ func TestClusterBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestClusterFailoverThatDidNotHappen: a failover asked for and never made
+// (the run's 30 units were done before --at) is not a success: exit 3, the
+// last line saying why, alone and as the cells of --cycles (a cell that exits
+// 3 did not complete, whatever its result's status). It exited 0.
+func TestClusterFailoverThatDidNotHappen(t *testing.T) {
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--topology", "1", "--at", "20s", "--units", "30",
+		"--warmup", "0", "--results", root, "--ceiling", "off")
+	if code != ExitFailed || !strings.HasPrefix(lastLine(errs), "dbgauge: the failover failed: the measure phase ended first") {
+		t.Fatalf("exit %d, last line %q\n%s\n%s", code, lastLine(errs), out, errs)
+	}
+	root = t.TempDir()
+	code, out, errs = runCLI(t, nil, "cluster", "failover", "insert", "--topology", "1", "--at", "20s", "--units", "30", "--cycles", "2",
+		"--warmup", "0", "--results", root, "--ceiling", "off")
+	want := "exit 3: 2 of 2 cells did not complete (dbgauge run insert --resume "
+	if code != ExitFailed || !strings.HasPrefix(lastLine(out), want) || !strings.Contains(lastLine(out), "001-r1 (the run): exit status 3: the failover failed: the measure phase ended first") {
+		t.Fatalf("exit %d, last line %q, want %q…\n%s\n%s", code, lastLine(out), want, out, errs)
+	}
+	noServersLeft(t, cellResults(t, root))
+}

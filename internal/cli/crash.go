@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -96,10 +97,11 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 			return err
 		}
 		fault := "kill -9"
+		var powerless error // --power-loss asked for, and not possible here
 		if power {
 			if err := powerloss.Available(); err != nil {
 				fmt.Fprintf(env.Stderr, "dbgauge: --power-loss needs FUSE, which is not available here (%v): running process kills only\n", err)
-				power = false
+				power, powerless = false, err
 			} else {
 				fault = "power loss (kill -9, then every write never flushed dropped)"
 			}
@@ -179,15 +181,69 @@ func newCrashWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelFun
 				fmt.Fprintln(env.Stdout, "  "+c.Summary)
 			}
 		}
-		switch {
-		case runErr != nil:
-			return exitError{ExitFailed, fmt.Sprintf("%v (what was found is in %s)", runErr, dir)}
-		case interrupted():
-			return exitError{ExitInterrupted, "interrupted: what was found is in " + dir}
+		if powerless != nil {
+			runErr = errors.Join(runErr, fmt.Errorf("--power-loss could not be run here, every cycle was a kill -9 only: %w", powerless))
 		}
-		return nil
+		code, why := crashExit(rec, int(cycles), runErr, interrupted(), dir)
+		return sayExit(env.Stdout, code, why)
 	}
 	return cmd
+}
+
+// crashExit decides dbgauge crash's exit status and says why: 1 when a
+// configuration broke its engine's promise or failed a check (did not open
+// again, failed its integrity check, held rows no commit made), whatever
+// else happened, since that finding stands; 3 when a cycle, or the crash
+// itself, could not be run; 0 when every cycle ran and every judgement held.
+func crashExit(rec *result.Crash, cycles int, runErr error, interrupted bool, dir string) (int, string) {
+	o := crash.Tally(rec)
+	planned := cycles * len(rec.Configs)
+	if interrupted {
+		return ExitInterrupted, fmt.Sprintf("interrupted after %d of %d cycles: what was found is in %s", o.Cycles, planned, dir)
+	}
+	var shorts []string // what could not be run, and why
+	n := len(o.NotRun) + planned - o.Cycles
+	switch {
+	case len(o.NotRun) > 0:
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run: %s", n, nOf(planned, "cycle"), o.NotRun[0]))
+	case n > 0 && runErr != nil: // the crash stopped early
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run: %v", n, nOf(planned, "cycle"), runErr))
+		runErr = nil
+	case n > 0:
+		shorts = append(shorts, fmt.Sprintf("%d of %s could not be run", n, nOf(planned, "cycle")))
+	}
+	if runErr != nil {
+		shorts = append(shorts, runErr.Error())
+	}
+	short := strings.Join(shorts, "; ")
+	var broken []string
+	if n := len(o.NotDocumented); n > 0 {
+		broken = append(broken, nOf(n, "configuration")+" NOT as documented: "+strings.Join(o.NotDocumented, "; "))
+	}
+	if n := len(o.Failed); n > 0 {
+		broken = append(broken, nOf(n, "configuration")+" failed a check: "+strings.Join(o.Failed, "; "))
+	}
+	switch {
+	case len(broken) > 0:
+		why := strings.Join(broken, "; ")
+		if short != "" {
+			why += "; besides, " + short
+		}
+		return ExitUnmet, why
+	case short != "":
+		return ExitFailed, short + " (what was found is in " + dir + ")"
+	}
+	held := []string{"every database opened again", "passed its integrity check", "held no row that no commit made"}
+	judged := 0
+	for _, c := range rec.Configs {
+		if c.Verdict != "" {
+			judged++
+		}
+	}
+	if judged == len(rec.Configs) {
+		held = append([]string{"every configuration as documented"}, held...)
+	}
+	return ExitOK, fmt.Sprintf("all %s ran and every judgement held: %s", nOf(planned, "cycle"), strings.Join(held, ", "))
 }
 
 // parseWindow reads "1s-3s" (or one duration).

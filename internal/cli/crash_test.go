@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -265,5 +266,81 @@ func TestCrashFirebird(t *testing.T) {
 			t.Errorf("%s: promise %q, verdict %q", c.Key, c.Promise, c.Verdict)
 		}
 		t.Log(c.Summary)
+	}
+}
+
+// TestCrashExitCodes: dbgauge crash exits 0 only when every cycle ran and
+// every judgement held, 1 when a configuration broke its engine's promise
+// (a lost commit planted by testdata/undone.toml, which deletes each deposit
+// it acknowledged: SQLite in sync mode promises to keep them), and 3 when
+// no cycle could be run (testdata/refused.toml: a schema SQLite refuses);
+// the summary's last line says which and why.
+func TestCrashExitCodes(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		code int
+		last string
+	}{
+		{"clean", []string{"insert"}, ExitOK,
+			"exit 0: all 2 cycles ran and every judgement held: every configuration as documented, every database opened again, passed its integrity check"},
+		{"lost", []string{filepath.Join("testdata", "undone.toml")}, ExitUnmet,
+			"exit 1: 1 configuration NOT as documented: durability=sync workload-file=testdata/undone.toml: "},
+		{"not_run", []string{filepath.Join("testdata", "refused.toml")}, ExitFailed,
+			"exit 3: 2 of 2 cycles could not be run: durability=sync workload-file=testdata/refused.toml cycle 1: the run ended before its first commit"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			crashInParallel(t)
+			root := t.TempDir()
+			args := append([]string{"crash"}, c.args...)
+			args = append(args, "--db", "sqlite", "--durability", "sync", "--cycles", "2", "--fault-after", "200ms-400ms", "--seed", "8", "--results", root)
+			code, out, errs := runCLI(t, nil, args...)
+			if code != c.code || !strings.HasPrefix(lastLine(out), c.last) {
+				t.Fatalf("exit %d, want %d; last line %q, want %q…\n%s\n%s", code, c.code, lastLine(out), c.last, out, errs)
+			}
+			if strings.Contains(errs, "dbgauge: exit") || strings.HasPrefix(lastLine(errs), "dbgauge: "+lastLine(out)) {
+				t.Errorf("the reason said twice:\n%s", errs)
+			}
+			rec, _ := loadCrash(t, root)
+			if c.code == ExitUnmet {
+				cfg := rec.Configs[0]
+				if !strings.HasPrefix(cfg.Verdict, "NOT as documented") || !strings.Contains(lastLine(out), "acknowledged commits lost in 2 of 2 cycles") {
+					t.Errorf("verdict %q, last line %q", cfg.Verdict, lastLine(out))
+				}
+			}
+		})
+	}
+}
+
+// TestCrashExitPrecedence: a broken promise is exit 1 even when other
+// cycles could not be run (the finding stands), and the line says both; an
+// interrupt is 130; a crash that stopped early is 3, counting the cycles
+// it never began.
+func TestCrashExitPrecedence(t *testing.T) {
+	rec := func(cycles ...result.CrashCycle) *result.Crash {
+		return &result.Crash{Configs: []result.CrashConfig{{Key: "durability=sync", Verdict: "as documented", Cycles: cycles}}}
+	}
+	broken := rec(result.CrashCycle{N: 1, Started: false, Error: "the database did not open again"}, result.CrashCycle{N: 2, Harness: true, Error: "no commit"})
+	for _, c := range []struct {
+		name        string
+		rec         *result.Crash
+		cycles      int
+		err         error
+		interrupted bool
+		code        int
+		why         string
+	}{
+		{"failed and not run", broken, 2, nil, false, ExitUnmet,
+			"1 configuration failed a check: durability=sync: did not open again in 1 of 1 cycles; besides, 1 of 2 cycles could not be run: durability=sync cycle 2: no commit"},
+		{"interrupted", broken, 2, nil, true, ExitInterrupted, "interrupted after 2 of 2 cycles: what was found is in DIR"},
+		{"stopped early", rec(result.CrashCycle{N: 1, Started: true, IntegrityOK: true}), 3, errors.New("save: disk full"), false, ExitFailed,
+			"2 of 3 cycles could not be run: save: disk full (what was found is in DIR)"},
+		{"no power loss here", rec(result.CrashCycle{N: 1, Started: true, IntegrityOK: true}), 1, errors.New("--power-loss could not be run here, every cycle was a kill -9 only: no /dev/fuse"), false, ExitFailed,
+			"--power-loss could not be run here, every cycle was a kill -9 only: no /dev/fuse (what was found is in DIR)"},
+	} {
+		code, why := crashExit(c.rec, c.cycles, c.err, c.interrupted, "DIR")
+		if code != c.code || why != c.why {
+			t.Errorf("%s: exit %d %q, want %d %q", c.name, code, why, c.code, c.why)
+		}
 	}
 }

@@ -94,11 +94,40 @@ func probe(ctx context.Context, env *Env, cancel context.CancelFunc, req session
 		report.DiskHeader(env.Stdout, res)
 	}
 	report.DiskFooter(env.Stdout, res, dir)
+	code, why := diskExit(res.Disk.Cells, err, interrupted(), dir)
+	return sayExit(env.Stdout, code, why)
+}
+
+// diskExit decides dbgauge disk's exit status and says why: 3 when the probe
+// failed or any of its cells did (every cell failing gives no ceiling at
+// all, which is never a success), 0 when every cell was measured.
+func diskExit(cells []result.DiskCell, err error, interrupted bool, dir string) (int, string) {
+	var failed []result.DiskCell
+	for _, c := range cells {
+		if c.Error != "" {
+			failed = append(failed, c)
+		}
+	}
 	switch {
 	case err != nil:
-		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
-	case interrupted():
-		return exitError{ExitInterrupted, "interrupted: what was measured is in " + dir}
+		return ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)
+	case interrupted:
+		return ExitInterrupted, fmt.Sprintf("interrupted after %s: what was measured is in %s", nOf(len(cells), "cell"), dir)
+	case len(cells) == 0:
+		return ExitFailed, "no cell was measured"
+	case len(failed) == len(cells):
+		return ExitFailed, fmt.Sprintf("every cell failed (%d of %d), so there is no ceiling: %s", len(failed), len(cells), cellError(failed[0]))
+	case len(failed) > 0:
+		return ExitFailed, fmt.Sprintf("%d of %s failed, the ceiling is the others': %s", len(failed), nOf(len(cells), "cell"), cellError(failed[0]))
 	}
-	return nil
+	return ExitOK, "all " + nOf(len(cells), "cell") + " measured"
+}
+
+// cellError names a failed cell and its error: "8KiB fsync rewrite: write …: no space left on device".
+func cellError(c result.DiskCell) string {
+	direct := ""
+	if c.Direct {
+		direct = " O_DIRECT"
+	}
+	return fmt.Sprintf("%d-byte %s%s %s: %s", c.Block, c.Method, direct, c.Pattern, c.Error)
 }

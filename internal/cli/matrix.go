@@ -253,26 +253,70 @@ func runMatrix(ctx context.Context, env *Env, cancel context.CancelFunc, spec wo
 	if err := summary(env.Stdout, a, html); err != nil {
 		return err
 	}
-	switch {
-	case runErr != nil:
-		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", runErr, dir)}
-	case herr != nil:
-		return exitError{ExitFailed, "write the report: " + herr.Error()}
-	case interrupted() || m.Status == result.Interrupted:
-		return exitError{ExitInterrupted, "interrupted: dbgauge run " + m.Workload + " --resume " + dir + " finishes the matrix"}
-	case m.Status == result.Failed:
-		return exitError{ExitFailed, fmt.Sprintf("%d cell(s) failed: see their results in %s", a.Missing, dir)}
+	code, why := matrixExit(m, a, errors.Join(runErr, herr), interrupted(), dir)
+	if out.json { // stdout is the JSON: the reason goes to stderr
+		if code == ExitOK {
+			return nil
+		}
+		return exitError{code, why}
+	}
+	return sayExit(env.Stdout, code, why)
+}
+
+// matrixExit decides a matrix's exit status (dbgauge run and cluster with a
+// list) and says why: 1 when a cell failed a check or a requirement, each
+// named with what it found, whatever else happened; 3 when a cell did not
+// complete, or the matrix itself failed; 0 when every cell completed and
+// held.
+func matrixExit(m *result.Matrix, a *analysis.Matrix, err error, interrupted bool, dir string) (int, string) {
+	if interrupted || m.Status == result.Interrupted {
+		return ExitInterrupted, "interrupted: dbgauge run " + m.Workload + " --resume " + dir + " finishes the matrix"
+	}
+	short := ""
+	if p := matrix.Pending(m); len(p) > 0 {
+		c := m.Cells[p[0]]
+		short = fmt.Sprintf("%d of %s did not complete (dbgauge run %s --resume %s runs them again): %s (%s): %s",
+			len(p), nOf(len(m.Cells), "cell"), m.Workload, dir, c.ID, keyOr(c.Key), c.Reason)
+	}
+	if err != nil {
+		short = strings.TrimPrefix(short+"; ", "; ") + fmt.Sprintf("%v (what was measured is in %s)", err, dir)
+	}
+	found := map[string]analysis.Failure{}
+	for _, f := range a.Failures {
+		found[f.Cell] = f
 	}
 	var unmet []string
 	for _, c := range m.Cells {
-		if c.Unmet {
-			unmet = append(unmet, c.ID)
+		if !c.Unmet {
+			continue
 		}
+		what := []string{"see its result"}
+		if f, ok := found[c.ID]; ok {
+			what = what[:0]
+			for _, ch := range f.Checks {
+				what = append(what, ch.Name+" "+report.Cut(ch.Detail, 40))
+			}
+			for _, v := range f.Verdicts {
+				what = append(what, "--require "+v.Require+" measured "+report.Measured(v))
+			}
+		}
+		unmet = append(unmet, fmt.Sprintf("%s (%s): %s", c.ID, keyOr(c.Key), strings.Join(what, ", ")))
 	}
-	if len(unmet) > 0 {
-		return exitError{ExitUnmet, fmt.Sprintf("%d cell(s) failed a consistency check or a requirement (%s): see their results in %s", len(unmet), strings.Join(unmet, ", "), dir)}
+	switch {
+	case len(unmet) > 0:
+		why := nOf(len(unmet), "cell") + " failed a check or a requirement: " + strings.Join(unmet, "; ")
+		if short != "" {
+			why += "; besides, " + short
+		}
+		return ExitUnmet, why
+	case short != "":
+		return ExitFailed, short
 	}
-	return nil
+	all := fmt.Sprintf("all %d cells", len(m.Cells))
+	if len(m.Cells) == 1 {
+		all = "the one cell"
+	}
+	return ExitOK, all + " completed; every check holds, every requirement met"
 }
 
 // perCell guesses a cell's wall time before one has run.

@@ -329,3 +329,63 @@ func TestBrowseFolder(t *testing.T) {
 		return nil
 	})
 }
+
+// TestMatrixNamesFailedChecks: a matrix whose cells fail a consistency
+// check names each failed check of each cell with what it found, in its
+// summary, in its last line (exit 1) and in report.html, not only "1 cell
+// failed a consistency check" with the figure left in the cell's result.
+func TestMatrixNamesFailedChecks(t *testing.T) {
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", filepath.Join("testdata", "checked.toml"), "--durability", "sync,off",
+		"--units", "20", "--ceiling", "off", "--results", root)
+	if code != ExitUnmet {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, ExitUnmet, out, errs)
+	}
+	for _, want := range []string{"failed checks and requirements", "001-r1  durability=sync  ✗ ten_rows: values 5, 10", "002-r1  durability=off   ✗ ten_rows: values 5, 10"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the summary lacks %q:\n%s", want, out)
+		}
+	}
+	last := "exit 1: 2 cells failed a check or a requirement: 001-r1 (durability=sync): ten_rows values 5, 10; 002-r1 (durability=off): ten_rows values 5, 10"
+	if lastLine(out) != last {
+		t.Errorf("last line %q, want %q", lastLine(out), last)
+	}
+	page, err := os.ReadFile(filepath.Join(matrixDir(t, root), ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Failed checks and requirements", "ten_rows", "values 5, 10", "2 cells failed a check or a requirement"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// TestMatrixExit: a cell that failed a check is exit 1 even when another
+// cell did not complete (the finding stands, and both are said); cells that
+// did not complete alone are 3; every cell completed and held is 0.
+func TestMatrixExit(t *testing.T) {
+	a := &analysis.Matrix{Failures: []analysis.Failure{{Cell: "001-r1", Key: "isolation=read-committed",
+		Checks: []result.Check{{Name: "G2-item (write skew)", Detail: "3, e.g. T12 read key 4 as [1 2] then T15 appended 3 to it"}}}}}
+	cells := func(cs ...result.Cell) *result.Matrix {
+		return &result.Matrix{Workload: "append", Status: result.Completed, Cells: cs}
+	}
+	unmet := result.Cell{ID: "001-r1", Key: "isolation=read-committed", Status: result.Completed, Unmet: true}
+	failed := result.Cell{ID: "002-r1", Key: "isolation=serializable", Status: result.Failed, Reason: "server died"}
+	ok := result.Cell{ID: "002-r1", Key: "isolation=serializable", Status: result.Completed}
+	for _, c := range []struct {
+		m    *result.Matrix
+		code int
+		why  string
+	}{
+		{cells(unmet, failed), ExitUnmet, "1 cell failed a check or a requirement: 001-r1 (isolation=read-committed): G2-item (write skew) 3, e.g. T12 read key 4 as [1 2] then T1…; " +
+			"besides, 1 of 2 cells did not complete (dbgauge run append --resume DIR runs them again): 002-r1 (isolation=serializable): server died"},
+		{cells(ok, failed), ExitFailed, "1 of 2 cells did not complete (dbgauge run append --resume DIR runs them again): 002-r1 (isolation=serializable): server died"},
+		{cells(ok, ok), ExitOK, "all 2 cells completed; every check holds, every requirement met"},
+	} {
+		code, why := matrixExit(c.m, a, nil, false, "DIR")
+		if code != c.code || why != c.why {
+			t.Errorf("exit %d %q, want %d %q", code, why, c.code, c.why)
+		}
+	}
+}

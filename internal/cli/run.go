@@ -220,6 +220,9 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}
 	case res.Summary.Pass != nil && !*res.Summary.Pass:
 		return exitError{ExitUnmet, "a requirement was not met"}
+	case res.Cluster != nil && res.Cluster.Failover != nil && res.Cluster.Failover.Error != "":
+		// What --failover was to measure did not happen: not all of the run ran.
+		return exitError{ExitFailed, fmt.Sprintf("the failover failed: %s (what was measured is in %s)", res.Cluster.Failover.Error, dir)}
 	}
 	return nil
 }

@@ -83,13 +83,45 @@ marked partial. See docs/many-machines.md.`,
 			if _, err := writeRunReport(w.Dir(), res, ""); err != nil { // a page of its own: ECharts inside
 				return fmt.Errorf("write the report: %w", err)
 			}
-			if res.Merged.Partial {
-				fmt.Fprintln(env.Stderr, "dbgauge: the result is partial: "+strings.Join(res.Merged.Missing, "; "))
-			}
-			return nil
+			code, why := mergeExit(res)
+			return sayExit(env.Stdout, code, why)
 		},
 	}
 	cmd.Flags().StringVar(&out, "out", "", "the folder of the merged result (made; it must not exist)")
 	cmd.Flags().BoolVar(&partial, "partial", false, "merge the shards that completed even when others are missing or incomplete; the result is marked partial")
 	return cmd
+}
+
+// mergeExit decides dbgauge merge's exit status and says why, as a run's:
+// 1 when a check of the whole failed or a requirement is not met (judged
+// again on the whole), whatever else; 3 when the whole is partial (a shard
+// missing or incomplete, merged anyway with --partial): not all of the run
+// is in it; 0 otherwise.
+func mergeExit(res *result.Result) (int, string) {
+	short := ""
+	if m := res.Merged; m != nil && m.Partial {
+		short = fmt.Sprintf("the result is partial, %d of %d shards merged: %s", len(m.Shards), m.Count, strings.Join(m.Missing, "; "))
+	}
+	var failed []string
+	for _, c := range res.Checks {
+		if !c.OK {
+			failed = append(failed, c.Name+" ("+c.Detail+")")
+		}
+	}
+	for _, v := range res.Verdicts {
+		if !v.OK {
+			failed = append(failed, "--require "+v.Require+" (measured "+report.Measured(v)+")")
+		}
+	}
+	switch {
+	case len(failed) > 0:
+		why := "on the whole, " + strings.Join(failed, "; ")
+		if short != "" {
+			why += "; besides, " + short
+		}
+		return ExitUnmet, why
+	case short != "":
+		return ExitFailed, short
+	}
+	return ExitOK, fmt.Sprintf("all %d shards merged; every check of the whole holds, every requirement met", len(res.Merged.Shards))
 }

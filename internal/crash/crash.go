@@ -76,7 +76,8 @@ func (c *Controller) Run(ctx context.Context, rec *result.Crash, stop <-chan str
 			}
 			t, err := c.Target(cfg.Values)
 			if err != nil {
-				return err
+				rec.Status = result.Failed
+				return errors.Join(err, c.save(rec))
 			}
 			cy := c.cycle(ctx, ci, n, t)
 			cfg.Cycles = append(cfg.Cycles, cy)
@@ -370,8 +371,11 @@ func Summarize(cfg *result.CrashConfig) string {
 	}
 	ran := n - dead - harness
 	parts := []string{fmt.Sprintf("0 lost in %d cycles", ran)}
-	if lostCycles > 0 {
+	switch {
+	case lostCycles > 0:
 		parts[0] = fmt.Sprintf("lost up to %d acknowledged commits in %d of %d cycles", maxLost, lostCycles, ran)
+	case ran == 0 && dead == 0:
+		parts[0] = "no cycle ran" // never "0 lost": nothing was put on trial
 	}
 	if harness > 0 {
 		parts = append(parts, fmt.Sprintf("%d cycles could not be run (dbgauge's side: see their errors)", harness))
@@ -384,7 +388,12 @@ func Summarize(cfg *result.CrashConfig) string {
 	} else if ran > 0 {
 		parts = append(parts, "integrity ok")
 	}
-	parts = append(parts, fmt.Sprintf("at most %d in flight (unknown)", maxUnknown))
+	if rows, in := phantoms(cfg); rows > 0 {
+		parts = append(parts, fmt.Sprintf("%d rows present that no commit made, in %d cycles", rows, in))
+	}
+	if ran > 0 {
+		parts = append(parts, fmt.Sprintf("at most %d in flight (unknown)", maxUnknown))
+	}
 	if len(acked) > 0 {
 		parts = append(parts, fmt.Sprintf("%d–%d acknowledged per cycle", slices.Min(acked), slices.Max(acked)))
 		parts = append(parts, fmt.Sprintf("recovery %.0f–%.0f ms", slices.Min(recovery), slices.Max(recovery)))
@@ -442,9 +451,97 @@ func Judge(p *backend.Promise, power bool, cfg *result.CrashConfig) (promise, ve
 	case lostIn > 0:
 		return promise, fmt.Sprintf("NOT as documented: %s keeps every acknowledged commit through %s (%s), yet %d were lost in %d cycles", keyOr(cfg.Key), fault, p.Doc, lost, lostIn)
 	case bad > 0 || dead > 0:
-		return promise, fmt.Sprintf("NOT as documented: %s keeps the database whole through %s (%s), yet it did not open again in %d cycles and failed its integrity check in %d", keyOr(cfg.Key), fault, p.Doc, dead, bad)
+		var yet []string
+		if dead > 0 {
+			yet = append(yet, fmt.Sprintf("it did not open again in %d cycles", dead))
+		}
+		if bad > 0 {
+			yet = append(yet, fmt.Sprintf("it failed its integrity check in %d cycles", bad))
+		}
+		return promise, fmt.Sprintf("NOT as documented: %s keeps the database whole through %s (%s), yet %s", keyOr(cfg.Key), fault, p.Doc, strings.Join(yet, " and "))
 	}
 	return promise, "as documented (nothing acknowledged may be lost to " + fault + ")"
+}
+
+// NotAsDocumented reports whether a configuration's verdict (Judge's) is
+// that its cycles broke what its engine documents.
+func NotAsDocumented(cfg *result.CrashConfig) bool {
+	return strings.HasPrefix(cfg.Verdict, "NOT as documented")
+}
+
+// Outcome is what the cycles of a crash record found, in the words of the
+// command's last line: cli decides its exit status from it.
+type Outcome struct {
+	Cycles int // the cycles recorded, run or not
+	// NotRun names each cycle that could not be run, with its error:
+	// "durability=sync cycle 2: the run ended before its first commit …".
+	NotRun []string
+	// NotDocumented names each configuration whose verdict is NOT as
+	// documented, with its figures: "durability=sync: 1414 acknowledged
+	// commits lost in 2 of 2 cycles".
+	NotDocumented []string
+	// Failed names each other configuration that failed a check that
+	// holds whatever the engine promises: the database opens again,
+	// passes its integrity check, and holds no row that no commit made.
+	Failed []string
+}
+
+// Tally sums up a crash record's configurations.
+func Tally(rec *result.Crash) Outcome {
+	var o Outcome
+	for i := range rec.Configs {
+		cfg := &rec.Configs[i]
+		var ran, dead, bad, lostIn int
+		var lost int64
+		for _, cy := range cfg.Cycles {
+			o.Cycles++
+			switch {
+			case cy.Harness:
+				o.NotRun = append(o.NotRun, fmt.Sprintf("%s cycle %d: %s", keyOr(cfg.Key), cy.N, cy.Error))
+				continue
+			case !cy.Started:
+				dead++
+			case !cy.IntegrityOK:
+				bad++
+			}
+			ran++
+			if cy.Lost > 0 {
+				lost, lostIn = lost+cy.Lost, lostIn+1
+			}
+		}
+		wrong := NotAsDocumented(cfg)
+		var what []string
+		if wrong && lostIn > 0 { // lost commits fail only a promise that keeps them
+			what = append(what, fmt.Sprintf("%d acknowledged commits lost in %d of %d cycles", lost, lostIn, ran))
+		}
+		if dead > 0 {
+			what = append(what, fmt.Sprintf("did not open again in %d of %d cycles", dead, ran))
+		}
+		if bad > 0 {
+			what = append(what, fmt.Sprintf("integrity check failed in %d of %d cycles", bad, ran))
+		}
+		if rows, in := phantoms(cfg); rows > 0 {
+			what = append(what, fmt.Sprintf("%d rows present that no commit made, in %d of %d cycles", rows, in, ran))
+		}
+		switch {
+		case wrong:
+			o.NotDocumented = append(o.NotDocumented, keyOr(cfg.Key)+": "+strings.Join(what, ", "))
+		case len(what) > 0:
+			o.Failed = append(o.Failed, keyOr(cfg.Key)+": "+strings.Join(what, ", "))
+		}
+	}
+	return o
+}
+
+// phantoms counts the rows a configuration's reopened databases held that
+// no commit made (a bug in the engine or in dbgauge), and in how many cycles.
+func phantoms(cfg *result.CrashConfig) (rows int64, cycles int) {
+	for _, cy := range cfg.Cycles {
+		if !cy.Harness && cy.Started && cy.Phantom > 0 {
+			rows, cycles = rows+cy.Phantom, cycles+1
+		}
+	}
+	return rows, cycles
 }
 
 // compare counts, against the ledger, the acknowledged ids missing from the

@@ -126,3 +126,46 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestTally: each configuration that broke its promise, or failed a check
+// that holds whatever the promise, is named with its figures; a loss the
+// documentation allows is not; a cycle that could not be run is named apart.
+func TestTally(t *testing.T) {
+	keeps := &backend.Promise{Crash: true, Power: true, Doc: "flushed at every commit"}
+	crashOnly := &backend.Promise{Crash: true, Doc: "written to the OS at commit"}
+	rec := &result.Crash{Configs: []result.CrashConfig{
+		{Key: "durability=sync", Cycles: []result.CrashCycle{
+			{N: 1, Started: true, IntegrityOK: true, Lost: 3},
+			{N: 2, Started: true, IntegrityOK: true, Lost: 4},
+			{N: 3, Harness: true, Error: "the run ended before its first commit"},
+		}},
+		{Key: "durability=lazy", Cycles: []result.CrashCycle{ // loses what a power loss may take
+			{N: 1, Started: true, IntegrityOK: true, Lost: 50},
+			{N: 2, Started: true, IntegrityOK: false, Integrity: "page 3: btree corrupt"},
+		}},
+		{Key: "durability=off", Cycles: []result.CrashCycle{{N: 1, Started: true, IntegrityOK: true, Phantom: 2}}},
+		{Key: "durability=x", Cycles: []result.CrashCycle{{N: 1, Started: true, IntegrityOK: true}}},
+	}}
+	for i, p := range []*backend.Promise{keeps, crashOnly, crashOnly, keeps} {
+		cfg := &rec.Configs[i]
+		cfg.Promise, cfg.Verdict = Judge(p, true, cfg)
+	}
+	o := Tally(rec)
+	if o.Cycles != 7 || !slices.Equal(o.NotRun, []string{"durability=sync cycle 3: the run ended before its first commit"}) {
+		t.Errorf("cycles %d, not run %q", o.Cycles, o.NotRun)
+	}
+	if !slices.Equal(o.NotDocumented, []string{"durability=sync: 7 acknowledged commits lost in 2 of 2 cycles"}) {
+		t.Errorf("NOT as documented: %q", o.NotDocumented)
+	}
+	want := []string{"durability=lazy: integrity check failed in 1 of 2 cycles", "durability=off: 2 rows present that no commit made, in 1 of 1 cycles"}
+	if !slices.Equal(o.Failed, want) {
+		t.Errorf("failed: %q, want %q", o.Failed, want)
+	}
+	if s := Summarize(&rec.Configs[2]); !strings.Contains(s, "2 rows present that no commit made, in 1 cycles") {
+		t.Errorf("summary %q does not name the phantoms", s)
+	}
+	none := &result.CrashConfig{Key: "durability=sync", Cycles: []result.CrashCycle{{N: 1, Harness: true}, {N: 2, Harness: true}}}
+	if s := Summarize(none); !strings.HasPrefix(s, "durability=sync: no cycle ran; 2 cycles could not be run") {
+		t.Errorf("summary of cycles that never ran: %q", s)
+	}
+}

@@ -422,9 +422,12 @@ func fakeMatrix(axes []axis, repeat int, skip map[string]bool) *analysis.Matrix 
 func TestMatrixPage(t *testing.T) {
 	m := fakeMatrix([]axis{{"durability", []string{"sync", "off"}}, {"commit", []string{"op", "every:10"}}}, 3,
 		map[string]bool{"durability=off commit=op#3": true})
+	m.Failures = []analysis.Failure{{Cell: "003-r2", Key: "durability=off commit=op", Dir: "003-r2",
+		Checks: []result.Check{{Name: "G2-item (write skew)", Detail: "3, e.g. T12 read key 4 as [1 2] then T15 appended 3 to it"}}}}
 	page := render(t, htmlreport.Page{Matrix: m})
 	selfContained(t, "matrix", page)
-	for _, want := range []string{"Effect of durability", "Effect of commit", "r1</a>", `href="001-r1/report.html"`, "noisy", "1 cell missing"} {
+	for _, want := range []string{"Effect of durability", "Effect of commit", "r1</a>", `href="001-r1/report.html"`, "noisy", "1 cell missing",
+		"Failed checks and requirements", `href="003-r2/report.html"`, "G2-item (write skew)", "3, e.g. T12 read key 4", "1 cell failed a check or a requirement"} {
 		if !bytes.Contains(page, []byte(want)) {
 			t.Errorf("the matrix page lacks %q", want)
 		}
@@ -591,6 +594,7 @@ func TestPerMinuteFigure(t *testing.T) {
 		Engine: result.Engine{Name: "sqlite", Version: "3.54.1"},
 		Summary: result.Summary{Metric: "transactions/s", Rate: 3, OK: 450, Seconds: 150, ChecksOK: true, Figures: []result.Figure{
 			{Name: "tpmC", Value: 61.2, Unit: "New-Orders/min", Detail: "every New-Order", Kinds: []string{"new-order", "new-order-rollback"}},
+			{Name: "efficiency", Value: 476, Unit: "%", Kinds: []string{"new-order", "new-order-rollback"}, Of: 12.86},
 			{Name: "payment p90", Value: 1.5, Unit: "ms", Pass: &pass}}},
 		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(150 * time.Second), Seconds: 150, OK: 450,
 			All: result.Latency{Name: "all", Count: 450}, Units: []result.Latency{{Name: "new-order", Count: 150}, {Name: "new-order-rollback", Count: 3}, {Name: "payment", Count: 297}}}},
@@ -612,6 +616,15 @@ func TestPerMinuteFigure(t *testing.T) {
 	}
 	if bytes.Contains(page, []byte(`"data":[60,120,`)) || bytes.Contains(page, []byte(`"3"`)) {
 		t.Error("the partial third minute is drawn")
+	}
+	if bytes.Contains(page, []byte("tpmC and efficiency per minute")) {
+		t.Error("a share of a ceiling (efficiency) is drawn as New-Orders per minute")
+	}
+	// Without --wait the efficiency has no value: its card says n/a and why.
+	res.Summary.Figures[1] = result.Figure{Name: "efficiency", Unit: "%", NA: "no keying or think times (--wait)"}
+	page = render(t, htmlreport.Page{Run: res})
+	if !bytes.Contains(page, []byte("n/a")) || !bytes.Contains(page, []byte("no keying or think times (--wait)")) {
+		t.Error("the efficiency without --wait does not say n/a and why")
 	}
 }
 

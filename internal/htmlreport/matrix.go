@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,6 +36,7 @@ func (d *doc) matrix(m *analysis.Matrix) error {
 	d.Head = matrixHeader(m)
 	d.Title = "dbgauge matrix: " + d.Head.Title
 	head := headline(m)
+	d.add(failuresSection(m))
 
 	for _, e := range m.Effects {
 		s, err := d.effect(head, e)
@@ -84,6 +86,9 @@ func matrixHeader(m *analysis.Matrix) header {
 	}
 	if m.Missing > 0 {
 		h.Badges = append(h.Badges, badge{plural(m.Missing, "cell") + " missing", "warn"})
+	}
+	if n := len(m.Failures); n > 0 {
+		h.Badges = append(h.Badges, badge{plural(n, "cell") + " failed a check or a requirement", "bad"})
 	}
 	var axes []string
 	for _, a := range ix.Axes {
@@ -400,6 +405,28 @@ func groupsSection(m *analysis.Matrix) *section {
 }
 
 // missingSection lists the cells that have no completed result.
+// failuresSection names each failed check of each cell with what it found,
+// and each requirement it did not meet with what was measured, each cell
+// linked to its report: a matrix's failures where its cells are.
+func failuresSection(m *analysis.Matrix) *section {
+	if len(m.Failures) == 0 {
+		return nil
+	}
+	t := &table{Head: []string{"cell", "combination", "failed", "what it found"}}
+	for _, f := range m.Failures {
+		at := []cell{{Links: []link{{Text: f.Cell, Href: f.Dir + "/report.html"}}}, {Text: orAll(f.Key)}}
+		for _, c := range f.Checks {
+			t.Rows = append(t.Rows, slices.Concat(at, []cell{{Text: c.Name, Class: "bad"}, {Text: c.Detail}}))
+		}
+		for _, v := range f.Verdicts {
+			t.Rows = append(t.Rows, slices.Concat(at, []cell{{Text: "--require " + v.Require, Class: "bad"}, {Text: "measured " + report.Measured(v)}}))
+		}
+	}
+	return &section{Title: "Failed checks and requirements", Layout: "one",
+		Note:  "Each cell whose consistency checks failed or whose requirements were not met (its process exited 1), with what it found.",
+		Items: []item{{Table: t}}}
+}
+
 func missingSection(m *analysis.Matrix) *section {
 	if m.Index == nil {
 		return nil

@@ -141,6 +141,9 @@ func runHeader(r *result.Result) header {
 	h.Cards = append(h.Cards, failed, card{Label: "retries", Value: strconv.FormatInt(s.Retries, 10)})
 	for _, f := range s.Figures {
 		fc := card{Label: f.Name, Value: rate(f.Value), Unit: f.Unit, Note: f.Said()}
+		if f.NA != "" {
+			fc = card{Label: f.Name, Value: "n/a", Note: f.NA}
+		}
 		if f.Pass != nil && !*f.Pass {
 			fc.Class = "bad"
 		}
@@ -267,7 +270,7 @@ func (d *doc) runCharts(r *result.Result) error {
 	}
 	var perMinute []result.Figure
 	for _, f := range r.Summary.Figures {
-		if len(f.Kinds) > 0 {
+		if len(f.Kinds) > 0 && f.Of == 0 { // a share of a ceiling (efficiency) is no count per minute
 			perMinute = append(perMinute, f)
 		}
 	}

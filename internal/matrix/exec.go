@@ -68,6 +68,10 @@ func (r *Runner) Run(ctx context.Context, m *result.Matrix, stop <-chan struct{}
 		c := &m.Cells[i]
 		c.Seconds = time.Since(t).Seconds()
 		switch {
+		case res != nil && res.Status == result.Completed && code == 3:
+			// The run completed but not all it was asked to do (a --failover
+			// that did not happen): the cell did not complete, as its exit says.
+			c.Status, c.Reason, c.Rate = result.Failed, "exit status 3: "+LastLine(filepath.Join(r.Dir, "cells", c.ID+".log")), res.Summary.Rate
 		case res != nil:
 			c.Status, c.Reason, c.Rate, c.Unmet = res.Status, res.Reason, res.Summary.Rate, code == 1
 		case err != nil:

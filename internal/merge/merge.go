@@ -557,7 +557,8 @@ func summarize(out *result.Result, ss []Shard) {
 // shard's summed (as the rate is); a share of a ceiling, from that sum; a
 // part of a whole, from the shards' parts and wholes summed; a 90th
 // percentile, from the merged histogram of its unit kind; a limit judged
-// again on the merged value. A figure that says none of these is left out.
+// again on the merged value. A figure with no value (NA) is kept as it is;
+// one that says none of these is left out.
 func figures(m *result.Phase, ss []Shard) []result.Figure {
 	if m == nil || len(ss) == 0 {
 		return nil
@@ -565,6 +566,7 @@ func figures(m *result.Phase, ss []Shard) []result.Figure {
 	var out []result.Figure
 	for _, f := range ss[0].Res.Summary.Figures {
 		switch {
+		case f.NA != "": // no value in any shard, nor in the whole (the shards' configurations are one)
 		case f.P90Of != "":
 			for _, u := range m.Units {
 				if u.Name == f.P90Of {

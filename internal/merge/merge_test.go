@@ -238,6 +238,7 @@ func TestFiguresOfTheWhole(t *testing.T) {
 			{Name: "skipped", Value: 0, Unit: "%", Part: int64(3 * i), Whole: 100, Limit: 1, Pass: &fail,
 				Detail: "skipped"},
 			{Name: "anomalies", Value: 7, Unit: "cycles"}, // says nothing of how it is made
+			{Name: "share", Unit: "%", NA: "no ceiling in this run"},
 		}
 		rs = append(rs, r)
 	}
@@ -249,8 +250,11 @@ func TestFiguresOfTheWhole(t *testing.T) {
 	for _, f := range out.Summary.Figures {
 		got[f.Name] = f
 	}
-	if len(got) != 4 {
-		t.Fatalf("figures %+v; want four (the one made of nothing said left out)", out.Summary.Figures)
+	if len(got) != 5 {
+		t.Fatalf("figures %+v; want five (the one made of nothing said left out)", out.Summary.Figures)
+	}
+	if f := got["share"]; f.Said() != "n/a: no ceiling in this run" || f.Value != 0 {
+		t.Fatalf("share %+v; want n/a in the whole as in each shard (TPC-C's efficiency without --wait)", f)
 	}
 	m := out.Phase("measure")
 	sum := rs[0].Summary.Figures[0].Value + rs[1].Summary.Figures[0].Value

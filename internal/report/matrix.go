@@ -111,6 +111,7 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 		fmt.Fprintln(tw)
 	}
 	_ = tw.Flush()
+	matrixFailures(b, m.Failures)
 	rate := analysis.MetricsFor(idx.Metric)[0]
 	for _, e := range m.Effects {
 		if len(e.Values) < 2 {
@@ -164,6 +165,47 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 	dataCurve(b, m)
 	_, err := io.WriteString(out, b.String())
 	return err
+}
+
+// matrixFailures names each failed check of each cell with what it found,
+// and each requirement it did not meet with what was measured: a matrix's
+// failures are said where its cells are, not only in their result files.
+func matrixFailures(b *strings.Builder, fs []analysis.Failure) {
+	if len(fs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n  failed checks and requirements\n")
+	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', 0)
+	for _, f := range fs {
+		where := f.Cell + "\t" + orAll(f.Key)
+		for _, c := range f.Checks {
+			fmt.Fprintf(tw, "    %s\t✗ %s: %s\n", where, c.Name, Cut(c.Detail, detailWidth))
+		}
+		for _, v := range f.Verdicts {
+			fmt.Fprintf(tw, "    %s\t✗ --require %s: measured %s\n", where, v.Require, Measured(v))
+		}
+	}
+	_ = tw.Flush()
+}
+
+// detailWidth is as much of a failed check's detail as a matrix's summary
+// shows on its line: the figure leads it; the rest is in the cell's result.
+const detailWidth = 100
+
+// Cut shortens s to n characters, marking the cut with "…".
+func Cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func orAll(key string) string {
+	if key == "" {
+		return "all"
+	}
+	return key
 }
 
 // dataCurve prints throughput against data size, the cache and the knee.

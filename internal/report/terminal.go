@@ -571,6 +571,10 @@ func figures(b *strings.Builder, fs []result.Figure) {
 				mark = "✗"
 			}
 		}
+		if f.NA != "" { // no value to align: the reason instead
+			fmt.Fprintf(b, "  %s %-*s %10s %s\n", mark, width, f.Name, "", f.Said())
+			continue
+		}
 		fmt.Fprintf(b, "  %s %-*s %10s %-15s %s\n", mark, width, f.Name, Rate(f.Value), f.Unit, f.Said())
 	}
 }

@@ -185,3 +185,21 @@ func TestMinutes(t *testing.T) {
 		t.Errorf("after 60 more units in minute 1: %+v", m[2:])
 	}
 }
+
+// TestFigureNA: a figure with no value in the run (TPC-C's efficiency
+// without --wait) says n/a and why, never a number ("69714 %").
+func TestFigureNA(t *testing.T) {
+	r := sample()
+	r.Summary.Figures = []result.Figure{
+		{Name: "tpmC", Value: 1234.5, Unit: "New-Orders/min", Detail: "every New-Order"},
+		{Name: "efficiency", Unit: "%", NA: "no keying or think times (--wait)", Detail: "tpmC against the spec's maximum"},
+	}
+	var b bytes.Buffer
+	if err := Summary(&b, r, "/results/x"); err != nil {
+		t.Fatal(err)
+	}
+	want := "    efficiency            n/a: no keying or think times (--wait)\n"
+	if !strings.Contains(b.String(), want) || strings.Contains(b.String(), "efficiency           0") {
+		t.Errorf("the summary lacks %q:\n%s", want, b.String())
+	}
+}

@@ -545,11 +545,19 @@ type Figure struct {
 	P90Of string `json:"p90_of,omitempty"`
 	// Limit: with Pass, the figure passes at or under it.
 	Limit float64 `json:"limit,omitempty"`
+	// NA, when set, says why the figure has no value in this run (TPC-C's
+	// efficiency without --wait: "no keying or think times"); Value is then
+	// 0 and means nothing, and reports show "n/a: " and the reason.
+	NA string `json:"na,omitempty"`
 }
 
 // Said is the figure's detail as a report shows it: a part of a whole
-// leads with its counts ("3 of 200: …").
+// leads with its counts ("3 of 200: …"); a figure with no value says why
+// ("n/a: no keying or think times").
 func (f Figure) Said() string {
+	if f.NA != "" {
+		return "n/a: " + f.NA
+	}
 	if f.Whole > 0 {
 		return fmt.Sprintf("%d of %d: %s", f.Part, f.Whole, f.Detail)
 	}

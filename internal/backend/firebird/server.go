@@ -21,7 +21,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
-// Server is a throwaway Server 3 server dbgauge started on loopback: an
+// Server is a throwaway Firebird 3 server dbgauge started on loopback: an
 // instance of its own (its own firebird.conf, security database, lock and
 // temporary folders, given to the server through $FIREBIRD, $FIREBIRD_LOCK
 // and $FIREBIRD_TMP), so it neither needs nor touches the system's server.
@@ -58,7 +58,7 @@ type ServerConfig struct {
 	CPUs         []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
-// firebirdRoots lists where distributions put Server 3's root folder
+// firebirdRoots lists where distributions put Firebird 3's root folder
 // (firebird.msg, intl, plugins).
 var firebirdRoots = []string{"/usr/lib/x86_64-linux-gnu/firebird/3.0", "/usr/lib/aarch64-linux-gnu/firebird/3.0", "/opt/firebird", "/usr/lib64/firebird", "/usr/lib/firebird"}
 
@@ -90,7 +90,7 @@ func FindServer() (bin, isql, gfix, root string, err error) {
 		}
 	}
 	if bin == "" || root == "" || isql == "" || gfix == "" {
-		return "", "", "", "", errors.New("no Server 3 server found: apt-get install firebird3.0-server firebird3.0-utils")
+		return "", "", "", "", errors.New("no Firebird 3 server found: apt-get install firebird3.0-server firebird3.0-utils")
 	}
 	return bin, isql, gfix, root, nil
 }
@@ -129,7 +129,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	_ = os.RemoveAll(folders.Socket) // Server listens on TCP only
+	_ = os.RemoveAll(folders.Socket) // Firebird listens on TCP only
 	f.Root, f.DataDir, f.Note = filepath.Join(folders.Base, "instance"), filepath.Join(folders.Base, "data"), folders.Note
 	f.Database = filepath.Join(f.DataDir, "dbgauge.fdb")
 	conf := map[string]string{}
@@ -156,7 +156,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		"CREATE DATABASE '%s'%s DEFAULT CHARACTER SET UTF8;\nCOMMIT;\n",
 		filepath.Join(f.Root, "security3.fdb"), f.Password, f.Database, pageSize)
 	if err := f.run(isql, script, "-q", "-user", "SYSDBA"); err != nil {
-		return nil, fmt.Errorf("create the Server databases: %w", err)
+		return nil, fmt.Errorf("create the Firebird databases: %w", err)
 	}
 	fw := "async"
 	if cfg.ForcedWrites {
@@ -205,7 +205,7 @@ func (f *Server) launch(ctx context.Context, bin, out string, memory int64, cpus
 
 // makeInstance makes the instance's root: the configuration files, lock and
 // temporary folders, and links to the installation's messages, character
-// sets and plugins (which Server looks for beside firebird.conf).
+// sets and plugins (which Firebird looks for beside firebird.conf).
 func (f *Server) makeInstance(root string, conf map[string]string) error {
 	for _, d := range []string{f.Root, f.DataDir, filepath.Join(f.Root, "lock"), filepath.Join(f.Root, "tmp")} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
@@ -290,7 +290,7 @@ func readConf(path string) (map[string]string, error) {
 	return conf, nil
 }
 
-// run runs a Server utility in-process against the instance (embedded),
+// run runs a Firebird utility in-process against the instance (embedded),
 // as the account, with script on its standard input.
 func (f *Server) run(name, script string, args ...string) error {
 	cmd := exec.Command(name, args...)
@@ -360,7 +360,7 @@ func (f *Server) waitReady(ctx context.Context) error {
 }
 
 // systemLog returns the firebird.log the server writes (its folder is fixed
-// when Server is built: /var/log/firebird on Debian) and its current size.
+// when Firebird is built: /var/log/firebird on Debian) and its current size.
 func systemLog() (string, int64) {
 	m, _ := filepath.Glob("/var/log/firebird/firebird*.log")
 	if len(m) == 0 {
@@ -382,14 +382,14 @@ func (f *Server) newLog() string {
 }
 
 // saveLog copies the lines the server logged while it ran into the run's
-// folder (follow does it each second, the stop once more). Other Server servers on the machine write to the same file: their
+// folder (follow does it each second, the stop once more). Other Firebird servers on the machine write to the same file: their
 // lines, if any, are among these.
 func (f *Server) saveLog() {
 	f.logMu.Lock()
 	defer f.logMu.Unlock()
 	text := f.newLog()
 	if f.sysLog == "" {
-		text = "# Server's own firebird.log was not found or not readable\n"
+		text = "# Firebird's own firebird.log was not found or not readable\n"
 	}
 	_ = os.WriteFile(f.Log, []byte(text), 0o644)
 }
@@ -411,7 +411,7 @@ func (f *Server) follow(done <-chan struct{}) {
 
 // CrashRestart kills the server's process group with SIGKILL and starts it
 // again on the same instance and database. It returns once the server
-// accepts connections, with a note on the recovery: Server 3 has no log to
+// accepts connections, with a note on the recovery: Firebird 3 has no log to
 // replay (careful writes keep the database consistent on disk), and logs
 // nothing of the restart when all is well.
 // In Classic mode the listener binds without SO_REUSEADDR: its port stays
@@ -477,7 +477,7 @@ func (f *Server) StopClean() (time.Duration, error) {
 }
 
 // shutdown asks the server to stop with SIGTERM and kills it when it has not
-// stopped 2 s later: one stop in four or five here, Server 3.0.11 hangs in
+// stopped 2 s later: one stop in four or five here, Firebird 3.0.11 hangs in
 // its shutdown with every attachment gone (an engine thread waits on a
 // condition nobody signals); a shutdown that does not hang takes 0.1 s. By
 // then the database has been closed by the last detach, its pages flushed,

@@ -31,7 +31,7 @@ type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}
 
-// Server is a throwaway Server server dbgauge started on loopback.
+// Server is a throwaway MariaDB server dbgauge started on loopback.
 type Server struct {
 	*server.Process
 	DataDir   string
@@ -68,7 +68,7 @@ func FindServer() (server, install string, err error) {
 	}
 	install, _ = exec.LookPath("mariadb-install-db")
 	if server == "" || install == "" {
-		return "", "", errors.New("no Server server found: apt-get install mariadb-server")
+		return "", "", errors.New("no MariaDB server found: apt-get install mariadb-server")
 	}
 	return server, install, nil
 }

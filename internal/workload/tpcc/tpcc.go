@@ -214,8 +214,9 @@ func (w *tpcc) wait(kind int, r *Rand) (keying, think time.Duration) {
 // (committed New-Orders per minute, HammerDB's figure, which only the
 // committed ones advance), efficiency against the spec's ceiling of 12.86
 // tpmC per warehouse (clause 4.2: a terminal can do no more with its
-// keying and think times), the 90th-percentile response time limits of
-// clause 5.2.5.4 as verdicts, and the deliveries' skipped districts.
+// keying and think times, so without --wait there is no ceiling and the
+// figure is n/a), the 90th-percentile response time limits of clause
+// 5.2.5.4 as verdicts, and the deliveries' skipped districts.
 func (w *tpcc) Figures(m workload.Measured) []workload.Figure {
 	if m.Seconds <= 0 || len(m.Units) != len(mix) {
 		return nil
@@ -232,11 +233,17 @@ func (w *tpcc) Figures(m workload.Measured) []workload.Figure {
 			Kinds:  newOrders},
 		{Name: "NOPM", Value: float64(no) / minutes, Unit: "New-Orders/min",
 			Detail: "committed New-Orders per minute (HammerDB's NOPM)", Kinds: []string{mix[kindNewOrder].Name}},
-		{Name: "efficiency", Value: 100 * tpmC / ceiling, Unit: "%",
-			Detail: fmt.Sprintf("tpmC against the spec's maximum of %.2f per warehouse × %d (above 100 %% only without --wait)",
-				maxTpmCPerWarehouse, w.cfg.Warehouses),
-			Kinds: newOrders, Of: ceiling},
 	}
+	efficiency := workload.Figure{Name: "efficiency", Value: 100 * tpmC / ceiling, Unit: "%",
+		Detail: fmt.Sprintf("tpmC against the spec's maximum of %.2f per warehouse × %d", maxTpmCPerWarehouse, w.cfg.Warehouses),
+		Kinds:  newOrders, Of: ceiling}
+	if !w.cfg.Wait {
+		// The maximum is what keying and think times allow a terminal:
+		// without them a share of it is no share of anything ("69714 %").
+		efficiency = workload.Figure{Name: "efficiency", Unit: "%", NA: "no keying or think times (--wait)",
+			Detail: efficiency.Detail + ", which keying and think times make"}
+	}
+	figs = append(figs, efficiency)
 	for i, u := range m.Units {
 		limit := responseLimits[i]
 		if u.OK == 0 {

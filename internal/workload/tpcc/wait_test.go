@@ -44,10 +44,11 @@ func TestWaits(t *testing.T) {
 	}
 }
 
-// TestFigures: tpmC counts every New-Order, NOPM the committed ones, and
-// the 90th-percentile limits are verdicts.
+// TestFigures: tpmC counts every New-Order, NOPM the committed ones,
+// efficiency is tpmC against the ceiling keying and think times make (n/a
+// without them), and the 90th-percentile limits are verdicts.
 func TestFigures(t *testing.T) {
-	w := &tpcc{cfg: Config{Warehouses: 2}}
+	w := &tpcc{cfg: Config{Warehouses: 2, Wait: true}}
 	m := workload.Measured{Seconds: 120}
 	for i, u := range mix {
 		m.Units = append(m.Units, workload.MeasuredUnit{Name: u.Name, OK: 100, P90Us: 1000})
@@ -63,8 +64,14 @@ func TestFigures(t *testing.T) {
 	if got["tpmC"].Value != 51 || got["NOPM"].Value != 50 {
 		t.Errorf("tpmC %v, NOPM %v; want 51 and 50", got["tpmC"].Value, got["NOPM"].Value)
 	}
-	if e := got["efficiency"].Value; math.Abs(e-100*51/(12.86*2)) > 1e-9 {
-		t.Errorf("efficiency %v", e)
+	if e := got["efficiency"]; math.Abs(e.Value-100*51/(12.86*2)) > 1e-9 || e.NA != "" || e.Of != 12.86*2 {
+		t.Errorf("efficiency with --wait %+v", e)
+	}
+	w.cfg.Wait = false
+	for _, f := range w.Figures(m) {
+		if f.Name == "efficiency" && (f.Said() != "n/a: no keying or think times (--wait)" || f.Value != 0 || f.Of != 0 || len(f.Kinds) != 0) {
+			t.Errorf("efficiency without --wait %+v: want n/a, made of nothing merge could make again", f)
+		}
 	}
 	if p := got["payment p90"].Pass; p == nil || !*p {
 		t.Errorf("payment's p90 of 1 ms fails its 5 s limit: %+v", got["payment p90"])
