@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // tinyDisk mounts a tmpfs of size (e.g. "4k") for the test, or skips it
@@ -16,7 +18,7 @@ func tinyDisk(t *testing.T, size string) string {
 	t.Helper()
 	dir := t.TempDir()
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size); err != nil {
-		t.Skipf("mount a %s tmpfs: %v (needs root)", size, err)
+		testenv.Skip(t, fmt.Sprintf("mount a %s tmpfs: %v (needs root)", size, err))
 	}
 	t.Cleanup(func() { _ = syscall.Unmount(dir, 0) })
 	return dir

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // pgbenchTypes binds a variable of every type as a parameter (an integer,
@@ -51,7 +53,7 @@ func TestScriptAgainstPgbench(t *testing.T) {
 	}
 	for _, tool := range []string{"pgbench", "psql"} {
 		if _, err := os.Stat(filepath.Join(bin, tool)); err != nil {
-			t.Skipf("%s is not beside the server in %s", tool, bin) // PostgreSQL's client package has both
+			testenv.Skip(t, fmt.Sprintf("%s is not beside the server in %s: apt-get install postgresql-client", tool, bin))
 		}
 	}
 	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
