@@ -585,6 +585,32 @@ type TxModer interface {
 	SetTxMode(ctx context.Context, m TxMode) (TxModeSet, error)
 }
 
+// LockWaiter is an optional ability of a SQLDB whose engine shows its lock
+// waits (PostgreSQL's pg_locks, InnoDB's lock waits, Firebird's MON$
+// tables). LockView, called while c (one of the DB's connections) is idle,
+// returns a view of the next statement c runs; `dbgauge isolation` asks it
+// whether a statement that has not returned is blocked.
+type LockWaiter interface {
+	LockView(ctx context.Context, c Conn) (LockView, error)
+}
+
+// LockView asks the engine, from a connection of its own, what its lock
+// view shows of one connection's statement now. It is safe to call from
+// another goroutine while that connection runs the statement.
+type LockView func(ctx context.Context) (LockWait, error)
+
+// LockWait is what an engine's lock view showed of a statement.
+type LockWait struct {
+	// Waiting: the statement waits for a lock another transaction holds.
+	Waiting bool
+	// Seen says what the view showed, naming the view: "pg_locks:
+	// transactionid ShareLock not granted, blocked by pid 4242".
+	Seen string
+	// Unseen names a lock wait the statement may be in that the view
+	// cannot show ("" when it shows every one the statement can be in).
+	Unseen string
+}
+
 // ErrNoRows is returned by QueryRow when the query returns no row.
 var ErrNoRows = errors.New("no rows")
 

@@ -51,12 +51,18 @@ skew (three variants), G2-item write skew and G2 anti-dependency cycles (two
 variants), each a scripted interleaving of two or three sessions, on each
 engine at each isolation level it takes (the same mapping as --isolation in a
 run, read back from the engine). A statement that has not returned after
---block-after is blocked, and the script goes on, as Hermitage's person at two
-terminals does. Each case is judged from what the sessions saw: prevented
-(✓; or blocked, aborted, blocked-then-aborted: how), or the anomaly (—). For
-PostgreSQL and MariaDB, Hermitage's published results (PostgreSQL 9.3,
-MySQL 5.6) are set beside, and a differing cell is starred. Everything is
-recorded in isolation.json in a result folder, level by level.`,
+--block-after is looked at in the engine's lock view (PostgreSQL's pg_locks,
+InnoDB's lock waits, Firebird's MON$ tables): blocked when it waits on a lock,
+and the script goes on, as Hermitage's person at two terminals does; a
+statement waiting on no lock is waited for, up to --drain. Each case is judged
+from what the sessions saw: prevented (✓; or blocked, aborted,
+blocked-then-aborted: how), or the anomaly (—). Only the errors by which an
+engine keeps transactions apart (serialization failure, update conflict,
+deadlock, lock conflict or timeout) prevent; any other error (a syntax error,
+a lost connection) makes the case an error, with its cause, and the command
+exits 3. For PostgreSQL and MariaDB, Hermitage's published results
+(PostgreSQL 9.3, MySQL 5.6) are set beside, and a differing cell is starred.
+Everything is recorded in isolation.json in a result folder, level by level.`,
 		Example: `  dbgauge isolation --db postgres:managed,mariadb:managed,firebird:managed,sqlite
   dbgauge isolation --db postgres:managed --isolation repeatable-read --case G2-item,P4`,
 		Args: cobra.NoArgs,
@@ -104,7 +110,6 @@ recorded in isolation.json in a result folder, level by level.`,
 				case <-ctx.Done():
 				}
 			}()
-			failures := 0
 			for i, s := range specs {
 				dir := filepath.Join(w.Dir(), s.spec.Name)
 				if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -134,13 +139,9 @@ recorded in isolation.json in a result folder, level by level.`,
 				case err != nil:
 					return fmt.Errorf("%s: %w (what was found is in %s)", s.spec.Name, err, w.Dir())
 				}
-				failures += unjudged(e)
 			}
 			fmt.Fprintf(env.Stdout, "recorded in %s\n", filepath.Join(w.Dir(), isolationFile))
-			if failures > 0 {
-				return exitError{ExitFailed, fmt.Sprintf("%d levels or cases could not be judged (see %s)", failures, filepath.Join(w.Dir(), isolationFile))}
-			}
-			return nil
+			return isolationEnd(rec.Engines, filepath.Join(w.Dir(), isolationFile))
 		},
 	}
 	f := cmd.Flags()
@@ -148,8 +149,8 @@ recorded in isolation.json in a result folder, level by level.`,
 	f.StringVar(&dbs, "db", "sqlite", "the engines, a comma list: "+strings.Join(catalog.Throwaways(hasLevels), ", ")+", or a DSN")
 	f.StringVar(&levels, "isolation", "", "only these levels, a comma list (default: every level each engine takes): "+levelList(backend.Isolations))
 	f.StringVar(&cases, "case", "", "only these cases, a comma list (default: all): "+strings.Join(caseNames(), ", "))
-	f.DurationVar(&blockAfter, "block-after", isolation.DefaultConfig.BlockAfter, "a statement that has not returned by then is blocked; the script goes on")
-	f.DurationVar(&drain, "drain", isolation.DefaultConfig.Drain, "how long the sessions may take to end after a script's last step")
+	f.DurationVar(&blockAfter, "block-after", isolation.DefaultConfig.BlockAfter, "a statement that has not returned by then is looked at in the engine's lock view: blocked when it waits on a lock, and the script goes on")
+	f.DurationVar(&drain, "drain", isolation.DefaultConfig.Drain, "how long the sessions may take to end after a script's last step, and a statement waiting on no lock may run")
 	f.StringVar(&results, "results", "results", "folder that receives the result folder")
 	return cmd
 }
@@ -226,18 +227,30 @@ func levelList(ls []backend.Isolation) string {
 	return strings.Join(s, ", ")
 }
 
-// unjudged counts the levels that failed and the cases left unjudged.
-func unjudged(e isolation.Engine) int {
-	n := 0
-	for _, lv := range e.Levels {
-		if lv.Error != "" {
-			n++
-		}
-		for _, o := range lv.Outcomes {
-			if o.Verdict == isolation.Failed {
-				n++
+// isolationEnd is the command's end: nil when every level opened and every
+// case was judged; else exit 3, its line naming the first level or case
+// that could not be judged and why (a statement that failed for another
+// reason than isolation, one slow without waiting on a lock, …).
+func isolationEnd(engines []isolation.Engine, file string) error {
+	var what []string
+	for _, e := range engines {
+		for _, lv := range e.Levels {
+			if lv.Error != "" {
+				what = append(what, fmt.Sprintf("%s at %s: %s", e.Backend, lv.Level, lv.Error))
+			}
+			for _, o := range lv.Outcomes {
+				if o.Verdict == isolation.Failed {
+					what = append(what, fmt.Sprintf("%s at %s, case %s: %s", e.Backend, lv.Level, o.Case, o.Detail))
+				}
 			}
 		}
 	}
-	return n
+	if len(what) == 0 {
+		return nil
+	}
+	more := ""
+	if len(what) > 1 {
+		more = fmt.Sprintf(" (and %d more)", len(what)-1)
+	}
+	return exitError{ExitFailed, fmt.Sprintf("%d level(s) or case(s) could not be judged, the table is incomplete: %s%s; see %s", len(what), what[0], more, file)}
 }

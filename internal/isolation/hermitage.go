@@ -73,7 +73,8 @@ func Hermitage(backendName string) (Published, bool) {
 }
 
 // Summarize turns a level's outcomes into Hermitage's marks, column by
-// column: ✓ when every case of the column was prevented; where the column
+// column (none for a column none of whose cases ran; ? when one could not
+// be judged): ✓ when every case of the column was prevented; where the column
 // has cases whose anomaly reads alone show (ReadOnly), — when one of them
 // happened and R/O when only another case's did; in a column without such
 // cases, some when a case was prevented and another not, — when none was.
@@ -106,7 +107,9 @@ func Summarize(outs []Outcome, cases []Case) map[string]string {
 			}
 		}
 		switch {
-		case failed || prevented+anomalies == 0:
+		case !failed && prevented+anomalies == 0:
+			// No case of the column ran (--case): no mark.
+		case failed:
 			marks[col] = Unknown
 		case anomalies == 0:
 			marks[col] = Yes

@@ -38,7 +38,7 @@ type Level struct {
 	// level's own, and why.
 	Published    map[string]string `json:"hermitage,omitempty"`
 	ComparedWith string            `json:"compared_with,omitempty"`
-	Differs      []string          `json:"differs,omitempty"` // the columns where the marks differ
+	Differs      []string          `json:"differs,omitempty"` // the columns where the marks differ (? differs from nothing)
 	Error        string            `json:"error,omitempty"`   // the engine could not be opened at this level
 }
 
@@ -134,7 +134,7 @@ func compare(lv *Level, pub Published, l backend.Isolation) {
 	lv.Published = map[string]string{}
 	for i, col := range Columns {
 		lv.Published[col] = want[i]
-		if lv.Marks != nil && lv.Marks[col] != want[i] {
+		if got, ran := lv.Marks[col]; ran && got != Unknown && got != want[i] {
 			lv.Differs = append(lv.Differs, col)
 		}
 	}

@@ -17,11 +17,15 @@ import (
 // The outcomes of a case at a level.
 const (
 	Prevented          = "prevented"            // no anomaly, nothing waited or aborted
-	Blocked            = "blocked"              // prevented: a statement waited for another transaction
-	Aborted            = "aborted"              // prevented: the engine aborted a transaction
-	BlockedThenAborted = "blocked-then-aborted" // prevented: a statement waited, and a transaction was aborted
+	Blocked            = "blocked"              // prevented: a statement waited for a lock another transaction held
+	Aborted            = "aborted"              // prevented: the engine refused a statement to keep the transactions apart
+	BlockedThenAborted = "blocked-then-aborted" // prevented: a statement waited, and the engine refused one
 	Anomaly            = "anomaly"              // the anomaly happened
-	Failed             = "error"                // the case could not be judged (setup failed, a session never ended)
+	// Failed: the case could not be judged: a statement failed for
+	// another reason than isolation (a syntax error, a lost connection),
+	// one was slow without waiting on a lock, the setup failed, or a
+	// session never ended.
+	Failed = "error"
 )
 
 // Outcome is what one case did at one level.
@@ -40,19 +44,32 @@ type StepLog struct {
 	SQL     string `json:"sql,omitempty"`
 	Result  string `json:"result,omitempty"` // rows read, rows changed
 	Blocked bool   `json:"blocked,omitempty"`
+	// Wait says what showed it blocked: the engine's lock view while it
+	// waited ("pg_locks: …"), or "not confirmed: " and why; for a step
+	// that was slow without waiting on a lock, what the view showed.
+	Wait    string `json:"wait,omitempty"`
 	Skipped bool   `json:"skipped,omitempty"` // its transaction had already been aborted
-	Error   string `json:"error,omitempty"`   // the engine's, with its class: "serialization: …"
+	Error   string `json:"error,omitempty"`   // the engine's, with its kind: "serialization: …"
 }
 
 // Config says how a case is run.
 type Config struct {
-	// BlockAfter: a statement that has not returned by then is blocked,
-	// and the script goes on with the next step.
+	// BlockAfter: a statement that has not returned by then is asked
+	// about in the engine's lock view: blocked when it waits on a lock
+	// (the script goes on with the next step), else waited for.
 	BlockAfter time.Duration
 	// Drain bounds how long the sessions may take to end after the
-	// script's last step (deadlock detection, lock timeouts).
+	// script's last step (deadlock detection, lock timeouts), and how long
+	// a statement that waits on no lock is waited for.
 	Drain time.Duration
 }
+
+// lookEvery is how often a statement that has not returned and waits on no
+// lock is looked at again in the engine's lock view.
+const lookEvery = 100 * time.Millisecond
+
+// lookTimeout bounds one look in a lock view, and the making of one.
+const lookTimeout = 10 * time.Second
 
 // RunCase runs c on db: it fills the table, runs the script on a fresh
 // connection per session, and judges what they observed.
@@ -64,6 +81,7 @@ func RunCase(ctx context.Context, db backend.SQLDB, c Case, cfg Config) Outcome 
 	}
 	defer admin.Close()
 	dialect := db.Dialect().Name
+	lw, _ := db.(backend.LockWaiter)
 	if err := fill(ctx, admin); err != nil {
 		return failed(out, "fill the table: %v", err)
 	}
@@ -76,38 +94,41 @@ func RunCase(ctx context.Context, db backend.SQLDB, c Case, cfg Config) Outcome 
 	for i := range sessions {
 		conn, err := db.Conn(cctx)
 		if err != nil {
+			endAll(sessions[:i])
 			cancel()
-			closeAll(sessions)
 			return failed(out, "open session T%d: %v", i+1, err)
 		}
-		sessions[i] = &session{c: conn, tasks: make(chan *task, len(c.Steps)), dialect: dialect}
+		sessions[i] = &session{c: conn, tasks: make(chan *task, len(c.Steps)), ended: make(chan struct{}), dialect: dialect, view: lw}
 		go sessions[i].serve(cctx)
 	}
-	tasks := drive(c.Steps, sessions, cfg)
-	stuck := drain(tasks, cfg.Drain)
-	for _, s := range sessions {
-		close(s.tasks)
-	}
+	tasks, broke := drive(ctx, c.Steps, sessions, cfg, dialect)
+	stuck := broke != "" || drain(tasks, cfg.Drain)
 	if stuck {
 		// A statement still waits in the engine: the end of the context
-		// interrupts it where the engine's connection can be interrupted,
-		// and its connection ends with it.
+		// interrupts it where the engine's connection can be interrupted;
+		// its session closes its connection when it returns, and runs
+		// nothing after it.
+		for _, s := range sessions {
+			close(s.tasks)
+		}
 		cancel()
-		go closeAll(sessions)
 	} else {
 		// Closed before the context ends, so that no interruption meant
 		// for a finished session reaches a connection the pool reuses.
-		closeAll(sessions)
+		endAll(sessions)
 		cancel()
 	}
 	obs := Observed{Reads: map[string]Rows{}, Writes: map[string]int64{}, Committed: map[int]bool{}}
 	blocked, aborted := false, false
+	var errs []string // the steps that failed for another reason than isolation
 	for _, t := range tasks {
 		out.Steps = append(out.Steps, t.log())
 		blocked = blocked || t.blocked
 		switch {
 		case !t.finished():
 			continue
+		case t.err != nil && !Prevents(t.err):
+			errs = append(errs, t.name()+": "+t.log().Error)
 		case t.err != nil:
 			aborted = aborted || t.step.Kind != Rollback
 		case t.skipped:
@@ -119,8 +140,13 @@ func RunCase(ctx context.Context, db backend.SQLDB, c Case, cfg Config) Outcome 
 			obs.Writes[t.step.Name] = t.n
 		}
 	}
-	if stuck {
+	switch {
+	case broke != "":
+		return failed(out, "%s", broke)
+	case stuck:
 		return failed(out, "a session was still waiting %s after the script's last step", cfg.Drain)
+	case len(errs) > 0:
+		return failed(out, "not an isolation error: %s", strings.Join(errs, "; "))
 	}
 	if obs.Final, err = readAll(ctx, admin, dialect); err != nil {
 		return failed(out, "read the table after the case: %v", err)
@@ -147,25 +173,30 @@ func failed(o Outcome, format string, args ...any) Outcome {
 	return o
 }
 
-func closeAll(ss []*session) {
+// endAll ends sessions whose statements have all returned: each closes
+// its connection, and endAll returns once they have.
+func endAll(ss []*session) {
 	for _, s := range ss {
-		if s != nil {
-			_ = s.c.Close()
-		}
+		close(s.tasks)
+	}
+	for _, s := range ss {
+		<-s.ended
 	}
 }
 
 // drive sends each step to its session in the script's order. It waits for
-// a step to return, up to cfg.BlockAfter (then the step is blocked and the
-// script goes on); a step queued behind a blocked one of its session is
-// not waited for. After a step that ends a transaction (a commit, a
-// rollback, an error), the blocked steps are given BlockAfter to go on
-// before the next step is sent, as a person at Hermitage's terminals
-// would watch them return.
-func drive(steps []Step, ss []*session, cfg Config) []*task {
+// a step to return, up to cfg.BlockAfter; a step that has not returned by
+// then is looked at in the engine's lock view (waitOn): blocked when it
+// waits on a lock, and the script goes on; a step queued behind a blocked
+// one of its session is not waited for. After a step that ends a
+// transaction (a commit, a rollback, an error), the blocked steps are
+// given BlockAfter to go on before the next step is sent, as a person at
+// Hermitage's terminals would watch them return. It returns the tasks
+// sent and, when the case cannot go on, why.
+func drive(ctx context.Context, steps []Step, ss []*session, cfg Config, engine string) ([]*task, string) {
 	var tasks []*task
 	for _, st := range steps {
-		t := &task{step: st, done: make(chan struct{})}
+		t := &task{step: st, started: make(chan struct{}), done: make(chan struct{})}
 		s := ss[st.Session]
 		queued := s.last != nil && !s.last.finished()
 		s.last = t
@@ -174,17 +205,66 @@ func drive(steps []Step, ss []*session, cfg Config) []*task {
 		if queued {
 			continue
 		}
+		<-t.started // bounded: the session makes a lock view within lookTimeout
 		select {
 		case <-t.done:
 		case <-time.After(cfg.BlockAfter):
-			t.blocked = true
-			continue
+			if why := waitOn(ctx, t, cfg, engine); why != "" {
+				return tasks, why
+			}
+			if t.blocked {
+				continue
+			}
 		}
 		if st.Kind == Commit || st.Kind == Rollback || t.err != nil {
 			drain(tasks, cfg.BlockAfter) // those that finish in time
 		}
 	}
-	return tasks
+	return tasks, ""
+}
+
+// waitOn decides what a step that has not returned after cfg.BlockAfter is
+// doing, from the engine's lock view: blocked when the view shows it
+// waiting on a lock (or cannot show the wait it may be in: not confirmed,
+// and said); a step the view shows waiting on no lock is looked at again
+// until it returns (slow, not blocked) or for cfg.Drain, after which the
+// case cannot be judged and waitOn says why. An engine without a lock view
+// (SQLite) leaves the step blocked by the time alone, and says so.
+func waitOn(ctx context.Context, t *task, cfg Config, engine string) string {
+	if t.view == nil {
+		if t.viewErr != nil {
+			return fmt.Sprintf("%s did not return within %s and the engine's lock view could not be made: %v", t.name(), cfg.BlockAfter, t.viewErr)
+		}
+		t.blocked, t.wait = true, fmt.Sprintf("not confirmed: %s has no lock view; not returned after %s", engine, cfg.BlockAfter)
+		return ""
+	}
+	deadline := time.Now().Add(cfg.Drain)
+	for {
+		lctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		w, err := t.view(lctx)
+		cancel()
+		switch {
+		case err == nil && w.Waiting:
+			t.blocked, t.wait = true, w.Seen
+			return ""
+		case err == nil && w.Unseen != "":
+			t.blocked, t.wait = true, "not confirmed: "+w.Seen+"; the lock view cannot show "+w.Unseen
+			return ""
+		case t.finished():
+			t.wait = "slow, not blocked: " + w.Seen
+			return ""
+		case err != nil:
+			return fmt.Sprintf("%s did not return within %s and the engine's lock view failed: %v", t.name(), cfg.BlockAfter, err)
+		case time.Now().After(deadline):
+			return fmt.Sprintf("%s is slow, not waiting on a lock: running after %s (%s)", t.name(), cfg.BlockAfter+cfg.Drain, w.Seen)
+		}
+		select {
+		case <-t.done:
+		case <-time.After(lookEvery):
+		case <-ctx.Done():
+			return fmt.Sprintf("%s: interrupted while it ran", t.name())
+		}
+	}
 }
 
 // drain waits up to d for every task to finish; it reports whether some
@@ -205,12 +285,23 @@ func drain(tasks []*task, d time.Duration) bool {
 // session before done closes, and read after.
 type task struct {
 	step    Step
+	started chan struct{} // closed when the statement goes to the engine, or is skipped
 	done    chan struct{}
-	blocked bool // set by drive only
+	// Set by the session before started closes: the engine's lock view of
+	// the statement, or why there is none.
+	view    backend.LockView
+	viewErr error
+	blocked bool   // set by drive only
+	wait    string // drive's: what showed it blocked, or slow
 	rows    Rows
 	n       int64
 	err     error
 	skipped bool
+}
+
+// name is the step as the table says it: "T2 write".
+func (t *task) name() string {
+	return "T" + strconv.Itoa(t.step.Session+1) + " " + string(t.step.Kind)
 }
 
 func (t *task) finished() bool {
@@ -223,7 +314,7 @@ func (t *task) finished() bool {
 }
 
 func (t *task) log() StepLog {
-	l := StepLog{Session: "T" + strconv.Itoa(t.step.Session+1), Kind: string(t.step.Kind), SQL: t.step.SQL, Blocked: t.blocked}
+	l := StepLog{Session: "T" + strconv.Itoa(t.step.Session+1), Kind: string(t.step.Kind), SQL: t.step.SQL, Blocked: t.blocked, Wait: t.wait}
 	if !t.finished() {
 		l.Error = "never returned"
 		return l
@@ -248,13 +339,26 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 type session struct {
 	c       backend.Conn
 	tasks   chan *task
+	ended   chan struct{} // closed when serve has closed the connection
 	dialect string
-	last    *task // the last task drive sent (drive's only)
-	failed  bool  // the open transaction was aborted by an error (serve's only)
+	view    backend.LockWaiter // nil when the engine has no lock view
+	last    *task              // the last task drive sent (drive's only)
+	failed  bool               // the open transaction was aborted by an error (serve's only)
 }
 
+// serve runs the tasks sent to it, in order, until tasks is closed, then
+// closes the connection: only its goroutine uses the connection. Once ctx
+// has ended (a stuck case), it runs nothing more.
 func (s *session) serve(ctx context.Context) {
+	defer close(s.ended)
+	defer s.c.Close()
 	for t := range s.tasks {
+		if ctx.Err() != nil {
+			t.skipped = true
+			close(t.started)
+			close(t.done)
+			continue
+		}
 		s.run(ctx, t)
 		close(t.done)
 	}
@@ -269,8 +373,17 @@ func (s *session) run(ctx context.Context, t *task) {
 		if st.Kind == Commit || st.Kind == Rollback {
 			s.failed = false
 		}
+		close(t.started)
 		return
 	}
+	if s.view != nil {
+		// Made while the connection is idle, for drive to look through
+		// should the statement not return.
+		vctx, cancel := context.WithTimeout(ctx, lookTimeout)
+		t.view, t.viewErr = s.view.LockView(vctx, s.c)
+		cancel()
+	}
+	close(t.started)
 	switch st.Kind {
 	case Begin:
 		t.err = s.c.Begin(ctx)
@@ -290,6 +403,24 @@ func (s *session) run(ctx context.Context, t *task) {
 		_ = s.c.Rollback(ctx)
 		s.failed = true
 	}
+}
+
+// Prevents reports whether err is the engine keeping transactions apart,
+// by its class (dberr, from the driver's codes): a serialization failure
+// or update conflict, a deadlock victim, a lock refused (NOWAIT, Firebird's
+// lock conflict, SQLite's SQLITE_LOCKED) or not granted in time (a lock
+// wait timeout, SQLite's SQLITE_BUSY). Any other error (a syntax error, a
+// lost connection, a constraint) says nothing about isolation.
+func Prevents(err error) bool {
+	class, kind, _ := dberr.Describe(err)
+	if class != dberr.Retryable {
+		return false
+	}
+	switch kind {
+	case dberr.Serialization, dberr.Deadlock, dberr.Lock, dberr.Busy, dberr.Timeout:
+		return true
+	}
+	return false
 }
 
 // modulo matches "val % N" in the portable SQL.

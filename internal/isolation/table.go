@@ -3,6 +3,7 @@ package isolation
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -31,7 +32,7 @@ func Table(w io.Writer, e Engine) error {
 		cells := make([]string, len(Columns))
 		for i, col := range Columns {
 			cells[i] = lv.Marks[col]
-			if lv.Published != nil && lv.Published[col] != lv.Marks[col] {
+			if slices.Contains(lv.Differs, col) {
 				cells[i] += "*"
 			}
 		}
@@ -64,26 +65,49 @@ func Table(w io.Writer, e Engine) error {
 	return tw.Flush()
 }
 
-// against says how a level's row compares with Hermitage's.
+// against says how a level's row compares with Hermitage's; a column
+// not judged (?) is named apart, neither equal nor different.
 func against(lv Level) string {
-	switch {
-	case lv.Published == nil:
+	if lv.Published == nil {
 		return ""
-	case len(lv.Differs) == 0:
-		return "= Hermitage"
 	}
-	return "differs from Hermitage: " + strings.Join(lv.Differs, ", ")
+	var unjudged []string
+	for _, col := range Columns {
+		if lv.Marks[col] == Unknown {
+			unjudged = append(unjudged, col)
+		}
+	}
+	var parts []string
+	switch {
+	case len(lv.Differs) > 0:
+		parts = append(parts, "differs from Hermitage: "+strings.Join(lv.Differs, ", "))
+	case len(unjudged) == 0:
+		return "= Hermitage"
+	default:
+		parts = append(parts, "= Hermitage where judged")
+	}
+	if len(unjudged) > 0 {
+		parts = append(parts, "not judged: "+strings.Join(unjudged, ", "))
+	}
+	return strings.Join(parts, "; ")
 }
 
-// how names the steps that blocked or failed.
+// how names the steps that blocked, failed or were slow, and what showed
+// a step blocked (the engine's lock view, or why it is not confirmed).
 func how(o Outcome) string {
 	var parts []string
 	for _, s := range o.Steps {
 		switch {
-		case s.Error != "":
-			parts = append(parts, s.Session+" "+s.Kind+": "+s.Error)
 		case s.Blocked:
-			parts = append(parts, s.Session+" "+s.Kind+" waited")
+			p := s.Session + " " + s.Kind + " waited (" + s.Wait + ")"
+			if s.Error != "" {
+				p += ", then " + s.Error
+			}
+			parts = append(parts, p)
+		case s.Error != "" && !strings.Contains(o.Detail, s.Error): // an error's detail quotes it
+			parts = append(parts, s.Session+" "+s.Kind+": "+s.Error)
+		case s.Wait != "":
+			parts = append(parts, s.Session+" "+s.Kind+" "+s.Wait)
 		}
 	}
 	if len(parts) == 0 {

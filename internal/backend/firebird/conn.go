@@ -32,6 +32,9 @@ type conn struct {
 	tx      driver.Tx // the transaction open now, or nil
 	txOpts  driver.TxOptions
 	open    *atomic.Int64 // the database's count of open client connections
+	// attachment is CURRENT_CONNECTION (MON$ATTACHMENT_ID), read by the
+	// first LockView; 0 before.
+	attachment int64
 }
 
 // bg is the context handed to the driver: it starts a goroutine per

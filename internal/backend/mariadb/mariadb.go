@@ -111,6 +111,7 @@ type db struct {
 	stopped  bool
 	pool     int    // the pool's size
 	recovery string // what the last crash restart replayed
+	looks    looks  // LockView's reads of InnoDB's lock views, spaced (locks.go)
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -233,11 +234,14 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 		defer cancel()
 		_, _ = d.sql.ExecContext(kctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
 	})
-	return &conn{sc}, nil
+	return &conn{sc, id}, nil
 }
 
 // conn is a client connection: database/sql's, with transaction modes.
-type conn struct{ *backend.StdConn }
+type conn struct {
+	*backend.StdConn
+	id int64 // CONNECTION_ID(): its thread in the processlist and InnoDB's views
+}
 
 // SetTxMode makes the connection's transactions REPEATABLE READ (InnoDB's
 // consistent snapshot for plain reads; writes and locking reads see the

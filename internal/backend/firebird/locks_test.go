@@ -1,0 +1,142 @@
+package firebird
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
+
+// TestLockView: while a statement waits for the row another transaction
+// updated, its lock view shows the record wait (MON$RECORD_WAITS); a
+// statement that runs without waiting is shown running and not waiting; a
+// statement of a SNAPSHOT TABLE STABILITY transaction waiting for the table
+// is not shown waiting, and the view says it cannot show that wait.
+func TestLockView(t *testing.T) {
+	db := openManaged(t)
+	defer db.Close()
+	ctx := context.Background()
+	a, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, q := range []string{"CREATE TABLE lv (id INT NOT NULL PRIMARY KEY, val INT)", "CREATE TABLE flag (id INT)", "INSERT INTO lv VALUES (1, 10)"} {
+		if err := a.ExecScript(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var lw backend.LockWaiter = db
+
+	// Running, not waiting: a loop that ends when flag has a row (read
+	// committed sees the row once it is committed) or after 10^8 turns.
+	view, err := lw.LockView(ctx, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- b.ExecScript(ctx, "EXECUTE BLOCK AS DECLARE n INT = 0; BEGIN WHILE (n < 100000000 AND NOT EXISTS (SELECT 1 FROM flag)) DO n = n + 1; END")
+	}()
+	w := lookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
+	if w.Waiting || w.Unseen != "" {
+		t.Errorf("a running statement that waits for nothing is shown %+v", w)
+	}
+	if err := a.ExecScript(ctx, "INSERT INTO flag VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	// A record wait.
+	if err := a.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 11 WHERE id = 1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if view, err = lw.LockView(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, err := b.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 12 WHERE id = 1"})
+		done <- err
+	}()
+	w = lookUntil(t, view, func(w backend.LockWait) bool { return w.Waiting })
+	if !strings.HasPrefix(w.Seen, "MON$RECORD_STATS: ") {
+		t.Errorf("the wait is shown as %q, want MON$RECORD_STATS's", w.Seen)
+	}
+	if err := a.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A table lock of SNAPSHOT TABLE STABILITY: a reads lv, b's update waits.
+	stable := driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelSerializable)}
+	a.(*conn).txOpts, b.(*conn).txOpts = stable, stable
+	if err := a.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var v int64
+	if err := a.QueryRow(ctx, &backend.Stmt{SQL: "SELECT val FROM lv WHERE id = 1"}, nil, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if view, err = lw.LockView(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_, err := b.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 12 WHERE id = 1"})
+		done <- err
+	}()
+	w = lookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
+	if w.Waiting || !strings.Contains(w.Unseen, "SNAPSHOT TABLE STABILITY") {
+		t.Errorf("a statement waiting for a table of SNAPSHOT TABLE STABILITY is shown %+v, want not waiting and the wait named unseen", w)
+	}
+	if err := a.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lookUntil looks through view until ok holds, for up to 10 s.
+func lookUntil(t *testing.T, view backend.LockView, ok func(backend.LockWait) bool) backend.LockWait {
+	t.Helper()
+	var w backend.LockWait
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		var err error
+		if w, err = view(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if ok(w) {
+			return w
+		}
+	}
+	t.Fatalf("the lock view never showed what was awaited: %+v", w)
+	return w
+}
