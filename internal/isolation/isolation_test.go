@@ -226,7 +226,7 @@ func TestPostgres(t *testing.T) {
 // --drain, then its case is an error that says so.
 func TestSlowBound(t *testing.T) {
 	if _, err := postgres.FindServer(""); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	got := runCases(t, postgres.Spec, backend.ReadCommitted, isolation.Config{BlockAfter: 100 * time.Millisecond, Drain: 500 * time.Millisecond},
 		slow("SELECT id, val FROM dbgauge_hermitage, pg_sleep(3) WHERE id = 1"))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestLockView: while a statement waits for the row another transaction
@@ -14,7 +15,7 @@ import (
 // statement sleeps (SLEEP), it shows none.
 func TestLockView(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
-		t.Skip(err)
+		testenv.Need(t, err)
 	}
 	ctx := context.Background()
 	bdb, err := Spec.Open(ctx, backend.Options{DB: Spec.Throwaway, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once, Conns: 2})
