@@ -25,7 +25,7 @@ func TestCheckExitCodes(t *testing.T) {
 		code int
 		last string
 	}{
-		{"hold", []string{filepath.Join("..", "..", "examples", "deposits.toml"), "--db", deposits}, ExitOK, "exit 0: the one check holds"},
+		{"hold", []string{filepath.Join("..", "..", "examples", "deposits.toml"), "--db", deposits}, ExitOK, "exit 0: all 2 checks hold"},
 		{"fail", []string{filepath.Join("testdata", "checked.toml"), "--db", db}, ExitUnmet, "exit 1: 1 of 2 checks failed: ten_rows (values 5, 10)"},
 	} {
 		code, out, errs := runCLI(t, nil, append([]string{"check"}, c.args...)...)

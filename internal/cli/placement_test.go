@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/placement"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/verdict"
 )
 
 // --cpus harness=N keeps dbgauge's process on CPU N, with as many Ps, and
@@ -48,9 +49,19 @@ func TestCPUsHarness(t *testing.T) {
 	if h == nil || !h.Placed || h.CPUs != cpu.String() || h.CPUCount != 1 || h.GoMaxProcs != 1 {
 		t.Fatalf("harness record %+v, want it placed on CPU %s with GOMAXPROCS 1", h, cpu)
 	}
-	// Eight clients of SQLite reads, engine inside, on one CPU: it is busy.
-	if h.Limit != "yes" || !strings.Contains(string(out), "so that process is the limit") {
-		t.Errorf("limit %q, verdict %q; summary:\n%s", h.Limit, h.Verdict, out)
+	// Eight clients of SQLite reads, engine inside, on one CPU: the CPU is
+	// busy. Whether dbgauge alone kept it so depends on what else the
+	// machine runs (the suite's other packages, a CPU hog): "yes" when it
+	// did, "maybe" when it took a part of it, as it measured.
+	if h.CPUsBusy < verdict.Busy {
+		t.Errorf("its CPU was %.2f busy under eight clients of SQLite reads", h.CPUsBusy)
+	}
+	want, says := "yes", "so that process is the limit"
+	if h.Cores < verdict.Busy {
+		want, says = "maybe", "the harness could be the limit"
+	}
+	if h.Limit != want || !strings.Contains(string(out), says) {
+		t.Errorf("limit %q after %.2f cores on a CPU %.2f busy, want %q; verdict %q; summary:\n%s", h.Limit, h.Cores, h.CPUsBusy, want, h.Verdict, out)
 	}
 	if !strings.Contains(string(out), "on CPUs "+cpu.String()+" (--cpus)") {
 		t.Errorf("the summary does not say where dbgauge ran:\n%s", out)
