@@ -53,6 +53,34 @@ func TestTickMergesShards(t *testing.T) {
 	}
 }
 
+// TestAboveBound: a latency over an hour is recorded at the bound and
+// counted as above it, per unit kind, operation and lag; one of 59 minutes
+// is recorded as it is (the bound was 10 minutes, and nothing said so).
+func TestAboveBound(t *testing.T) {
+	shape := Shape{Units: []string{"a", "b"}, Ops: []string{"x"}}
+	s := NewSet(shape, 1)
+	t0 := time.Now()
+	s.Start(t0)
+	r := s.Recorder(0)
+	r.Unit(0, 59*time.Minute)
+	r.Unit(1, 2*time.Hour)
+	r.Unit(1, time.Millisecond)
+	r.Op(0, 3*time.Hour)
+	r.Lag(90*time.Minute, true)
+	p := NewPhase("measure", shape, t0)
+	p.Add(s.Tick(t0.Add(time.Second)))
+	rec := p.Record(false)
+	if rec.Units[0].MaxUs < 59*60_000_000*999/1000 || rec.Units[0].Above != 0 {
+		t.Errorf("59 minutes: max %dµs, %d above; want it as it is", rec.Units[0].MaxUs, rec.Units[0].Above)
+	}
+	if rec.Units[1].Above != 1 || rec.All.Above != 1 || rec.All.BoundUs != 3_600_000_000 || rec.All.Count != 3 {
+		t.Errorf("2 hours: %+v of all %+v; want 1 above the bound of an hour", rec.Units[1], rec.All)
+	}
+	if rec.Ops[0].Above != 1 || rec.Lag == nil || rec.Lag.Above != 1 || rec.Units[0].BoundUs != 0 {
+		t.Errorf("operation %+v, lag %+v: want 1 above each", rec.Ops[0], rec.Lag)
+	}
+}
+
 func TestClamp(t *testing.T) {
 	h := NewHistogram()
 	recordUs(h, -time.Second)
