@@ -419,7 +419,8 @@ func (r *Recorder) Retry(err error) {
 	r.sh.mu.Unlock()
 }
 
-// Lost counts n units that had succeeded but were rolled back with their group.
+// Lost counts n units that had finished but were rolled back with their
+// group (--commit every:N): the run engine never recorded them as units.
 func (r *Recorder) Lost(n int64) {
 	r.sh.mu.Lock()
 	r.sh.lost += n
@@ -463,7 +464,9 @@ type Interval struct {
 	counts
 }
 
-// OK returns the number of successful units, net of lost ones.
+// OK returns the number of successful units: those recorded with Unit.
+// Units rolled back with their group are Lost, and never recorded: a
+// count is never negative.
 func (iv *Interval) OK() int64 {
 	var n int64
 	for _, h := range iv.units {
@@ -471,11 +474,13 @@ func (iv *Interval) OK() int64 {
 			n += h.TotalCount()
 		}
 	}
-	return n - iv.lost
+	return n
 }
 
-// UnitOK returns the number of successful units of each kind (lost ones,
-// which --commit every:N alone has, are not taken off).
+// Lost returns the number of units rolled back with their group.
+func (iv *Interval) Lost() int64 { return iv.lost }
+
+// UnitOK returns the number of successful units of each kind.
 func (iv *Interval) UnitOK() []int64 {
 	out := make([]int64, len(iv.units))
 	for i, h := range iv.units {
@@ -564,7 +569,7 @@ func (p *Phase) Add(iv *Interval) {
 	}
 }
 
-// OK returns the phase's successful units, net of lost ones.
+// OK returns the phase's successful units.
 func (p *Phase) OK() int64 {
 	iv := Interval{counts: p.counts}
 	return iv.OK()
