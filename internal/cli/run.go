@@ -212,6 +212,8 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		}
 	}
 	switch {
+	case errors.Is(err, session.ErrInterrupted):
+		return exitError{ExitInterrupted, fmt.Sprintf("%v: nothing was measured (%s)", err, dir)}
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
 	case stopped:
