@@ -164,7 +164,7 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		defer srv.Close()
 	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
-		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
+		p.Note("stopping: no more waiting, and the units in flight finish (interrupt again to abandon them)")
 	})
 	defer release()
 	if pct := plan.GCPercent(); pct > 0 && os.Getenv("GOGC") == "" {
