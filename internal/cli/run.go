@@ -164,7 +164,7 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		defer srv.Close()
 	}
 	stop, interrupted, release := watchSignals(env, cancel, func() {
-		p.Note("stopping: finishing the units in flight (interrupt again to abandon them)")
+		p.Note("stopping: no more waiting, and the units in flight finish (interrupt again to abandon them)")
 	})
 	defer release()
 	if pct := plan.GCPercent(); pct > 0 && os.Getenv("GOGC") == "" {
@@ -212,6 +212,8 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		}
 	}
 	switch {
+	case errors.Is(err, session.ErrInterrupted):
+		return exitError{ExitInterrupted, fmt.Sprintf("%v: nothing was measured (%s)", err, dir)}
 	case err != nil:
 		return exitError{ExitFailed, fmt.Sprintf("%v (what was measured is in %s)", err, dir)}
 	case stopped:

@@ -394,11 +394,12 @@ func latencies(groups [][]result.Latency) ([]result.Latency, error) {
 // and of units with nothing to do are summed.
 func mergeLatency(ls []result.Latency) (result.Latency, error) {
 	var h *hdrhistogram.Histogram
-	var failed, nothing, count int64
+	var failed, nothing, count, above, bound int64
 	for _, l := range ls {
 		failed += l.Failed
 		nothing += l.Nothing
 		count += l.Count
+		above, bound = above+l.Above, max(bound, l.BoundUs)
 		if l.Count == 0 {
 			continue
 		}
@@ -420,7 +421,7 @@ func mergeLatency(ls []result.Latency) (result.Latency, error) {
 	if out.Count != count {
 		return out, fmt.Errorf("%s: the merged histogram holds %d values, the shards counted %d", ls[0].Name, out.Count, count)
 	}
-	out.Failed, out.Nothing = failed, nothing
+	out.Failed, out.Nothing, out.Above, out.BoundUs = failed, nothing, above, bound
 	return out, nil
 }
 

@@ -19,15 +19,20 @@ import (
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
-// Histogram range: 1 µs to 10 minutes at 3 significant digits. Values outside
-// are clamped so that recording never fails.
+// Histogram range: 1 µs to an hour (Bound) at 3 significant digits. Values
+// outside are clamped so that recording never fails; a latency above Bound
+// is recorded at Bound and counted (Latency.Above), never clamped unsaid.
 const (
 	lowestUs  = 1
-	highestUs = 10 * 60 * 1_000_000
+	highestUs = int64(Bound / time.Microsecond)
 	sigFigs   = 3
 	samples   = 3   // sample messages kept per failure class
 	sampleLen = 300 // characters kept per sample message
 )
+
+// Bound is the highest latency a histogram holds as it is. It fits a queued
+// value's 32 bits of microseconds (see value).
+const Bound = time.Hour
 
 // NewHistogram returns an empty latency histogram in microseconds.
 func NewHistogram() *hdrhistogram.Histogram {
@@ -64,12 +69,17 @@ type counts struct {
 	failed   []int64
 	opFailed []int64 // operations that returned an error, per operation (every attempt)
 	nothing  []int64 // units that found nothing to do, per kind
-	retries  int64
-	late     int64
-	lost     int64
-	canceled int64
-	failures map[failKey]*result.Failure // units that failed, by cause
-	retried  map[failKey]*result.Failure // errors that were retried, by cause
+	// unitsAbove, opsAbove and lagAbove count the latencies above Bound
+	// (recorded at Bound), per unit kind and operation.
+	unitsAbove []int64
+	opsAbove   []int64
+	lagAbove   int64
+	retries    int64
+	late       int64
+	lost       int64
+	canceled   int64
+	failures   map[failKey]*result.Failure // units that failed, by cause
+	retried    map[failKey]*result.Failure // errors that were retried, by cause
 	// nothings counts units that found nothing to do, by the reason the
 	// workload gave (its code: OLTP-EMUL's exception names).
 	nothings map[failKey]*result.Failure
@@ -79,20 +89,22 @@ type counts struct {
 }
 
 // newCounts returns empty counts of shape s. Counts are sparse: a histogram
-// is made at its first value (record, mergeInto), since each is ~170 KB and
+// is made at its first value (record, mergeInto), since each is ~184 KB and
 // most never see a value (the lag of a closed loop, a shard's share of a
 // mix's rare branches, the operations of tpcb --select-only).
 func newCounts(s Shape) counts {
 	return counts{
-		units:    make([]*hdrhistogram.Histogram, len(s.Units)),
-		ops:      make([]*hdrhistogram.Histogram, len(s.Ops)),
-		failed:   make([]int64, len(s.Units)),
-		opFailed: make([]int64, len(s.Ops)),
-		nothing:  make([]int64, len(s.Units)),
-		failures: map[failKey]*result.Failure{},
-		retried:  map[failKey]*result.Failure{},
-		nothings: map[failKey]*result.Failure{},
-		failedBy: make([]map[dberr.Kind]int64, len(s.Units)),
+		units:      make([]*hdrhistogram.Histogram, len(s.Units)),
+		ops:        make([]*hdrhistogram.Histogram, len(s.Ops)),
+		failed:     make([]int64, len(s.Units)),
+		opFailed:   make([]int64, len(s.Ops)),
+		nothing:    make([]int64, len(s.Units)),
+		unitsAbove: make([]int64, len(s.Units)),
+		opsAbove:   make([]int64, len(s.Ops)),
+		failures:   map[failKey]*result.Failure{},
+		retried:    map[failKey]*result.Failure{},
+		nothings:   map[failKey]*result.Failure{},
+		failedBy:   make([]map[dberr.Kind]int64, len(s.Units)),
 	}
 }
 
@@ -145,6 +157,13 @@ func (c *counts) mergeInto(dst *counts, reset bool) {
 	for i, n := range c.opFailed {
 		dst.opFailed[i] += n
 	}
+	for i, n := range c.unitsAbove {
+		dst.unitsAbove[i] += n
+	}
+	for i, n := range c.opsAbove {
+		dst.opsAbove[i] += n
+	}
+	dst.lagAbove += c.lagAbove
 	dst.retries += c.retries
 	dst.late += c.late
 	dst.lost += c.lost
@@ -219,6 +238,9 @@ func (c *counts) reset() {
 	clear(c.failed)
 	clear(c.opFailed)
 	clear(c.nothing)
+	clear(c.unitsAbove)
+	clear(c.opsAbove)
+	c.lagAbove = 0
 	c.retries, c.late, c.lost, c.canceled = 0, 0, 0, 0
 	clear(c.failures)
 	clear(c.retried)
@@ -256,6 +278,10 @@ const (
 	opFlag   = 1 << 63
 	maxBatch = 1 << 14 // values a shard holds before it records them itself
 )
+
+// The clamped microseconds fit in a value's 32 bits: this fails to compile
+// if Bound grows past them (about 71 minutes).
+const _ = uint32(highestUs)
 
 func value(op bool, i int, d time.Duration) uint64 {
 	v := uint64(i)<<32 | uint64(clampUs(d))
@@ -341,6 +367,9 @@ func (r *Recorder) Unit(k int, d time.Duration) {
 	v := value(false, k, d)
 	r.sh.mu.Lock()
 	r.sh.add(v)
+	if d > Bound {
+		r.sh.unitsAbove[k]++
+	}
 	r.sh.mu.Unlock()
 }
 
@@ -349,6 +378,9 @@ func (r *Recorder) Op(op int, d time.Duration) {
 	v := value(true, op, d)
 	r.sh.mu.Lock()
 	r.sh.add(v)
+	if d > Bound {
+		r.sh.opsAbove[op]++
+	}
 	r.sh.mu.Unlock()
 }
 
@@ -369,6 +401,9 @@ func (r *Recorder) OpFailed(op int, err error) {
 func (r *Recorder) Lag(d time.Duration, late bool) {
 	r.sh.mu.Lock()
 	record(&r.sh.lag, d)
+	if d > Bound {
+		r.sh.lagAbove++
+	}
 	if late {
 		r.sh.late++
 	}
@@ -384,7 +419,8 @@ func (r *Recorder) Retry(err error) {
 	r.sh.mu.Unlock()
 }
 
-// Lost counts n units that had succeeded but were rolled back with their group.
+// Lost counts n units that had finished but were rolled back with their
+// group (--commit every:N): the run engine never recorded them as units.
 func (r *Recorder) Lost(n int64) {
 	r.sh.mu.Lock()
 	r.sh.lost += n
@@ -428,7 +464,9 @@ type Interval struct {
 	counts
 }
 
-// OK returns the number of successful units, net of lost ones.
+// OK returns the number of successful units: those recorded with Unit.
+// Units rolled back with their group are Lost, and never recorded: a
+// count is never negative.
 func (iv *Interval) OK() int64 {
 	var n int64
 	for _, h := range iv.units {
@@ -436,11 +474,13 @@ func (iv *Interval) OK() int64 {
 			n += h.TotalCount()
 		}
 	}
-	return n - iv.lost
+	return n
 }
 
-// UnitOK returns the number of successful units of each kind (lost ones,
-// which --commit every:N alone has, are not taken off).
+// Lost returns the number of units rolled back with their group.
+func (iv *Interval) Lost() int64 { return iv.lost }
+
+// UnitOK returns the number of successful units of each kind.
 func (iv *Interval) UnitOK() []int64 {
 	out := make([]int64, len(iv.units))
 	for i, h := range iv.units {
@@ -529,7 +569,7 @@ func (p *Phase) Add(iv *Interval) {
 	}
 }
 
-// OK returns the phase's successful units, net of lost ones.
+// OK returns the phase's successful units.
 func (p *Phase) OK() int64 {
 	iv := Interval{counts: p.counts}
 	return iv.OK()
@@ -545,12 +585,17 @@ func (p *Phase) Record(hist bool) result.Phase {
 		OK: iv.OK(), Failed: iv.Failed(), Nothing: iv.Nothing(), Retries: p.retries, Lost: p.lost, Late: p.late,
 		All: Summarize("all", mergeAll(p.units), hist),
 	}
+	for _, n := range p.unitsAbove {
+		out.All.Above += n
+	}
+	out.All.BoundUs = boundOf(out.All.Above)
 	if secs > 0 {
 		out.Rate = float64(out.OK) / secs
 	}
 	for i, h := range p.units {
 		u := Summarize(p.shape.Units[i], h, hist)
 		u.Failed, u.Nothing = p.failed[i], p.nothing[i]
+		u.Above, u.BoundUs = p.unitsAbove[i], boundOf(p.unitsAbove[i])
 		for k, n := range p.failedBy[i] {
 			if n == 0 {
 				continue
@@ -568,10 +613,12 @@ func (p *Phase) Record(hist bool) result.Phase {
 	for i, h := range p.ops {
 		o := Summarize(p.shape.Ops[i], h, hist)
 		o.Failed = p.opFailed[i]
+		o.Above, o.BoundUs = p.opsAbove[i], boundOf(p.opsAbove[i])
 		out.Ops = append(out.Ops, o)
 	}
 	if p.lag != nil && p.lag.TotalCount() > 0 {
 		l := Summarize("lag", p.lag, hist)
+		l.Above, l.BoundUs = p.lagAbove, boundOf(p.lagAbove)
 		out.Lag = &l
 	}
 	out.Failures, out.Retried = causes(p.failures), causes(p.retried)
@@ -579,6 +626,15 @@ func (p *Phase) Record(hist bool) result.Phase {
 		out.NothingBy = causes(p.nothings)
 	}
 	return out
+}
+
+// boundOf is the bound a latency summary names beside above latencies
+// over it, or 0 when there are none.
+func boundOf(above int64) int64 {
+	if above == 0 {
+		return 0
+	}
+	return highestUs
 }
 
 // causes lists a cause map, most frequent first.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -169,6 +170,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 				fmt.Fprintf(b, "sd %s · ", Us(int64(a.SdUs+0.5)))
 			}
 			fmt.Fprintf(b, "p50 %s · p95 %s · p99 %s · max %s\n", Us(s.P50Us), Us(s.P95Us), Us(s.P99Us), Us(s.MaxUs))
+			if line := AboveLine(m, r.Config.Unit); line != "" {
+				fmt.Fprintf(b, "  above the bound  %s\n", line)
+			}
 		}
 		figures(b, s.Figures)
 		if s.PerMinute > 0 {
@@ -577,4 +581,24 @@ func figures(b *strings.Builder, fs []result.Figure) {
 		}
 		fmt.Fprintf(b, "  %s %-*s %10s %-15s %s\n", mark, width, f.Name, Rate(f.Value), f.Unit, f.Said())
 	}
+}
+
+// AboveLine says how many latencies of a phase were over the histograms'
+// bound, counted at it ("" when none was): the percentiles they reach are
+// at least the bound, not the latency.
+func AboveLine(m *result.Phase, unit string) string {
+	var ops, bound int64
+	for _, o := range m.Ops {
+		ops += o.Above
+		bound = max(bound, o.BoundUs)
+	}
+	if m.All.Above == 0 && ops == 0 {
+		return ""
+	}
+	bound = max(bound, m.All.BoundUs)
+	what := fmt.Sprintf("%d %s(s)", m.All.Above, unit)
+	if ops > 0 {
+		what += fmt.Sprintf(" and %d operation(s)", ops)
+	}
+	return fmt.Sprintf("%s took longer than %s, the latency histograms' bound: each is counted at it, so the percentiles that reach it are at least that", what, time.Duration(bound)*time.Microsecond)
 }

@@ -203,3 +203,24 @@ func TestFigureNA(t *testing.T) {
 		t.Errorf("the summary lacks %q:\n%s", want, b.String())
 	}
 }
+
+// TestAboveBound: latencies over the histograms' bound are said under the
+// latency line, with the bound; none, no line.
+func TestAboveBound(t *testing.T) {
+	r := sample()
+	m := &r.Phases[0]
+	m.All.Above, m.All.BoundUs = 2, 3_600_000_000
+	m.Ops[1].Above, m.Ops[1].BoundUs = 1, 3_600_000_000
+	var b bytes.Buffer
+	if err := Summary(&b, r, "results/x"); err != nil {
+		t.Fatal(err)
+	}
+	want := "  above the bound  2 call(s) and 1 operation(s) took longer than 1h0m0s, the latency histograms' bound"
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the summary does not say it:\n%s", b.String())
+	}
+	b.Reset()
+	if err := Summary(&b, sample(), "results/x"); err != nil || strings.Contains(b.String(), "above the bound") {
+		t.Errorf("a run without them has the line (%v)", err)
+	}
+}

@@ -581,11 +581,11 @@ type Phase struct {
 	Start     time.Time `json:"start"`
 	End       time.Time `json:"end"`
 	Seconds   float64   `json:"seconds"`
-	OK        int64     `json:"ok"`      // successful units, net of Lost
+	OK        int64     `json:"ok"`      // successful units (committed: those rolled back with their group are in Lost)
 	Failed    int64     `json:"failed"`  // units that failed after retries
 	Nothing   int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
 	Retries   int64     `json:"retries"`
-	Lost      int64     `json:"lost,omitempty"` // units done, then rolled back with their group
+	Lost      int64     `json:"lost,omitempty"` // units done, then rolled back with their group: not in OK nor the latencies
 	Late      int64     `json:"late,omitempty"` // open loop: started over one interval late
 	Rate      float64   `json:"rate"`           // OK / Seconds
 	All       Latency   `json:"all"`            // every unit kind
@@ -621,7 +621,11 @@ type Latency struct {
 	P99Us   int64   `json:"p99_us"`
 	P999Us  int64   `json:"p999_us"`
 	MaxUs   int64   `json:"max_us"`
-	Hist    string  `json:"hist,omitempty"`
+	// Above counts the latencies over the histogram's bound (BoundUs, an
+	// hour), recorded at the bound: its percentiles there are "at least".
+	Above   int64  `json:"above,omitempty"`
+	BoundUs int64  `json:"bound_us,omitempty"` // set when Above is
+	Hist    string `json:"hist,omitempty"`
 }
 
 // Failure counts failed units of one class, kind and engine code.

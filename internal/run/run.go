@@ -54,11 +54,17 @@ type Config struct {
 	Unavailable time.Duration
 	Tick        time.Duration // interval of the series; DefaultTick when 0
 	// Log, when set, is told of every unit that ended (err nil when it
-	// succeeded, matching workload.ErrNothing when it found nothing to do),
-	// from the client's goroutine: it must be safe for concurrent use and
-	// quick.
+	// succeeded, matching workload.ErrNothing when it found nothing to do,
+	// ErrRolledBack when it finished but its group rolled back), from the
+	// client's goroutine: it must be safe for concurrent use and quick. A
+	// unit that finished inside a group (--commit every:N) is told of once
+	// its group committed or rolled back.
 	Log func(client, kind int, start time.Time, d time.Duration, err error)
 }
+
+// ErrRolledBack is what Config.Log is told of a unit that finished inside a
+// group (--commit every:N) that then rolled back: it is lost, not ok.
+var ErrRolledBack = errors.New("rolled back with its group")
 
 // Reason says why a run stopped.
 type Reason string
@@ -87,13 +93,14 @@ type Outcome struct {
 	Reason Reason
 	Err    error // the fatal error that stopped the run, if any
 	// Outages are the windows in which units failed as unavailable and
-	// none succeeded, in order.
+	// none reached the engine, in order.
 	Outages []Outage
 }
 
 // Outage is a window in which the engine answered no unit: from the first
-// unit that failed as unavailable after a success to the next success
-// (End is zero when the run ended inside it).
+// unit that failed as unavailable after a success to the next unit that
+// reached the engine (workload.Reached: it succeeded, or found nothing to
+// do once the engine answered); End is zero when the run ended inside it.
 type Outage struct {
 	Start, End time.Time
 	Failed     int64 // units that failed as unavailable in it
@@ -472,24 +479,104 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	return err
 }
 
+// heldUnit is a unit that finished inside a group not committed yet.
+type heldUnit struct {
+	kind  int
+	start time.Time
+	d     time.Duration
+}
+
+// held are a client's units that finished inside a transaction that has
+// not committed yet (workload.Pender): they are recorded as ok when it
+// commits and counted lost when it rolls back, never both.
+type held struct {
+	units []heldUnit
+	rec   *metrics.Recorder
+	log   func(client, kind int, start time.Time, d time.Duration, err error)
+	gid   int
+}
+
+// done records a unit that finished at once, or holds it when its client
+// says it rides on an open transaction.
+func (h *held) done(pender workload.Pender, kind int, start time.Time, d time.Duration) {
+	if pender == nil {
+		h.record(heldUnit{kind, start, d})
+		return
+	}
+	h.units = append(h.units, heldUnit{kind, start, d})
+	h.settle(pender)
+}
+
+// settle records as ok the units held beyond the last pending ones: their
+// transaction committed.
+func (h *held) settle(pender workload.Pender) {
+	if pender == nil || len(h.units) == 0 {
+		return
+	}
+	n := len(h.units) - int(min(max(pender.Pending(), 0), int64(len(h.units))))
+	for _, u := range h.units[:n] {
+		h.record(u)
+	}
+	h.units = append(h.units[:0], h.units[n:]...)
+}
+
+func (h *held) record(u heldUnit) {
+	h.rec.Unit(u.kind, u.d)
+	if h.log != nil {
+		h.log(h.gid, u.kind, u.start, u.d, nil)
+	}
+}
+
+// rolledBack counts lost the units of a group that rolled back (err: a
+// *workload.Lost, or the failed Close of a client that held some), and
+// drops those held, which were never recorded.
+func (h *held) rolledBack(err error) {
+	n := workload.LostUnits(err)
+	if n == 0 {
+		n = int64(len(h.units)) // not acknowledged: they are lost too
+	}
+	h.rec.Lost(n)
+	if h.log != nil {
+		for _, u := range h.units {
+			h.log(h.gid, u.kind, u.start, u.d, ErrRolledBack)
+		}
+	}
+	h.units = h.units[:0]
+}
+
+// closed settles the held units after Close: committed when it succeeded,
+// lost when it failed.
+func (h *held) closed(err error) {
+	if err != nil {
+		if workload.LostUnits(err) > 0 || len(h.units) > 0 {
+			h.rolledBack(err)
+		}
+		return
+	}
+	for _, u := range h.units {
+		h.record(u)
+	}
+	h.units = h.units[:0]
+}
+
 // client runs units on one client until the run stops, then closes it.
 func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rec := r.set.Recorder(id)
+	gid := r.cfg.First + id // the client's number in the whole run (--shard)
+	hold := &held{rec: rec, log: r.cfg.Log, gid: gid}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := c.Close(cctx); err != nil {
-			rec.Lost(workload.LostUnits(err))
-		}
+		hold.closed(c.Close(cctx))
 	}()
 	// A stream of its own, so that the mix does not depend on the workload's draws.
-	gid := r.cfg.First + id // the client's number in the whole run (--shard)
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
 	between, _ := c.(workload.Interluder)
+	pender, _ := c.(workload.Pender)
 	var mine int64 // units this client began in the measure phase
 	for first := true; !r.stopping(); first = false {
 		if think > 0 && !r.sleep(ctx, think) {
@@ -540,27 +627,32 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 				}
 			}
 		}
-		err := r.attempt(ctx, c, kind, ops, rec, rng)
+		err := r.attempt(ctx, c, kind, ops, hold, rng)
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
-			// A unit that found nothing to do was answered by the engine
-			// (it is up), but did no work: counted apart, never as ok.
+			// A unit that found nothing to do did no work: counted apart,
+			// never as ok.
 			now := time.Now()
 			if nothing {
 				rec.Nothing(kind, err)
+				hold.settle(pender)
+				if r.cfg.Log != nil {
+					r.cfg.Log(gid, kind, start, now.Sub(start), err)
+				}
 			} else {
-				rec.Unit(kind, now.Sub(start))
+				hold.done(pender, kind, start, now.Sub(start))
 			}
-			if t := now.UnixNano(); t-r.lastOK.Load() >= int64(okEvery) {
-				r.lastOK.Store(t)
-			}
-			if r.inOutage.Load() && start.UnixNano() > r.outStart.Load() {
-				r.outage(now, false) // a unit begun in the outage got an answer: it is over
-			}
-			if r.cfg.Log != nil {
-				r.cfg.Log(gid, kind, start, now.Sub(start), err)
+			if workload.Reached(err) {
+				// The engine answered it: it is up.
+				if t := now.UnixNano(); t-r.lastOK.Load() >= int64(okEvery) {
+					r.lastOK.Store(t)
+				}
+				if r.inOutage.Load() && start.UnixNano() > r.outStart.Load() {
+					r.outage(now, false) // a unit begun in the outage got an answer: it is over
+				}
 			}
 			continue
 		}
+		hold.settle(pender)
 		rec.Failed(kind, err)
 		if r.cfg.Log != nil {
 			r.cfg.Log(gid, kind, start, time.Since(start), err)
@@ -579,10 +671,11 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			r.unavailable.Store(&e)
 			r.outage(time.Now(), true)
 			if r.sleep(ctx, 100*time.Millisecond) {
-				c = r.reopen(ctx, id, c, rec)
+				c = r.reopen(ctx, id, c, hold)
 				waiter, _ = c.(workload.Waiter)
 				chooser, _ = c.(workload.Chooser)
 				between, _ = c.(workload.Interluder)
+				pender, _ = c.(workload.Pender)
 			}
 		case dberr.Canceled:
 			return
@@ -594,7 +687,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 // a replica was promoted) with a new one; the old one is closed, and units
 // it had pending are lost. When the engine does not answer yet, the old
 // client is kept, to fail and try again.
-func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *metrics.Recorder) workload.Client {
+func (r *runner) reopen(ctx context.Context, id int, c workload.Client, hold *held) workload.Client {
 	// The run's context, as at the first opening: a client may watch it
 	// for as long as it lives (the engines' connect timeouts bound this).
 	nc, err := r.opener(ctx, r.cfg.First+id, r.rngs[id])
@@ -603,24 +696,23 @@ func (r *runner) reopen(ctx context.Context, id int, c workload.Client, rec *met
 	}
 	cctx, cancel2 := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel2()
-	if err := c.Close(cctx); err != nil {
-		rec.Lost(workload.LostUnits(err))
-	}
+	hold.closed(c.Close(cctx))
 	return nc
 }
 
 // attempt runs one unit, retrying retryable failures with a growing, jittered
 // back-off. The latency of the unit includes its retries. A unit that finds
 // nothing to do on a retry ends there, as nothing to do.
-func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *opTimer, rec *metrics.Recorder, rng *rand.Rand) error {
+func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *opTimer, hold *held, rng *rand.Rand) error {
 	for try := 0; ; try++ {
 		err := c.Do(ctx, kind, ops)
 		if err == nil {
 			return nil
 		}
-		if lost := workload.LostUnits(err); lost > 0 {
-			rec.Lost(lost)
+		if workload.LostUnits(err) > 0 {
+			hold.rolledBack(err)
 		}
+		rec := hold.rec
 		if dberr.ClassOf(err) != dberr.Retryable || try >= r.cfg.Retries {
 			return err
 		}

@@ -154,17 +154,124 @@ func TestOpenLoopCountsTheBacklog(t *testing.T) {
 	}
 }
 
+// groupClient commits every n units (workload.Group), as the workloads do
+// under --commit every:N; fail says whether a commit fails (the group rolls
+// back), slow how long a failing commit takes.
+type groupClient struct {
+	g         workload.Group
+	fail      func() bool
+	slow      time.Duration
+	committed *atomic.Int64 // units whose commit succeeded
+}
+
+var conflict = dberr.New(dberr.Rollback, dberr.Constraint, "23505", errors.New("duplicate key"))
+
+func (c *groupClient) Do(_ context.Context, _ int, ops workload.Ops) error {
+	if err := ops.Time(0, func() error { time.Sleep(time.Millisecond); return nil }); err != nil {
+		return err
+	}
+	if c.g.UnitBegins() {
+		c.g.Open = true
+	}
+	if !c.g.UnitEnds() {
+		return nil
+	}
+	return c.commit(1)
+}
+
+// commit commits the held units and this many more (the unit committing).
+func (c *groupClient) commit(more int64) error {
+	if c.fail() {
+		time.Sleep(c.slow)
+		return c.g.Abort(conflict, func() {})
+	}
+	c.committed.Add(c.g.Held() + more)
+	c.g.Committed()
+	return nil
+}
+
+func (c *groupClient) Close(context.Context) error {
+	if !c.g.Open {
+		return nil
+	}
+	return c.commit(0)
+}
+
+func (c *groupClient) Pending() int64 { return c.g.Held() }
+
+// TestLostUnitsComeOff: a group that rolls back at Close loses its units:
+// they are lost, never ok, and in no latency.
 func TestLostUnitsComeOff(t *testing.T) {
+	var committed atomic.Int64
 	out, _ := Run(context.Background(), Config{Clients: 1, Units: 10}, shape,
 		func(context.Context, int, *rand.Rand) (workload.Client, error) {
-			return &fakeClient{
-				do:    func(int, workload.Ops) error { return nil },
-				close: func() error { return &workload.Lost{Units: 4, Err: errors.New("commit failed")} },
-			}, nil
+			c := &groupClient{g: workload.Group{Commit: workload.Commit{Mode: workload.PerUnits, Every: 6}}, committed: &committed}
+			c.fail = func() bool { return committed.Load() > 0 } // the first group commits, the second does not
+			return c, nil
 		}, nil, nil)
 	rec := measure(t, out).Record(false)
-	if rec.OK != 6 || rec.Lost != 4 {
-		t.Fatalf("ok %d lost %d, want 6 and 4", rec.OK, rec.Lost)
+	if rec.OK != 6 || rec.Lost != 4 || rec.All.Count != 6 {
+		t.Fatalf("ok %d lost %d, %d latencies; want 6, 4 and 6", rec.OK, rec.Lost, rec.All.Count)
+	}
+}
+
+// seconds records every interval's ok and lost units.
+type seconds struct{ ok, lost []int64 }
+
+func (s *seconds) PhaseBegins(*metrics.Phase) {}
+func (s *seconds) Interval(_ *metrics.Phase, iv *metrics.Interval) {
+	s.ok, s.lost = append(s.ok, iv.OK()), append(s.lost, iv.Lost())
+}
+
+// TestRolledBackLeaveOK: under --commit every:4, every third group's
+// commit fails after a while (longer than a tick): its three earlier units
+// finished in earlier intervals. They are lost, not ok, and in no latency
+// histogram; each unit is ok in the interval its group committed in, and no
+// interval's count is negative. The unit log hears of each unit once: ok,
+// or rolled back.
+func TestRolledBackLeaveOK(t *testing.T) {
+	var committed, groups atomic.Int64
+	var logged, rolled atomic.Int64
+	obs := &seconds{}
+	out, err := Run(context.Background(), Config{Clients: 1, Units: 240, Tick: 10 * time.Millisecond,
+		Log: func(_, _ int, _ time.Time, _ time.Duration, err error) {
+			switch {
+			case err == nil:
+				logged.Add(1)
+			case errors.Is(err, ErrRolledBack):
+				rolled.Add(1)
+			}
+		}}, shape,
+		func(context.Context, int, *rand.Rand) (workload.Client, error) {
+			c := &groupClient{g: workload.Group{Commit: workload.Commit{Mode: workload.PerUnits, Every: 4}}, committed: &committed, slow: 30 * time.Millisecond}
+			c.fail = func() bool { return groups.Add(1)%3 == 0 }
+			return c, nil
+		}, nil, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := measure(t, out).Record(false)
+	var ok, lost int64
+	for i := range obs.ok {
+		if obs.ok[i] < 0 {
+			t.Errorf("interval %d counts %d ok units", i, obs.ok[i])
+		}
+		ok, lost = ok+obs.ok[i], lost+obs.lost[i]
+	}
+	if ok != rec.OK || lost != rec.Lost {
+		t.Errorf("the intervals sum to %d ok and %d lost; the phase says %d and %d", ok, lost, rec.OK, rec.Lost)
+	}
+	if rec.OK != committed.Load() || rec.All.Count != rec.OK || rec.Units[0].Count != rec.OK {
+		t.Errorf("ok %d, %d unit latencies (%d of its kind); want the %d units committed in both",
+			rec.OK, rec.All.Count, rec.Units[0].Count, committed.Load())
+	}
+	// 240 units: 60 groups, 20 failed: each lost its 3 earlier units, and
+	// its last unit failed.
+	if rec.Lost != 60 || rec.Failed != 20 || rec.OK != 160 {
+		t.Errorf("ok %d, lost %d, failed %d; want 160, 60, 20", rec.OK, rec.Lost, rec.Failed)
+	}
+	if logged.Load() != rec.OK || rolled.Load() != rec.Lost {
+		t.Errorf("the unit log heard of %d ok and %d rolled back, want %d and %d", logged.Load(), rolled.Load(), rec.OK, rec.Lost)
 	}
 }
 
@@ -284,6 +391,43 @@ func TestOutageIsAWindow(t *testing.T) {
 	if o.Start.Before(from) || o.Start.After(from.Add(50*time.Millisecond)) || o.End.Before(to) || o.End.After(to.Add(150*time.Millisecond)) || o.Failed == 0 {
 		t.Fatalf("outage %s–%s with %d failed, want about %s–%s",
 			o.Start.Sub(t0), o.End.Sub(t0), o.Failed, from.Sub(t0), to.Sub(t0))
+	}
+}
+
+// TestOutageEndsOnlyWhenReached: while the engine answers nothing, units
+// that found nothing to do before asking it (workload.NothingUnasked) come
+// between the failures: they say nothing of the engine and end no outage.
+// Once it answers, a unit that found nothing to do after asking
+// (workload.Nothing) ends it, as a success would.
+func TestOutageEndsOnlyWhenReached(t *testing.T) {
+	down := dberr.New(dberr.Unavailable, dberr.Connection, "", errors.New("connection refused"))
+	t0 := time.Now()
+	from, to := t0.Add(200*time.Millisecond), t0.Add(600*time.Millisecond)
+	var n atomic.Int64
+	out, err := Run(context.Background(), Config{Clients: 1, Duration: 900 * time.Millisecond, Unavailable: 2 * time.Second}, shape,
+		opener(func(int, workload.Ops) error {
+			time.Sleep(time.Millisecond)
+			now := time.Now()
+			switch {
+			case now.Before(from):
+				return nil
+			case now.Before(to) && n.Add(1)%2 == 0:
+				return workload.NothingUnasked("held", "a semaphore another client holds")
+			case now.Before(to):
+				return down
+			}
+			return workload.Nothing("no document to pick") // the engine answered
+		}), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Outages) != 1 {
+		t.Fatalf("%d outages, want 1: %+v", len(out.Outages), out.Outages)
+	}
+	o := out.Outages[0]
+	if o.End.Before(to) || o.Failed == 0 {
+		t.Fatalf("outage %s–%s with %d failed; want it to end after %s, at the first answer",
+			o.Start.Sub(t0), o.End.Sub(t0), o.Failed, to.Sub(t0))
 	}
 }
 

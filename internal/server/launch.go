@@ -65,24 +65,33 @@ func (l Launch) Run() (time.Duration, error) {
 	}
 }
 
+// ReadyWithin bounds WaitReady: a server that accepts no connection this
+// long after its start (a crash recovery included) is not coming.
+const ReadyWithin = 60 * time.Second
+
 // WaitReady calls connect until it returns nil, the process exits, ctx ends
-// or 60 s pass, poll apart. Its errors end with the last lines of the log.
+// or ReadyWithin passes, poll apart; connect must bound each try itself.
+// Its errors say what it waited for, and end with the last lines of the
+// log; when ctx ended, the error wraps its cause.
 func (p *Process) WaitReady(ctx context.Context, poll time.Duration, connect func() error) error {
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(ReadyWithin)
+	t := time.NewTimer(poll)
+	defer t.Stop()
 	for {
 		err := connect()
 		if err == nil {
 			return nil
 		}
+		t.Reset(poll)
 		select {
 		case <-p.Done():
 			return fmt.Errorf("%s exited while starting; its log ends with: %s", p.Name, p.LogTail(5))
 		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(poll):
+			return fmt.Errorf("%s: stopped waiting for it to accept connections: %w", p.Name, context.Cause(ctx))
+		case <-t.C:
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not accept connections within 60 s: %w; its log ends with: %s", p.Name, err, p.LogTail(5))
+			return fmt.Errorf("%s did not accept connections within %s: %w; its log ends with: %s", p.Name, ReadyWithin, err, p.LogTail(5))
 		}
 	}
 }

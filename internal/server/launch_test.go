@@ -112,3 +112,30 @@ func TestWaitReady(t *testing.T) {
 		t.Errorf("WaitReady on a process that exits = %v, want its exit and its log", err)
 	}
 }
+
+// TestWaitReadyEndsWithItsContext: a server that never accepts is waited
+// for until its context ends, not for ReadyWithin: the error says what
+// was waited for, with the context's cause. RunContext's command ends with
+// its context likewise.
+func TestWaitReadyEndsWithItsContext(t *testing.T) {
+	p, err := Start(me(), filepath.Join(t.TempDir(), "server.log"), "sleep", "60")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Kill()
+	stopped := errors.New("interrupted")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(stopped) })
+	start := time.Now()
+	err = p.WaitReady(ctx, 20*time.Millisecond, func() error { return errors.New("connection refused") })
+	if took := time.Since(start); !errors.Is(err, stopped) || !strings.Contains(err.Error(), "sleep: stopped waiting for it to accept connections") || took > ReadyWithin/2 {
+		t.Fatalf("WaitReady after its context ended: %v after %s", err, took)
+	}
+	ctx, cancel2 := context.WithTimeoutCause(context.Background(), 200*time.Millisecond, errors.New("it took too long"))
+	defer cancel2()
+	start = time.Now()
+	err = me().RunContext(ctx, nil, "sh", "-c", "sleep 60 & sleep 60")
+	if took := time.Since(start); err == nil || !strings.Contains(err.Error(), "sh: it took too long") || took > 30*time.Second {
+		t.Fatalf("RunContext past its deadline: %v after %s", err, took)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -123,14 +124,26 @@ func (a Account) Run(name string, args ...string) error { return a.RunEnv(nil, n
 
 // RunEnv is Run with variables added to dbgauge's environment.
 func (a Account) RunEnv(env []string, name string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = a.SysProcAttr()
+	return a.RunContext(context.Background(), env, name, args...)
+}
+
+// RunContext is RunEnv until ctx ends: then the command's process group is
+// killed (SIGKILL) and the error wraps ctx's cause (a timeout's cause says
+// what ran out).
+func (a Account) RunContext(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = a.SysProcAttr() // a group of its own: the kill reaches its children
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = "/"
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
 	out, err := cmd.CombinedOutput()
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s: %w", filepath.Base(name), context.Cause(ctx))
+	case err != nil:
 		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.TrimSpace(string(out)))
 	}
 	return nil

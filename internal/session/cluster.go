@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -185,7 +186,16 @@ func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result
 		s.mu.Unlock()
 		s.event(now, result.EventFailover, fmt.Sprintf("the replicas' WAL receivers stopped (SIGSTOP) for %s", cr.plan.pause))
 		resume = r
-		time.Sleep(cr.plan.pause)
+		pause := time.NewTimer(cr.plan.pause)
+		defer pause.Stop()
+		select {
+		case <-pause.C:
+		case <-cr.ended:
+			// The run ended (an interrupt, say) while the replicas lagged:
+			// no failover then, and no wait for one.
+			resume(false)
+			return errors.New("the measure phase ended during the pause: the primary was not killed")
+		}
 	}
 	kill := time.Now()
 	err := cr.c.KillPrimary(ctx)

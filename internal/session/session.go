@@ -56,8 +56,10 @@ type Ticker interface {
 var ErrRunFailed = errors.New("run failed")
 
 // Execute runs the plan. stop ends the run cleanly when closed; canceling ctx
-// abandons the units in flight. The result is returned whenever a result
-// folder was written, even with an error.
+// abandons the units in flight. Before the clients run, stop ends whatever
+// the session waits for: its error then wraps ErrInterrupted, and the
+// result says interrupted. The result is returned whenever a result folder
+// was written, even with an error.
 func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) (*result.Result, error) {
 	w, err := createWriter(p.results, p.id, p.wspec.Name, p.bspec.Name)
 	if err != nil {
@@ -82,7 +84,11 @@ func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) 
 		_ = os.RemoveAll(w.Dir())
 		return nil, err
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrInterrupted):
+		// Stopped while it waited, before any unit: not a failure.
+		s.res.Status, s.res.Reason = result.Interrupted, err.Error()
+	case err != nil:
 		s.res.Status, s.res.Reason = result.Failed, err.Error()
 		err = fmt.Errorf("%w: %w", ErrRunFailed, err)
 	}
@@ -175,11 +181,17 @@ func (s *session) describeData(folder string) {
 
 func (s *session) execute(ctx context.Context, stop <-chan struct{}) error {
 	defer s.close()
-	db, err := s.open(ctx)
-	if err != nil {
-		return err
+	// Until the clients run, a stop ends what the session waits for (wait.go).
+	pre, release := untilStop(ctx, stop)
+	db, err := s.open(pre)
+	if err == nil {
+		db, err = s.load(pre, db)
 	}
-	if db, err = s.load(ctx, db); err != nil {
+	release()
+	if err != nil {
+		if errors.Is(context.Cause(pre), ErrInterrupted) && !errors.Is(err, ErrInterrupted) {
+			err = fmt.Errorf("%w: %w", ErrInterrupted, err)
+		}
 		return err
 	}
 	out, runEnd, err := s.measure(ctx, stop, db)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,23 +34,39 @@ import (
 // the shards expect: see ShardKey).
 const LoadedFile = "dataset-loaded"
 
-// shardPlan is --shard and --start-at, validated.
+// shardPlan is --shard, --start-at and --shard-wait, validated.
 type shardPlan struct {
 	index, count int
 	startAt      time.Time // zero: none
 	startFile    string    // --start-at file:PATH: the time is read from PATH
 	key          string    // the line LoadedFile holds for this run
+	// wait bounds each wait on another process: shard 0's load, and the
+	// start time in startFile (--shard-wait).
+	wait time.Duration
 }
+
+// DefaultShardWait is --shard-wait's default: generous for a load, finite
+// for a shard that waits on a marker that will never come.
+const DefaultShardWait = time.Hour
 
 // ReadyFile is the file a shard writes in --results, its clients open,
 // while it waits for --start-at file:PATH: a coordinator writes PATH once
 // every shard's is there.
 func ReadyFile(index int) string { return fmt.Sprintf("ready-shard-%d", index) }
 
-// shardConfig reads --shard and --start-at. The clients, --units and
-// --rate of run are this shard's part afterwards; it returns the run's
-// clients, all shards together.
+// shardConfig reads --shard, --start-at and --shard-wait. The clients,
+// --units and --rate of run are this shard's part afterwards; it returns
+// the run's clients, all shards together.
 func (p *Plan) shardConfig(v *knob.Values, req Request) (int, error) {
+	clients, err := p.shardStart(v, req)
+	if err != nil {
+		return 0, err
+	}
+	return clients, p.shardWait(v)
+}
+
+// shardStart reads --shard and --start-at (shardConfig).
+func (p *Plan) shardStart(v *knob.Values, req Request) (int, error) {
 	if v.IsSet("start-at") {
 		p.shard = &shardPlan{index: 0, count: 1}
 		if path, ok := strings.CutPrefix(v.Get("start-at"), "file:"); ok {
@@ -114,6 +131,28 @@ func (p *Plan) shardConfig(v *knob.Values, req Request) (int, error) {
 	}
 	p.shard.key = ShardKey(req.Workload.Name, redactedDB(db), p.run.Seed, n)
 	return total, nil
+}
+
+// shardWait reads --shard-wait into the shard plan, or refuses it where
+// nothing waits on another process.
+func (p *Plan) shardWait(v *knob.Values) error {
+	d := DefaultShardWait
+	if v.IsSet("shard-wait") {
+		var err error
+		if d, err = v.Duration("shard-wait"); err != nil {
+			return err
+		}
+		if d <= 0 {
+			return knob.Bad("give a duration, e.g. --shard-wait 2h", "--shard-wait %s waits for nothing", v.Get("shard-wait"))
+		}
+		if !v.IsSet("shard") && (p.shard == nil || p.shard.startFile == "") {
+			return knob.Bad("drop it, or add --shard i/N or --start-at file:PATH", "--shard-wait: nothing waits for another process")
+		}
+	}
+	if p.shard != nil {
+		p.shard.wait = d
+	}
+	return nil
 }
 
 // shardable refuses a sharded run of a workload whose checks or ids live
@@ -193,25 +232,37 @@ func (sh *sharding) opened(ctx context.Context, s *session) error {
 	return nil
 }
 
-// beforeLoad makes a shard other than 0 wait for shard 0's load.
+// beforeLoad makes a shard other than 0 wait for shard 0's load, at most
+// --shard-wait; the session's stop (the first interrupt) ends the wait too.
 func (sh *sharding) beforeLoad(ctx context.Context, s *session) error {
 	if sh.plan.index == 0 || sh.plan.count == 1 {
 		return nil
 	}
 	path := filepath.Join(s.results, LoadedFile)
-	s.obs.Note(fmt.Sprintf("shard %d/%d: waiting for shard 0's load (%s)", sh.plan.index, sh.plan.count, path))
-	t := time.NewTicker(500 * time.Millisecond)
-	defer t.Stop()
-	for {
-		if b, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(b)) == sh.plan.key {
-			return nil
+	s.obs.Note(fmt.Sprintf("shard %d/%d: waiting for shard 0's load (%s), at most %s", sh.plan.index, sh.plan.count, path, sh.plan.wait))
+	what := fmt.Sprintf("shard %d/%d: waited %s for shard 0's %s in %s", sh.plan.index, sh.plan.count, sh.plan.wait, LoadedFile, s.results)
+	held := "" // what the file held at the last look, when another run's
+	err := poll(ctx, sh.plan.wait, 500*time.Millisecond, func() bool {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("shard %d/%d: shard 0's load never came (%s): %w", sh.plan.index, sh.plan.count, path, ctx.Err())
-		case <-t.C:
+		line := strings.TrimSpace(string(b))
+		if line != sh.plan.key {
+			held = line
+			return false
 		}
+		return true
+	})
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errWaitedOut) && held != "":
+		return fmt.Errorf("%s: it holds %q, this shard expects %q: give every shard the same workload, --db, --seed (or --start-at) and shard count", what, held, sh.plan.key)
+	case errors.Is(err, errWaitedOut):
+		return fmt.Errorf("%s: do all shards share --results? (a load that takes longer: raise --shard-wait)", what)
 	}
+	return fmt.Errorf("shard %d/%d: stopped waiting for shard 0's %s in %s: %w", sh.plan.index, sh.plan.count, LoadedFile, s.results, err)
 }
 
 // loaded: shard 0 tells the others the data is there.
@@ -256,41 +307,57 @@ func startNote(s *session, at time.Time, what string) {
 }
 
 // startFromFile says this shard is ready (ReadyFile in --results), then
-// waits for --start-at's file to hold an RFC 3339 time, and gives it; the
-// zero time if the run is stopped meanwhile.
+// waits, at most --shard-wait, for --start-at's file to hold an RFC 3339
+// time, and gives it; the zero time if the run is stopped meanwhile.
 func (sh *sharding) startFromFile(ctx context.Context, s *session, stop <-chan struct{}) (time.Time, error) {
 	ready := filepath.Join(s.results, ReadyFile(sh.plan.index))
 	if err := os.WriteFile(ready, []byte(time.Now().UTC().Format(time.RFC3339Nano)+"\n"), 0o644); err != nil {
 		return time.Time{}, fmt.Errorf("say this shard is ready: %w", err)
 	}
 	path := sh.plan.startFile
-	s.obs.Note(fmt.Sprintf("ready (%s): waiting for a start time in %s", ready, path))
-	t := time.NewTicker(100 * time.Millisecond)
-	defer t.Stop()
-	last := "" // what the file held at the last look, if no time
-	for {
-		if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-			text := strings.TrimSpace(string(b))
-			at, err := time.Parse(time.RFC3339Nano, text)
-			switch {
-			case err != nil && text != last:
-				last = text // perhaps half written: look again
-			case err != nil:
-				return time.Time{}, knob.Bad("write one RFC 3339 time into it, e.g. date -u -d +20sec +%FT%TZ > "+path,
-					"--start-at file:%s holds %q, not an RFC 3339 time", path, text)
-			default:
-				sh.started(s, at, path)
-				return at, nil
-			}
-		}
+	s.obs.Note(fmt.Sprintf("ready (%s): waiting for a start time in %s, at most %s", ready, path, sh.plan.wait))
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
 		select {
-		case <-ctx.Done():
-			return time.Time{}, nil
 		case <-stop:
-			return time.Time{}, nil
-		case <-t.C:
+			cancel()
+		case <-wctx.Done():
 		}
+	}()
+	var at time.Time
+	var bad error
+	last := "" // what the file held at the last look, if no time
+	err := poll(wctx, sh.plan.wait, 100*time.Millisecond, func() bool {
+		b, err := os.ReadFile(path)
+		text := strings.TrimSpace(string(b))
+		if err != nil || text == "" {
+			return false
+		}
+		t, err := time.Parse(time.RFC3339Nano, text)
+		switch {
+		case err != nil && text != last:
+			last = text // perhaps half written: look again
+			return false
+		case err != nil:
+			bad = knob.Bad("write one RFC 3339 time into it, e.g. date -u -d +20sec +%FT%TZ > "+path,
+				"--start-at file:%s holds %q, not an RFC 3339 time", path, text)
+			return true
+		}
+		at = t
+		return true
+	})
+	switch {
+	case bad != nil:
+		return time.Time{}, bad
+	case errors.Is(err, errWaitedOut):
+		return time.Time{}, fmt.Errorf("waited %s for a start time in %s: is the coordinator writing it, once every shard's ready-shard-i is in %s? (raise --shard-wait for a longer wait)",
+			sh.plan.wait, path, s.results)
+	case err != nil:
+		return time.Time{}, nil // stopped: the run ends before any unit
 	}
+	sh.started(s, at, path)
+	return at, nil
 }
 
 // started records the start time read from path.

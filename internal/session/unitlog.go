@@ -65,8 +65,9 @@ func (u *unitLogger) closing(s *session) {
 
 // unitLog writes every unit to a gzipped CSV: when it started (seconds since
 // the run began), the client, the unit kind, its latency, its outcome (ok,
-// nothing, failed) and the engine's code. It is flushed every second with the result, so a crash
-// leaves all but the last second readable (zcat reads a stream cut short).
+// nothing, failed, lost: rolled back with its group) and the engine's
+// code. It is flushed every second with the result, so a crash leaves all
+// but the last second readable (zcat reads a stream cut short).
 type unitLog struct {
 	mu    sync.Mutex
 	f     *os.File
@@ -89,7 +90,7 @@ func newUnitLog(dir string, kinds []string, t0 time.Time) (*unitLog, error) {
 }
 
 // Unit records one unit; err is nil when it succeeded, ErrNothing when it
-// found nothing to do.
+// found nothing to do, run.ErrRolledBack when its group rolled back (lost).
 func (l *unitLog) Unit(client, kind int, start time.Time, d time.Duration, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -105,6 +106,8 @@ func (l *unitLog) Unit(client, kind int, start time.Time, d time.Duration, err e
 		b = append(b, ",ok,,\n"...)
 	case errors.Is(err, workload.ErrNothing):
 		b = append(b, ",nothing,,\n"...)
+	case errors.Is(err, run.ErrRolledBack):
+		b = append(b, ",lost,,\n"...)
 	default:
 		class, kind, code := dberr.Describe(err)
 		b = append(b, ",failed,"...)

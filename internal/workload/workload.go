@@ -214,8 +214,10 @@ type Requirer interface {
 }
 
 // Lost is returned (wrapped) by a client when units that had already
-// succeeded were rolled back with the group they were to be committed in
-// (--commit every:N). The run engine takes them off the count of good units.
+// finished were rolled back with the group they were to be committed in
+// (--commit every:N): Group.Abort makes it. A client that can return it
+// is a Pender, so that the run engine, which holds such units until their
+// group commits, drops exactly those.
 type Lost struct {
 	Units int64
 	Err   error
@@ -242,17 +244,42 @@ func LostUnits(err error) int64 {
 // in the throughput. Match it with errors.Is.
 var ErrNothing = errors.New("nothing to do")
 
+// errUnasked marks a nothing to do the unit found before it asked the
+// engine anything (NothingUnasked).
+var errUnasked = errors.New("the engine was not asked")
+
 // Nothing returns an error matching ErrNothing that says why the unit found
-// no work. Its class is dberr.Expected: it is never retried, and code that
-// only asks dberr.ClassOf does not take it for a fatal error.
+// no work, once the engine answered it (a query found no row, a lock was
+// refused): the unit reached the engine. Its class is dberr.Expected: it is
+// never retried, and code that only asks dberr.ClassOf does not take it for
+// a fatal error.
 func Nothing(format string, args ...any) error {
-	return dberr.New(dberr.Expected, dberr.Nothing, "", fmt.Errorf("%w: %s", ErrNothing, fmt.Sprintf(format, args...)))
+	return NothingAs("", format, args...)
 }
 
 // NothingAs is Nothing with a code naming the reason (OLTP-EMUL's exception
 // names: "ex_no_rows_in_shopping_cart"), by which results count them.
 func NothingAs(code, format string, args ...any) error {
 	return dberr.New(dberr.Expected, dberr.Nothing, code, fmt.Errorf("%w: %s", ErrNothing, fmt.Sprintf(format, args...)))
+}
+
+// NothingUnasked is NothingAs for a unit that found nothing to do before it
+// asked the engine anything (a semaphore another client of this run holds;
+// a figure dbgauge keeps outside the engine): counted the same, but it
+// tells nothing of the engine, so it ends no outage (Reached).
+func NothingUnasked(code, format string, args ...any) error {
+	return dberr.New(dberr.Expected, dberr.Nothing, code, fmt.Errorf("%w: %w: %s", ErrNothing, errUnasked, fmt.Sprintf(format, args...)))
+}
+
+// Reached reports whether a unit that ended with err reached the engine and
+// had its answer: one that succeeded (nil) or found nothing to do after
+// asking (Nothing, NothingAs); not one that found nothing before asking
+// (NothingUnasked), nor one that failed. Only such a unit ends an outage.
+func Reached(err error) bool {
+	if err == nil {
+		return true
+	}
+	return errors.Is(err, ErrNothing) && !errors.Is(err, errUnasked)
 }
 
 // Inconsistent returns a fatal error for a database that contradicts what the
@@ -335,6 +362,22 @@ func (g *Group) UnitEnds() bool {
 
 // Committed resets the group after its transaction committed.
 func (g *Group) Committed() { g.Open, g.Pending = false, 0 }
+
+// Held returns the finished units riding on the open transaction (every:N),
+// for a Client's Pending.
+func (g *Group) Held() int64 { return g.Pending }
+
+// Pender is an optional ability of a Client whose units may finish inside a
+// transaction that commits later (--commit every:N): a Client with a Group
+// (its Pending returns the Group's Held). The run engine asks it after each
+// unit, and after Close: the units it holds then are not acknowledged yet.
+// It holds their latencies until they commit (Pending falls below their
+// number) and drops them when their group rolls back (the Client returns a
+// *Lost), so that only committed units are ok and in the latency
+// histograms, each counted in the second it committed.
+type Pender interface {
+	Pending() int64
+}
 
 // Abort ends the group after err: it calls rollback when a transaction is
 // open, resets the group, and returns err, wrapped in *Lost when earlier

@@ -21,8 +21,8 @@ import (
 func (p *Server) BaseBackup(ctx context.Context, dir string) error {
 	cmd := []string{"-D", dir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
 		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"}
-	if err := p.Account.RunEnv([]string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"), cmd...); err != nil {
-		return fmt.Errorf("pg_basebackup: %w", err)
+	if err := p.Account.RunContext(ctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"), cmd...); err != nil {
+		return err
 	}
 	// --no-sync above, then one sync of the whole folder: the same
 	// guarantee in one pass.
@@ -130,11 +130,11 @@ func (p *Server) waitPromoted(ctx context.Context) error {
 		case <-p.Done():
 			return fmt.Errorf("the restored server exited; its log ends with: %s", p.LogTail(5))
 		case <-ctx.Done():
-			return ctx.Err()
+			return fmt.Errorf("stopped waiting for the restored server to finish its recovery: %w", context.Cause(ctx))
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the restored server had not finished its recovery after 10 minutes; its log ends with: %s", p.LogTail(5))
+			return fmt.Errorf("the restored server had not finished its recovery after 10 minutes (a long WAL archive to replay?); its log ends with: %s", p.LogTail(5))
 		}
 	}
 }

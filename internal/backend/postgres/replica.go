@@ -31,11 +31,14 @@ func (p *Server) StartReplica(ctx context.Context, base, name, logPath string, s
 	r := &Server{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
 		DataDir: filepath.Join(dir, "data"), Name: name, Note: p.Note}
 	// A throwaway standby: its copy need not be flushed (-N).
-	if err := p.Account.RunEnv([]string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
+	cctx, cancel := context.WithTimeoutCause(ctx, replicaCopy, fmt.Errorf("the copy of %s took longer than %s (a stuck primary, or a database too big to copy on loopback that long)", upstreamName(p), replicaCopy))
+	err := p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
 		"-D", r.DataDir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"); err != nil {
+		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w")
+	cancel()
+	if err != nil {
 		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("replica %s: pg_basebackup: %w", name, err)
+		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}
 	if err := r.follow(p); err != nil {
 		_ = os.RemoveAll(dir)
@@ -48,7 +51,6 @@ func (p *Server) StartReplica(ctx context.Context, base, name, logPath string, s
 	if err := p.Account.Own(signal); err != nil {
 		return nil, err
 	}
-	var err error
 	if r.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
 		return nil, err
 	}
@@ -61,6 +63,17 @@ func (p *Server) StartReplica(ctx context.Context, base, name, logPath string, s
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}
 	return r, nil
+}
+
+// replicaCopy bounds the base backup a replica starts from.
+const replicaCopy = 30 * time.Minute
+
+// upstreamName names a server a replica copies: "primary" or the replica's.
+func upstreamName(p *Server) string {
+	if p.Name == "" {
+		return "the primary"
+	}
+	return "replica " + p.Name
 }
 
 // conninfo is how a standby reaches upstream. It holds the password: it

@@ -200,6 +200,12 @@ func (c *client) updateCU(ctx context.Context) error {
 	return nil
 }
 
+// Pending says how many finished units ride on the open transaction
+// (--commit every:N): the run engine holds them until it commits.
+func (c *client) Pending() int64 { return c.g.Held() }
+
+var _ workload.Pender = (*client)(nil)
+
 // Close commits a group left open by --commit every:N; if that fails, its
 // units are lost.
 func (c *client) Close(ctx context.Context) error {

@@ -3,7 +3,6 @@ package objects
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"math/rand/v2"
 	"strconv"
 
@@ -353,6 +352,12 @@ func (c *client) fail(ctx context.Context, err error) error {
 	return c.g.Abort(err, func() {})
 }
 
+// Pending says how many finished units ride on the open transaction
+// (--commit every:N): the run engine holds them until it commits.
+func (c *client) Pending() int64 { return c.g.Held() }
+
+var _ workload.Pender = (*client)(nil)
+
 // Close commits a group left open and hands what the client saw to the
 // workload's checks.
 func (c *client) Close(ctx context.Context) error {
@@ -377,9 +382,8 @@ func (c *client) Close(ctx context.Context) error {
 	}
 	w.added = append(w.added, c.added...)
 	w.mu.Unlock()
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
+	// A commit the run's end canceled lost its units all the same: err
+	// (a *workload.Lost) says how many.
 	return err
 }
 

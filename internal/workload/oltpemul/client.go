@@ -57,7 +57,7 @@ func (c *client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 	if kind == uAggregatePerfData {
 		// The original totals its own perf_log here; dbgauge keeps its
 		// measurements outside the engine, so there is none to total.
-		return workload.NothingAs("no_perf_log", "oltp-emul: dbgauge keeps no performance log in the database to aggregate")
+		return workload.NothingUnasked("no_perf_log", "oltp-emul: dbgauge keeps no performance log in the database to aggregate")
 	}
 	wk := c.worker
 	if n := c.w.workers(); n > 1 && c.w.cfg.UpdateConflictPercent > 0 && c.rng.Int64N(100) < c.w.cfg.UpdateConflictPercent {
@@ -208,7 +208,8 @@ func semaphoreOf(kind int) int {
 func (c *client) takeSemaphore(ctx context.Context, sem int) error {
 	mu := &c.w.semHeld[sem]
 	if !mu.TryLock() {
-		return workload.NothingAs("ex_cant_lock_semaphore_record", "oltp-emul: another client holds semaphore %d", sem)
+		// Decided here, before the engine was asked anything.
+		return workload.NothingUnasked("ex_cant_lock_semaphore_record", "oltp-emul: another client holds semaphore %d", sem)
 	}
 	err := c.ops.Time(opLock, func() error {
 		side, err := c.db.Conn(ctx)

@@ -1,10 +1,14 @@
 package oltpemul
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/workload"
 )
 
 // TestDraw draws units as srv_random_unit_choice does and compares their
@@ -52,5 +56,26 @@ func TestDraw(t *testing.T) {
 	now := time.Now()
 	if recalcDue(0, now.Add(-time.Hour), now) || !recalcDue(30*time.Minute, now.Add(-31*time.Minute), now) || recalcDue(30*time.Minute, now.Add(-time.Minute), now) {
 		t.Error("recalcDue")
+	}
+}
+
+// TestUnaskedNothing: the units that find nothing to do before they ask
+// the engine anything (the performance log dbgauge does not keep, a
+// semaphore another client of this run holds) say so, and end no outage;
+// one the engine answered would (workload.Reached).
+func TestUnaskedNothing(t *testing.T) {
+	w := &emul{}
+	c := &client{w: w}
+	err := c.Do(context.Background(), uAggregatePerfData, nil)
+	if !errors.Is(err, workload.ErrNothing) || workload.Reached(err) {
+		t.Errorf("aggregate_perf_data: %v, reached %v; want nothing to do, not reached", err, workload.Reached(err))
+	}
+	w.semHeld[semMoneySaldo].Lock() // another client holds it
+	err = c.takeSemaphore(context.Background(), semMoneySaldo)
+	if !errors.Is(err, workload.ErrNothing) || workload.Reached(err) {
+		t.Errorf("a semaphore held in this run: %v, reached %v; want nothing to do, not reached", err, workload.Reached(err))
+	}
+	if asked := workload.NothingAs("ex_record_not_found", "no semaphore"); !workload.Reached(asked) {
+		t.Error("a nothing to do the engine answered is not reached")
 	}
 }

@@ -416,6 +416,12 @@ func (cl *Client) fail(ctx context.Context, err error) error {
 	return cl.g.Abort(err, func() { _ = cl.c.Rollback(ctx) })
 }
 
+// Pending says how many finished units ride on the open transaction
+// (--commit every:N): the run engine holds them until it commits.
+func (cl *Client) Pending() int64 { return cl.g.Held() }
+
+var _ workload.Pender = (*Client)(nil)
+
 // Close commits a group left open by --commit every:N, and closes the
 // connection.
 func (cl *Client) Close(ctx context.Context) error {

@@ -388,6 +388,12 @@ func (c *client) fail(ctx context.Context, err error) error {
 	return c.g.Abort(err, func() { _ = c.c.Rollback(ctx) })
 }
 
+// Pending says how many finished units ride on the open transaction
+// (--commit every:N): the run engine holds them until it commits.
+func (c *client) Pending() int64 { return c.g.Held() }
+
+var _ workload.Pender = (*client)(nil)
+
 // Close commits a group left open by --commit every:N.
 func (c *client) Close(ctx context.Context) error {
 	defer c.c.Close()
