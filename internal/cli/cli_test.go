@@ -126,7 +126,17 @@ func TestInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	sig := make(chan os.Signal, 1)
 	go func() {
-		time.Sleep(2500 * time.Millisecond)
+		// Once the result written as the run goes holds two seconds of
+		// measure (however long the load and the probe took), or after
+		// 30 s at the latest.
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+			if len(paths) == 1 {
+				if r, err := result.Load(filepath.Dir(paths[0])); err == nil && len(r.Series) >= 2 {
+					break
+				}
+			}
+		}
 		sig <- syscall.SIGINT
 	}()
 	start := time.Now()
@@ -134,7 +144,7 @@ func TestInterrupt(t *testing.T) {
 	if code != ExitInterrupted {
 		t.Fatalf("exit %d, want %d; stderr %s", code, ExitInterrupted, errOut)
 	}
-	if time.Since(start) > 20*time.Second {
+	if time.Since(start) > 50*time.Second {
 		t.Fatal("the interrupt did not stop the run")
 	}
 	entries, _ := os.ReadDir(dir)
