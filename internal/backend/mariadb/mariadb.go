@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -85,6 +85,10 @@ type db struct {
 	stopped  bool
 	pool     int    // the pool's size
 	recovery string // what the last crash restart replayed
+	// changed are the variables SET GLOBAL changed on a server of the
+	// user's, set back once by Close (global.go).
+	changed  []global
+	restored sync.Once
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -149,11 +153,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, knob.Bad("is the server running, and are host and port in --db right?", "cannot connect to MariaDB: %s", redact.DSN(err.Error()))
 	}
 	if !managed {
-		for k, v := range settings {
-			if _, err := d.sql.ExecContext(ctx, "SET GLOBAL "+k+" = "+v); err != nil {
-				d.stop()
-				return nil, knob.Bad("use --db mariadb:managed, or set it on your server yourself", "SET GLOBAL %s=%s: %v", k, v, err)
-			}
+		// A server of the user's: set for the run, set back by Close.
+		if err := d.setGlobals(ctx, settings); err != nil {
+			d.stop()
+			return nil, err
 		}
 	}
 	if d.srv != nil {
@@ -369,8 +372,10 @@ func (d *db) Integrity(ctx context.Context) (bool, string, error) {
 // recovery (a crash restart, or a start on a killed server's datadir).
 func (d *db) Recovery() string { return d.recovery }
 
-// Close stops a managed server and removes its datadir; the log stays.
+// Close sets back what it changed on a server of the user's, or stops a
+// managed server and removes its datadir (the log stays).
 func (d *db) Close() error {
+	d.restore()
 	d.stop()
 	return nil
 }
