@@ -115,8 +115,17 @@ type Spec struct {
 	// configuration to it ("as documented", or not).
 	Promises map[Durability]Promise
 	// Expect lists settings the engine must read back at each durability
-	// level; the conformance suite holds the engine to it.
+	// level, read from the engine (never one of Engine.NotReadBack); the
+	// conformance suite holds the engine to it.
 	Expect map[Durability]map[string]string
+	// Owns lists the raw settings the durability levels decide (owned.go):
+	// the plan refuses a --set that contradicts --durability, and the
+	// settings read back say which level a run really had.
+	Owns []Owned
+	// Flushes says what the engine's "flushes" counter (Statser) counts
+	// and where it comes from ("pg_stat_wal.wal_sync: …"): the durability
+	// verdict names it. "" where the engine counts none.
+	Flushes string
 	// Isolation says what each isolation level sets in the engine (and
 	// DefaultIsolation what the engine's own default is), or "refused: why"
 	// for a level it does not have; nil for an engine without levels
@@ -292,6 +301,10 @@ type Engine struct {
 	Driver   string
 	Path     string
 	Settings map[string]string // read back from the engine
+	// NotReadBack lists the keys of Settings that are dbgauge's own doing,
+	// not read from the engine, which keeps nothing to read (pebble's
+	// per-commit sync, gdbm's gdbm_sync at commit, a background sync).
+	NotReadBack []string
 	// Isolation is the level a client connection's transactions get, as
 	// read back from the engine on a connection opened as the clients'
 	// are, in the words of --isolation ("repeatable-read"); "" for an

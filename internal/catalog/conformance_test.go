@@ -14,3 +14,12 @@ func TestConformance(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) { backendtest.Run(t, b, sqlkv.Wrap) })
 	}
 }
+
+// TestDurabilityVerdict runs the durability verdict on a sync run and an
+// off run of every registered engine (backendtest.DurabilityVerdict): what
+// each counts of its flushes, and where it comes from, must make it true.
+func TestDurabilityVerdict(t *testing.T) {
+	for _, b := range Backends() {
+		t.Run(b.Name, func(t *testing.T) { backendtest.DurabilityVerdict(t, b) })
+	}
+}

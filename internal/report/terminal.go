@@ -6,6 +6,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -250,8 +251,16 @@ func engineLine(e result.Engine) string {
 	}
 	sort.Strings(keys)
 	parts := []string{strings.TrimSpace(e.Name + " " + e.Version)}
+	var own []string // dbgauge's doing, which the engine keeps nothing to read back of
 	for _, k := range keys {
+		if slices.Contains(e.NotReadBack, k) {
+			own = append(own, k+"="+e.Settings[k])
+			continue
+		}
 		parts = append(parts, k+"="+e.Settings[k])
+	}
+	if len(own) > 0 {
+		parts = append(parts, "· dbgauge's own, not read back: "+strings.Join(own, " "))
 	}
 	return strings.Join(parts, " ")
 }

@@ -93,6 +93,9 @@ type Result struct {
 	Harness *Harness `json:"harness,omitempty"`
 	// ServerCPU is what a managed server used in the measure phase.
 	ServerCPU *ServerCPU `json:"server_cpu,omitempty"`
+	// Changed lists the server-wide settings dbgauge changed on a server
+	// of the user's, and whether each was set back when the run ended.
+	Changed []Change `json:"changed_settings,omitempty"`
 	// Limits is what the engine said, before the clients connected, that
 	// its limits mean for this run's connections (backend.Limiter).
 	Limits []string `json:"limits,omitempty"`
@@ -348,6 +351,9 @@ type Engine struct {
 	Driver   string            `json:"driver,omitempty"`
 	Path     string            `json:"path,omitempty"` // database file or data folder
 	Settings map[string]string `json:"settings"`       // as read back from the engine
+	// NotReadBack lists the keys of Settings that are dbgauge's own doing,
+	// not read back: the engine keeps nothing to read for them.
+	NotReadBack []string `json:"not_read_back,omitempty"`
 	// Isolation is the level the clients' transactions got, read back in
 	// the words of --isolation; "" for an engine without levels.
 	Isolation string `json:"isolation,omitempty"`
@@ -737,6 +743,26 @@ type Durability struct {
 	Verdict     string   `json:"verdict"` // plausible, flagged, not durable by design, cannot judge, not measurable
 	Detail      string   `json:"detail"`
 	DiskWarning []string `json:"disk_warnings,omitempty"` // why the ceiling itself may be untrustworthy
+	// FlushSource says what the engine's flush count counts and where it
+	// comes from (pebble's WAL fsyncs, the xSync calls SQLite makes).
+	FlushSource string `json:"flush_source,omitempty"`
+	// Level is the durability level the engine's settings read back
+	// amount to ("off"; "lazy or off" where they do not tell the two
+	// apart); "" where it reads back none that decide it, or they fit none.
+	Level string `json:"level_read_back,omitempty"`
+	// Unlike lists the settings read back that the run's --durability does
+	// not allow ("fsync=off (sync needs on)"): the verdict judges those.
+	Unlike []string `json:"unlike_durability,omitempty"`
+}
+
+// Change is a server-wide setting dbgauge changed on a server of the
+// user's for a run (MariaDB's SET GLOBAL), and whether it was set back.
+type Change struct {
+	Key      string `json:"key"`
+	Was      string `json:"was"`             // read back before the run changed it
+	Set      string `json:"set"`             // read back after the run set it
+	Restored bool   `json:"restored"`        // set back when the engine closed
+	Err      string `json:"error,omitempty"` // why it could not be set back
 }
 
 // Duration is a time.Duration written as text ("30s").

@@ -1,11 +1,13 @@
 package session_test
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -72,21 +74,23 @@ func durability(t *testing.T, res *result.Result, verdict string, says ...string
 }
 
 // TestDurabilityOnASlowHonestDisk: on a disk that takes 8 ms a flush, SQLite
-// committing one row at a time with synchronous=FULL is plausible, and the
-// same with synchronous=OFF is flagged with its ratio.
+// committing one row at a time with synchronous=FULL is plausible, its
+// flushes counted by its VFS shim and received by the disk; the same on the
+// disk once it lies (acknowledges flushes it never makes) is flagged with
+// its ratio.
 func TestDurabilityOnASlowHonestDisk(t *testing.T) {
 	d := slowDisk(t)
 	insert := spec(t, "insert")
+	f0 := d.Flushes()
 	res := workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/a.db", "units": "120"})
 	if c := res.Durability.Ceiling; c <= 0 || c > 126 {
 		t.Fatalf("ceiling %.0f flushes/s on an 8 ms disk, want some, and no more than 125", c)
 	}
-	durability(t, res, "plausible")
-
-	res = workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/b.db", "units": "3000", "set": "synchronous=OFF"})
-	durability(t, res, "flagged", "commits faster than this disk can make durable", "×")
-	if !res.Durability.Cached {
-		t.Error("the second run on the same disk probed it again instead of using the cache")
+	durability(t, res, "plausible", "commits per flush", "flushes counted: the xSync calls SQLite makes")
+	// SQLite's syncs as counted are flushes the disk received: one at
+	// least for each commit, no more than the disk saw in the whole run.
+	if counted, received := res.Stats.Delta["flushes"], d.Flushes()-f0; counted < 120 || counted > received {
+		t.Errorf("SQLite counted %d syncs for 120 commits; the disk received %d flushes in the whole run", counted, received)
 	}
 
 	res = workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/c.db", "units": "3000", "durability": "off"})
@@ -98,6 +102,15 @@ func TestDurabilityOnASlowHonestDisk(t *testing.T) {
 		"db": "sqlite:" + d.Dir + "/d.db", "clients": "32", "duration": "2s", "lines": "300", "set": "busy_timeout=30000",
 	})
 	durability(t, res, "plausible")
+
+	// The disk lies from now on: synchronous=FULL commits outpace the
+	// ceiling it showed when it was honest.
+	d.Lying()
+	res = workloadtest.Run(t, insert, map[string]string{"db": "sqlite:" + d.Dir + "/b.db", "units": "3000"})
+	durability(t, res, "flagged", "commits faster than this disk can make durable", "×")
+	if !res.Durability.Cached {
+		t.Error("a later run on the same disk probed it again instead of using the cache")
+	}
 }
 
 // TestDurabilityOnTmpfs: a flush in memory proves nothing, and the verdict says so.
@@ -112,9 +125,11 @@ func TestDurabilityOnTmpfs(t *testing.T) {
 }
 
 // TestPostgresDurabilityOnASlowHonestDisk: PostgreSQL's WAL on a disk that
-// takes 8 ms a flush. One client in sync is plausible; synchronous_commit off
-// or fsync off under a claimed sync are flagged with their ratio; 32 clients
-// in sync commit in groups, not flagged, with their commits per flush.
+// takes 8 ms a flush. One client in sync is plausible; 32 clients in sync
+// commit in groups, not flagged, with their commits per flush; one client
+// on the disk once it lies (acknowledges flushes it never makes) is
+// flagged with its ratio. (A --set that contradicts sync is refused:
+// TestContradictingSetRefused.)
 func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
 	needPostgres(t)
 	d := slowDisk(t)
@@ -135,14 +150,6 @@ func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
 	// on the disk): the others two at a time, each cluster's initdb on the
 	// slow disk being mostly waiting.
 	t.Run("group", func(t *testing.T) {
-		t.Run("synchronous_commit=off", func(t *testing.T) {
-			t.Parallel()
-			durability(t, run(map[string]string{"units": "2000", "set": "synchronous_commit=off"}), "flagged", "from one client", "×")
-		})
-		t.Run("fsync=off", func(t *testing.T) {
-			t.Parallel()
-			durability(t, run(map[string]string{"units": "2000", "set": "fsync=off"}), "flagged", "×")
-		})
 		t.Run("32 clients", func(t *testing.T) {
 			t.Parallel()
 			res := run(map[string]string{"clients": "32", "duration": "3s"})
@@ -156,4 +163,30 @@ func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
 			}
 		})
 	})
+	t.Run("lying disk", func(t *testing.T) {
+		d.Lying()
+		durability(t, run(map[string]string{"units": "2000"}), "flagged", "from one client", "×")
+	})
+}
+
+// TestPostgresServerOfTheUsersJudgedByWhatItReadsBack: on a server of the
+// user's (a DSN) running with fsync off, --durability sync sets only what a
+// session may (synchronous_commit); the fsync read back is compared with
+// what sync needs, and the verdict flags the run from it, with no flush
+// ceiling to compare with (the data is not dbgauge's to probe). The same
+// server at lazy is not durable by design either way, and says why.
+func TestPostgresServerOfTheUsersJudgedByWhatItReadsBack(t *testing.T) {
+	needPostgres(t)
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"fsync": "off"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.StopClean()
+	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": p.DSN(false), "units": "200"})
+	durability(t, res, "flagged", "--durability sync, but postgres reads back fsync=off (sync needs on)", "what ran is --durability off")
+	if d := res.Durability; d.Level != "off" || len(d.Unlike) != 1 || d.Ceiling != 0 {
+		t.Errorf("durability %+v: want the level read back off, fsync unlike sync, no ceiling", d)
+	}
+	res = workloadtest.Run(t, spec(t, "insert"), map[string]string{"db": p.DSN(false), "units": "200", "durability": "lazy"})
+	durability(t, res, "not durable by design", "--durability lazy, and postgres reads back fsync=off (lazy needs on)")
 }

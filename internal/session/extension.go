@@ -15,6 +15,7 @@ import (
 // Everything else it does is an extension, each in a file of its own that
 // owns its knobs' effect, its hooks into the phases and its part of the
 // result: the flush ceiling and the durability verdict (ceiling.go), the
+// settings changed on a server of the user's and set back (changes.go), the
 // server log followed as events (serverlog.go), --dataset (dataset.go),
 // cold caches and checkpoints (caches.go), --backup and its restores
 // (backup.go), a cluster and --failover (cluster.go), --log-units
@@ -96,6 +97,7 @@ type (
 func newExtensions(p *Plan) []any {
 	return []any{
 		&flushCeiling{},
+		&serverChanges{},
 		&datasetSizing{},
 		&coldCaches{},
 		newBackupRun(p.backup),

@@ -407,6 +407,11 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		}
 		o.Set = append(o.Set, kv)
 	}
+	// A --set of a setting the level decides must not say otherwise: the
+	// verdicts and dbgauge crash judge the level.
+	if err := p.bspec.Contradiction(o.Durability, o.Set); err != nil {
+		return err
+	}
 	return p.storage(v)
 }
 

@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/result"
@@ -21,6 +22,23 @@ func Durability(res *result.Result) {
 	}
 	d.Clients = res.Config.Clients
 	m := res.Phase("measure")
+	if len(d.Unlike) > 0 {
+		// The settings read back, not the label, say what was run.
+		as := "no level of dbgauge's"
+		if d.Level != "" {
+			as = "--durability " + d.Level
+		}
+		if res.Config.Durability == string(backend.Sync) {
+			d.Verdict = "flagged"
+			d.Detail = fmt.Sprintf("--durability sync, but %s reads back %s: its commits are not flushed as sync's are, whatever their rate; what ran is %s",
+				res.Engine.Name, strings.Join(d.Unlike, ", "), as)
+			return
+		}
+		d.Verdict = "not durable by design"
+		d.Detail = fmt.Sprintf("--durability %s, and %s reads back %s: what ran is %s; a crash may lose acknowledged commits",
+			res.Config.Durability, res.Engine.Name, strings.Join(d.Unlike, ", "), as)
+		return
+	}
 	if res.Config.Durability != string(backend.Sync) {
 		d.Verdict = "not durable by design"
 		d.Detail = fmt.Sprintf("--durability %s: commits are not flushed one by one, so a crash may lose acknowledged commits; nothing to judge", res.Config.Durability)
@@ -95,6 +113,9 @@ func Durability(res *result.Result) {
 		d.Verdict = "cannot judge"
 		d.Detail = fmt.Sprintf("%.0f commits/s from %d clients is %.1f× the single-flush ceiling of %.0f/s, which group commit can explain, and %s does not count its flushes",
 			d.Commits, d.Clients, ratio, d.Ceiling, res.Engine.Name)
+	}
+	if flushCounted && d.FlushSource != "" {
+		d.Detail += "; flushes counted: " + d.FlushSource
 	}
 	if d.Verdict == "plausible" && len(d.DiskWarning) > 0 {
 		d.Detail += "; but the ceiling itself is not proof: " + d.DiskWarning[0]

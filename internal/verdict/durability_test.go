@@ -50,10 +50,49 @@ func TestDurabilityVerdicts(t *testing.T) {
 			}
 		})
 	}
+	// The flushes' source is said wherever they are counted.
+	src := durRun("sync", 32, 12000, 1000, 120)
+	src.Durability.FlushSource = "the WAL's fsyncs"
+	Durability(src)
+	if !strings.HasSuffix(src.Durability.Detail, "; flushes counted: the WAL's fsyncs") {
+		t.Errorf("the flushes' source is not said: %s", src.Durability.Detail)
+	}
 	noCount := durRun("sync", 1, 0, -1, 120)
 	delete(noCount.Stats.Delta, "commits")
 	Durability(noCount)
 	if noCount.Durability.Verdict != "cannot judge" {
 		t.Fatalf("without a commit count: %+v", noCount.Durability)
+	}
+}
+
+// TestDurabilityJudgesWhatWasReadBack: settings read back that the label
+// does not allow decide the verdict, whatever the rates, and with no
+// flush ceiling to compare with (a server of the user's).
+func TestDurabilityJudgesWhatWasReadBack(t *testing.T) {
+	cases := []struct {
+		name, durability string
+		ceiling          float64
+		verdict          string
+		says             []string
+	}{
+		{"sync reads back fsync off", "sync", 120, "flagged", []string{"--durability sync, but engine reads back fsync=off (sync needs on)", "what ran is --durability off"}},
+		{"sync without a ceiling", "sync", 0, "flagged", []string{"fsync=off"}},
+		{"lazy reads back fsync off", "lazy", 120, "not durable by design", []string{"--durability lazy, and engine reads back fsync=off"}},
+	}
+	for _, c := range cases {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			res := durRun(c.durability, 1, 1100, 1100, c.ceiling)
+			res.Durability.Level, res.Durability.Unlike = "off", []string{"fsync=off (" + c.durability + " needs on)"}
+			Durability(res)
+			d := res.Durability
+			if d.Verdict != c.verdict {
+				t.Fatalf("verdict %q: %s; want %q", d.Verdict, d.Detail, c.verdict)
+			}
+			for _, w := range c.says {
+				if !strings.Contains(d.Detail, w) {
+					t.Errorf("%q does not say %q", d.Detail, w)
+				}
+			}
+		})
 	}
 }

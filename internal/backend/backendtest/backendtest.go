@@ -101,13 +101,17 @@ func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.
 }
 
 // durability opens the engine at each level and checks that what the engine
-// reports matches what the spec says the level sets.
+// reads back matches what the spec says the level sets: read from the
+// engine, never a setting that is dbgauge's own (Engine.NotReadBack),
+// which would compare dbgauge's variables with themselves. Where the engine
+// keeps nothing to read, DurabilityVerdict holds the level to what the
+// engine counts.
 func durability(t *testing.T, spec backend.Spec, open Opener) {
 	if len(spec.Expect) == 0 {
 		t.Fatalf("%s: Spec.Expect is empty: say what each durability level must read back", spec.Name)
 	}
 	for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
-		if _, ok := spec.Expect[d]; !ok {
+		if !spec.HasLevel(d) {
 			// A level the engine does not have is refused, as bad input.
 			db, err := spec.Open(context.Background(), backend.Options{DB: spec.Throwaway, Dir: t.TempDir(), Durability: d, Prepare: backend.Once})
 			var bad *knob.Error
@@ -127,9 +131,21 @@ func durability(t *testing.T, spec backend.Spec, open Opener) {
 			t.Errorf("durability=%s: engine name %q version %q", d, e.Name, e.Version)
 		}
 		for k, want := range spec.Expect[d] {
+			if slices.Contains(e.NotReadBack, k) {
+				t.Errorf("durability=%s: Spec.Expect holds %s, which is dbgauge's own, not read back from the engine", d, k)
+			}
 			if got := e.Settings[k]; got != want {
 				t.Errorf("durability=%s: %s read back %q, want %q", d, k, got, want)
 			}
+		}
+		for _, k := range e.NotReadBack {
+			if _, ok := e.Settings[k]; !ok {
+				t.Errorf("durability=%s: NotReadBack names %s, which Settings lacks", d, k)
+			}
+		}
+		// What was read back amounts to the level asked for.
+		if fit, known := spec.LevelsOf(e.Settings); known && !slices.Contains(fit, d) {
+			t.Errorf("durability=%s: the owned settings read back (%v) amount to %v", d, spec.Unlike(d, e.Settings), fit)
 		}
 	}
 }

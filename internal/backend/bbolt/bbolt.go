@@ -31,11 +31,15 @@ var Spec = backend.Spec{
 	Preflight:  backend.EmbeddedPreflight("bbolt"),
 	Durability: durabilityDoc,
 	Promises:   promises,
+	// NoSync is read from bbolt's DB, the field its commit reads;
+	// background_sync is dbgauge's own (Engine.NotReadBack).
 	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"NoSync": "false", "background_sync": "none"},
-		backend.Lazy: {"NoSync": "true", "background_sync": "100ms"},
-		backend.Off:  {"NoSync": "true", "background_sync": "none"},
+		backend.Sync: {"NoSync": "false"},
+		backend.Lazy: {"NoSync": "true"},
+		backend.Off:  {"NoSync": "true"},
 	},
+	Owns:    owns,
+	Flushes: "bbolt's fdatasyncs as dbgauge counts them around Tx.Commit: two a commit while DB.NoSync is false, and the background DB.Sync (lazy)",
 	Prepare: backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "NoFreelistSync=true|false", Usage: "do not write the freelist at each commit (faster commits, slower open)"},
@@ -64,6 +68,9 @@ type db struct {
 	flusher  backend.Flusher
 	syncs    atomic.Int64 // background syncs (lazy), failed ones too
 	commits  atomic.Int64 // write transactions committed, counted here: bbolt does not
+	// commitSyncs are the fdatasyncs bbolt makes in commits: two in each
+	// made while DB.NoSync was false (bbolt counts none).
+	commitSyncs atomic.Int64
 }
 
 func open(_ context.Context, o backend.Options) (backend.DB, error) {
@@ -171,7 +178,19 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 		s["background_sync"] = d.interval.String()
 	}
 	v := backend.ModuleVersion(module)
-	return backend.Engine{Name: "bbolt", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, PageSize: int64(b.Info().PageSize)}, nil
+	return backend.Engine{Name: "bbolt", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, PageSize: int64(b.Info().PageSize),
+		NotReadBack: []string{"background_sync"}}, nil
+}
+
+// committed counts a write transaction bbolt committed, and the two
+// fdatasyncs its commit made (Tx.write's of the pages, Tx.writeMeta's of
+// the meta page) when DB.NoSync was false: the flushes bbolt does not
+// count. Only the writer reads NoSync, which nothing changes after Open.
+func (d *db) committed(noSync bool) {
+	d.commits.Add(1)
+	if !noSync {
+		d.commitSyncs.Add(2)
+	}
 }
 
 // Stats returns bbolt's own transaction statistics.
@@ -187,6 +206,8 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 		"rebalances":       st.TxStats.GetRebalance(),
 		"free_pages":       int64(st.FreePageN),
 		"background_syncs": d.syncs.Load(),
+		"commit_syncs":     d.commitSyncs.Load(),
+		"flushes":          d.commitSyncs.Load() + d.syncs.Load(),
 		"commits":          d.commits.Load(),
 	}, nil
 }
@@ -211,10 +232,11 @@ type conn struct {
 }
 
 func (c *conn) update(fn func(tx *bolt.Tx) error) error {
+	noSync := c.db.bolt.NoSync
 	if err := c.db.bolt.Update(fn); err != nil {
 		return classify(err)
 	}
-	c.db.commits.Add(1)
+	c.db.committed(noSync)
 	return nil
 }
 
@@ -256,10 +278,11 @@ func (c *conn) Commit(context.Context) error {
 	if !tx.Writable() {
 		return classify(tx.Rollback())
 	}
+	noSync := c.db.bolt.NoSync
 	if err := tx.Commit(); err != nil {
 		return classify(err)
 	}
-	c.db.commits.Add(1)
+	c.db.committed(noSync)
 	return nil
 }
 

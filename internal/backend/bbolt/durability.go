@@ -8,6 +8,11 @@ var durabilityDoc = map[backend.Durability]string{
 	backend.Off:  "NoSync=true: bbolt never syncs; the OS decides when data reaches the disk",
 }
 
+// owns is what the levels decide of bbolt's DB: whether a commit syncs.
+var owns = []backend.Owned{
+	{Key: "NoSync", Allows: map[backend.Durability][]string{backend.Sync: {"false"}, backend.Lazy: {"true"}, backend.Off: {"true"}}, Canon: backend.CanonBool("true", "false")},
+}
+
 // promises are what bbolt's documentation (DB.NoSync) promises each level
 // keeps: every commit is written to the file; without its fdatasync only
 // the OS holds it, which a crash of the process leaves alone.

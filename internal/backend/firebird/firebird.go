@@ -50,6 +50,8 @@ var Spec = backend.Spec{
 		backend.Sync: {"forced_writes": "on"},
 		backend.Off:  {"forced_writes": "off"},
 	},
+	Owns:    owns,
+	Flushes: "MON$IO_STATS page writes, synchronous while forced writes are on (none counted when off)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "each statement prepared once per connection (op_prepare), then executed",
 		backend.Each: "the statement is prepared at every use and freed after it",
@@ -75,6 +77,13 @@ var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "forced writes on (gfix -write sync): a commit writes the transaction's pages synchronously before it returns; Firebird 3 has no write-ahead log and no group commit",
 	backend.Lazy: "refused: " + lazyRefused,
 	backend.Off:  "forced writes off (gfix -write async): pages go to the OS cache and the OS writes them when it likes; a crash of the machine can lose commits or break the database",
+}
+
+// owns is what the levels decide: the database's forced writes, read back
+// from MON$DATABASE (on a database of the user's, a level it does not have
+// is refused when it opens).
+var owns = []backend.Owned{
+	{Key: "forced_writes", Allows: map[backend.Durability][]string{backend.Sync: {"on"}, backend.Off: {"off"}}, Canon: backend.CanonBool("on", "off")},
 }
 
 // promises are what Firebird's documentation (gfix -write, "Forced Writes"

@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
+	"sync"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -43,6 +43,8 @@ var Spec = backend.Spec{
 		backend.Lazy: {"innodb_flush_log_at_trx_commit": "2"},
 		backend.Off:  {"innodb_flush_log_at_trx_commit": "0"},
 	},
+	Owns:    owns,
+	Flushes: "Innodb_data_fsyncs, InnoDB's fsyncs (the redo log's and the data files')",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "server-side prepared statements, prepared once per connection",
 		backend.Each: "the statement is prepared at every use",
@@ -60,34 +62,6 @@ var Spec = backend.Spec{
 
 	Open:   open,
 	Reopen: reopen,
-}
-
-var durabilityDoc = map[backend.Durability]string{
-	backend.Sync: "innodb_flush_log_at_trx_commit=1, sync_binlog=1: the redo log is written and flushed at every commit (group commit shares flushes)",
-	backend.Lazy: "innodb_flush_log_at_trx_commit=2, sync_binlog=0: written at commit, flushed about once a second; a crash of the machine loses up to a second",
-	backend.Off:  "innodb_flush_log_at_trx_commit=0, sync_binlog=0: written and flushed about once a second; even a server crash loses up to a second",
-}
-
-// promises are what MariaDB's documentation (innodb_flush_log_at_trx_commit)
-// promises each level keeps: 2 writes the redo log to the OS at every
-// commit, which survives a crash of the server, not of the machine; 0
-// writes it about once a second, which even a server crash may lose.
-var promises = map[backend.Durability]backend.Promise{
-	backend.Sync: {Crash: true, Power: true, Doc: "innodb_flush_log_at_trx_commit=1: the redo log is flushed at every commit"},
-	backend.Lazy: {Crash: true, Doc: "innodb_flush_log_at_trx_commit=2: survives a crash of the server, not of the machine (up to a second lost)"},
-	backend.Off:  {Doc: "innodb_flush_log_at_trx_commit=0: even a crash of the server may lose up to a second of commits"},
-}
-
-func mapDurability(d backend.Durability) (map[string]string, error) {
-	switch d {
-	case backend.Sync:
-		return map[string]string{"innodb_flush_log_at_trx_commit": "1", "sync_binlog": "1"}, nil
-	case backend.Lazy:
-		return map[string]string{"innodb_flush_log_at_trx_commit": "2", "sync_binlog": "0"}, nil
-	case backend.Off:
-		return map[string]string{"innodb_flush_log_at_trx_commit": "0", "sync_binlog": "0"}, nil
-	}
-	return nil, knob.Bad("give sync, lazy or off", "mariadb has no durability %q", d)
 }
 
 var dialect = backend.Dialect{
@@ -112,6 +86,10 @@ type db struct {
 	pool     int    // the pool's size
 	recovery string // what the last crash restart replayed
 	looks    looks  // LockView's reads of InnoDB's lock views, spaced (locks.go)
+	// changed are the variables SET GLOBAL changed on a server of the
+	// user's, set back once by Close (global.go).
+	changed  []global
+	restored sync.Once
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -176,11 +154,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, knob.Bad("is the server running, and are host and port in --db right?", "cannot connect to MariaDB: %s", redact.DSN(err.Error()))
 	}
 	if !managed {
-		for k, v := range settings {
-			if _, err := d.sql.ExecContext(ctx, "SET GLOBAL "+k+" = "+v); err != nil {
-				d.stop()
-				return nil, knob.Bad("use --db mariadb:managed, or set it on your server yourself", "SET GLOBAL %s=%s: %v", k, v, err)
-			}
+		// A server of the user's: set for the run, set back by Close.
+		if err := d.setGlobals(ctx, settings); err != nil {
+			d.stop()
+			return nil, err
 		}
 	}
 	if d.srv != nil {
@@ -399,8 +376,10 @@ func (d *db) Integrity(ctx context.Context) (bool, string, error) {
 // recovery (a crash restart, or a start on a killed server's datadir).
 func (d *db) Recovery() string { return d.recovery }
 
-// Close stops a managed server and removes its datadir; the log stays.
+// Close sets back what it changed on a server of the user's, or stops a
+// managed server and removes its datadir (the log stays).
 func (d *db) Close() error {
+	d.restore()
 	d.stop()
 	return nil
 }

@@ -8,6 +8,11 @@ var durabilityDoc = map[backend.Durability]string{
 	backend.Off:  "commits use pebble.NoSync: the WAL is written but never fsynced on commit; the OS decides (--set DisableWAL=true drops the WAL too)",
 }
 
+// owns is what the levels decide of pebble's options: a WAL to sync.
+var owns = []backend.Owned{
+	{Key: "DisableWAL", Allows: map[backend.Durability][]string{backend.Sync: {"false"}, backend.Lazy: {"false"}}, Canon: backend.CanonBool("true", "false")},
+}
+
 // promises are what Pebble's documentation (WriteOptions.Sync) promises
 // each level keeps: a NoSync commit may return before its WAL record is
 // written to the file, so even a crash of the process may lose it.

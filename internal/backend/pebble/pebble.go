@@ -38,11 +38,16 @@ var Spec = backend.Spec{
 	Preflight:  backend.EmbeddedPreflight("pebble"),
 	Durability: durabilityDoc,
 	Promises:   promises,
+	// Pebble keeps no durability setting to read back: each Commit is
+	// given pebble.Sync or NoSync (commit_sync and wal_sync are dbgauge's,
+	// Engine.NotReadBack); its WAL's fsyncs, which it counts, say what
+	// the level did (Flushes).
 	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"commit_sync": "true", "wal_sync": "every commit", "DisableWAL": "false"},
-		backend.Lazy: {"commit_sync": "false", "wal_sync": "background every 100ms", "DisableWAL": "false"},
-		backend.Off:  {"commit_sync": "false", "wal_sync": "none"},
+		backend.Sync: {"DisableWAL": "false"},
+		backend.Lazy: {"DisableWAL": "false"},
 	},
+	Owns:    owns,
+	Flushes: "the WAL's fsyncs, as pebble counts them (Metrics().LogWriter.FsyncLatency)",
 	Prepare: backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "MemTableSize=BYTES", Usage: "size of one memtable (default 4MB); a full one is flushed to an L0 table"},
@@ -139,9 +144,8 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 		}
 		opts.CacheSize = o.CacheBytes
 	}
-	if opts.DisableWAL && o.Durability != backend.Off {
-		return nil, knob.Bad("use --durability off with DisableWAL=true, or drop it",
-			"--set DisableWAL=true leaves no WAL to sync under --durability %s", o.Durability)
+	if err := (backend.Spec{Durability: durabilityDoc, Owns: owns}).Contradiction(o.Durability, o.Set); err != nil {
+		return nil, err // the plan refuses it first; Open holds it too
 	}
 	check := opts.Clone()
 	check.EnsureDefaults()
@@ -329,6 +333,7 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 		return backend.Engine{}, err
 	}
 	s["FormatMajorVersion"] = d.pebble.FormatMajorVersion().String()
+	// Not pebble's: the options dbgauge gives every Commit.
 	s["commit_sync"] = strconv.FormatBool(d.write.Sync)
 	switch d.dur {
 	case backend.Sync:
@@ -340,7 +345,8 @@ func (d *db) Engine(context.Context) (backend.Engine, error) {
 	}
 	v := backend.ModuleVersion(module)
 	cache, _ := strconv.ParseInt(s["CacheSize"], 10, 64)
-	return backend.Engine{Name: "pebble", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, CacheBytes: cache}, nil
+	return backend.Engine{Name: "pebble", Version: v, Driver: module + " " + v, Path: d.path, Settings: s, CacheBytes: cache,
+		NotReadBack: []string{"commit_sync", "wal_sync"}}, nil
 }
 
 func (d *db) readOptions() (map[string]string, error) {
@@ -385,7 +391,7 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 		"background_syncs":      d.bgSyncs.Load(),
 		"wal_bytes_in":          int64(m.WAL.BytesIn),
 		"wal_bytes_written":     int64(m.WAL.BytesWritten),
-		"flushes":               m.Flush.Count,
+		"memtable_flushes":      m.Flush.Count,
 		"compactions":           m.Compact.Count,
 		"bytes_flushed":         int64(total.TableBytesFlushed),
 		"bytes_compacted":       int64(total.TableBytesCompacted),
@@ -402,11 +408,16 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 		"background_errors":     d.bgErrors.Load(),
 		"logged_errors":         d.logErrs.Load(),
 	}
-	// Every WAL fsync is observed by the fsync latency histogram.
+	// Every WAL fsync is observed by the fsync latency histogram (the log
+	// writer's flush loop, and its close): they are the flushes that make
+	// commits durable, not the memtables' flushes into tables.
 	if h := m.LogWriter.FsyncLatency; h != nil {
 		var dm dto.Metric
-		if err := h.Write(&dm); err == nil && dm.Histogram != nil {
-			s["wal_syncs"] = int64(dm.Histogram.GetSampleCount())
+		if err := h.Write(&dm); err != nil {
+			return nil, classify(fmt.Errorf("read the WAL's fsync count: %w", err))
+		}
+		if dm.Histogram != nil {
+			s["flushes"] = int64(dm.Histogram.GetSampleCount())
 		}
 	}
 	return s, nil

@@ -48,9 +48,9 @@ func must(t *testing.T, err error) {
 // background: the counter moves, and so does pebble's count of WAL fsyncs.
 func TestLazyBackgroundSync(t *testing.T) {
 	d := openT(t, backend.Options{Durability: backend.Lazy})
-	bg0, ws0 := stat(t, d, "background_syncs"), stat(t, d, "wal_syncs")
+	bg0, ws0 := stat(t, d, "background_syncs"), stat(t, d, "flushes")
 	time.Sleep(350 * time.Millisecond)
-	bg, ws := stat(t, d, "background_syncs")-bg0, stat(t, d, "wal_syncs")-ws0
+	bg, ws := stat(t, d, "background_syncs")-bg0, stat(t, d, "flushes")-ws0
 	if bg < 2 {
 		t.Errorf("%d background syncs in 350ms at 100ms, want ≥ 2", bg)
 	}
@@ -76,7 +76,7 @@ func TestSyncCommitsFsync(t *testing.T) {
 		d := openT(t, backend.Options{Durability: c.dur})
 		kc, _ := d.KVConn(ctx)
 		must(t, kc.CreateTable(ctx, "t"))
-		c0, s0 := stat(t, d, "commits"), stat(t, d, "wal_syncs")
+		c0, s0 := stat(t, d, "commits"), stat(t, d, "flushes")
 		for i := range 5 {
 			must(t, kc.Begin(ctx, true))
 			must(t, kc.Put(ctx, "t", fmt.Appendf(nil, "k%d", i), []byte("v")))
@@ -85,12 +85,12 @@ func TestSyncCommitsFsync(t *testing.T) {
 		if n := stat(t, d, "commits") - c0; n != 5 {
 			t.Errorf("%s: %d commits counted for 5", c.dur, n)
 		}
-		syncs := stat(t, d, "wal_syncs") - s0
+		syncs := stat(t, d, "flushes") - s0
 		// Pebble records an fsync's latency after it wakes the committer:
 		// the last one may show a moment later.
 		for deadline := time.Now().Add(time.Second); c.sync && syncs < 5 && time.Now().Before(deadline); {
 			time.Sleep(5 * time.Millisecond)
-			syncs = stat(t, d, "wal_syncs") - s0
+			syncs = stat(t, d, "flushes") - s0
 		}
 		if c.sync && syncs < 5 {
 			t.Errorf("sync: %d WAL fsyncs for 5 commits", syncs)

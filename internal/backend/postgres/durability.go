@@ -35,6 +35,19 @@ func mapDurability(d backend.Durability, managed bool) (map[string]string, error
 	return nil, knob.Bad("give sync, lazy or off", "postgres has no durability %q", d)
 }
 
+// owns is what the levels decide: whether a commit waits for its WAL's
+// flush (local, remote_write and remote_apply wait for the local flush
+// too), and whether the server flushes at all. Off leaves
+// synchronous_commit free: with fsync off nothing is flushed either way.
+var owns = []backend.Owned{
+	{Key: "synchronous_commit", Allows: map[backend.Durability][]string{
+		backend.Sync: {"on", "local", "remote_write", "remote_apply"}, backend.Lazy: {"off"},
+	}, Canon: backend.CanonBool("on", "off")},
+	{Key: "fsync", Allows: map[backend.Durability][]string{
+		backend.Sync: {"on"}, backend.Lazy: {"on"}, backend.Off: {"off"},
+	}, Canon: backend.CanonBool("on", "off")},
+}
+
 // promises are what PostgreSQL's documentation ("Asynchronous Commit",
 // "fsync") promises each level keeps: an asynchronous commit's WAL may
 // still be in the server's buffers when it dies; with fsync=off every

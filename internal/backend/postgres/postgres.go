@@ -46,6 +46,10 @@ var Spec = backend.Spec{
 		backend.Lazy: {"synchronous_commit": "off", "fsync": "on", "wal_writer_delay": "100ms"},
 		backend.Off:  {"fsync": "off"},
 	},
+	// On a server of the user's fsync is the server's: read back, and the
+	// verdict judges it (Owns).
+	Owns:    owns,
+	Flushes: "pg_stat_wal.wal_sync, the WAL's flushes",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "Parse once per connection, then Bind/Execute (pgbench -M prepared), through pgconn",
 		backend.Each: "pgx's describe-exec mode: every use parses and describes the statement anew (an unnamed statement)",

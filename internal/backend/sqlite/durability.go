@@ -1,6 +1,10 @@
 package sqlite
 
-import "github.com/dbgauge/dbgauge/internal/backend"
+import (
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
 
 // durabilityPragmas maps the common durability knob. WAL in every mode, so
 // that readers never block the writer and several clients work.
@@ -16,16 +20,31 @@ var durabilityDoc = map[backend.Durability]string{
 	backend.Off:  "PRAGMA journal_mode=WAL, synchronous=OFF: SQLite never fsyncs; the OS decides when data reaches the disk",
 }
 
-// synchronousName turns PRAGMA synchronous's number into its name.
+// owns is what the levels decide: PRAGMA synchronous, and a journal that
+// keeps a commit whole through a crash at every level (WAL is dbgauge's;
+// DELETE, TRUNCATE and PERSIST keep it too, MEMORY and OFF do not).
+var owns = []backend.Owned{
+	{Key: "synchronous", Allows: map[backend.Durability][]string{
+		backend.Sync: {"FULL", "EXTRA"}, backend.Lazy: {"NORMAL"}, backend.Off: {"OFF"},
+	}, Canon: synchronousName},
+	{Key: "journal_mode", Allows: map[backend.Durability][]string{
+		backend.Sync: journals, backend.Lazy: journals, backend.Off: journals,
+	}, Canon: strings.ToLower},
+}
+
+var journals = []string{"wal", "delete", "truncate", "persist"}
+
+// synchronousName turns PRAGMA synchronous's value (its number, or its
+// name in any case) into its name.
 func synchronousName(v string) string {
-	switch v {
-	case "0":
+	switch strings.ToUpper(strings.TrimSpace(v)) {
+	case "0", "OFF":
 		return "OFF"
-	case "1":
+	case "1", "NORMAL":
 		return "NORMAL"
-	case "2":
+	case "2", "FULL":
 		return "FULL"
-	case "3":
+	case "3", "EXTRA":
 		return "EXTRA"
 	}
 	return v

@@ -39,6 +39,8 @@ var Spec = backend.Spec{
 		backend.Lazy: {"journal_mode": "wal", "synchronous": "NORMAL"},
 		backend.Off:  {"journal_mode": "wal", "synchronous": "OFF"},
 	},
+	Owns:    owns,
+	Flushes: "the xSync calls SQLite makes, each an fsync or fdatasync, counted by dbgauge's VFS shim (wal_syncs, db_syncs)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "sqlite3_prepare_v2 once per connection; the statement is kept and reset after each use",
 		backend.Each: "sqlite3_prepare_v2, step and finalize at every use",
@@ -75,6 +77,7 @@ type db struct {
 	userKeys  []string
 	commits   atomic.Int64
 	rollbacks atomic.Int64
+	syncs     *syncCounter // the xSync calls of its files
 }
 
 // connector opens SQLite connections with our pragmas and hooks, without a
@@ -100,6 +103,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, err
 	}
 	d := &db{path: o.EmbeddedPath("sqlite", "sqlite.db"), prepare: o.Prepare, userKeys: userKeys}
+	if d.syncs, err = newSyncCounter(); err != nil {
+		return nil, err
+	}
 	drv := &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
 		for _, p := range pragmas {
 			if _, err := c.Exec("PRAGMA "+p.Key+"="+p.Value, nil); err != nil {
@@ -111,14 +117,14 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil
 	}}
 	// _txlock is unused: Conn.Begin says BEGIN IMMEDIATE itself.
-	d.sql = sql.OpenDB(&connector{drv: drv, dsn: "file:" + d.path})
+	d.sql = sql.OpenDB(&connector{drv: drv, dsn: "file:" + d.path + "?vfs=" + d.syncs.name})
 	d.sql.SetMaxIdleConns(o.Conns + 2)
 	d.sql.SetConnMaxLifetime(0)
 	// The first connection creates the file and switches it to WAL before any
 	// client connects.
 	d.admin, err = d.sql.Conn(ctx)
 	if err != nil {
-		_ = d.sql.Close()
+		_ = d.Close()
 		return nil, classify(err)
 	}
 	for _, k := range userKeys {
@@ -273,10 +279,14 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	if err := d.admin.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		return nil, classify(err)
 	}
+	wal, file, other := d.syncs.syncs()
 	return map[string]int64{
 		"commits":    d.commits.Load(),
 		"rollbacks":  d.rollbacks.Load(),
 		"page_count": pages,
+		"wal_syncs":  wal,
+		"db_syncs":   file,
+		"flushes":    wal + file + other,
 	}, nil
 }
 
@@ -285,7 +295,9 @@ func (d *db) Close() error {
 	if d.admin != nil {
 		_ = d.admin.Close()
 	}
-	return d.sql.Close()
+	err := d.sql.Close()
+	d.syncs.unregister()
+	return err
 }
 
 // Integrity runs PRAGMA integrity_check: "ok", or the problems it lists.
