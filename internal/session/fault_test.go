@@ -2,6 +2,9 @@ package session_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +15,34 @@ import (
 )
 
 // TestFaultKillAt kills a managed PostgreSQL under insert's load and lets
-// it restart: the run goes on through the outage and completes; the
+// it restart: the run goes on through the outage and ends cleanly; the
 // result gives the kill, the recovery, a closed outage, the rate before
 // and after, and, against the ledger, no acknowledged commit lost (sync).
 func TestFaultKillAt(t *testing.T) {
 	needPostgres(t)
-	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{
-		"db": "postgres:managed", "clients": "2", "duration": "3s", "warmup": "0s", "fault": "kill-at=1500ms", "crash-recovery": "false",
+	// The run ends a second after the server is back, however long its
+	// recovery took (2.7 s on a busy machine, past a fixed 3 s run): the
+	// result written as the run goes says when, and a stop file ends it.
+	dir := t.TempDir()
+	stop := filepath.Join(dir, "stop")
+	go func() {
+		defer os.WriteFile(stop, nil, 0o644)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+			if len(paths) != 1 {
+				continue
+			}
+			if r, err := result.Load(paths[0]); err == nil && slices.ContainsFunc(r.Events, func(e result.Event) bool { return strings.Contains(e.Detail, "server back") }) {
+				time.Sleep(time.Second)
+				return
+			}
+		}
+	}()
+	res := workloadtest.Exec(t, spec(t, "insert"), map[string]string{
+		"db": "postgres:managed", "clients": "2", "duration": "2m", "warmup": "0s", "fault": "kill-at=1500ms", "crash-recovery": "false",
+		"results": dir, "stop-file": stop,
 	})
+	stoppedClean(t, res)
 	f := res.Fault
 	if f == nil || f.Error != "" || f.KillT <= 0 || f.RecoverySeconds <= 0 || f.BackT <= f.KillT {
 		t.Fatalf("fault %+v", f)
@@ -56,16 +79,56 @@ func TestReconnectToADSNServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.StopClean()
+	// Restarted once the run has measured a second (the live result says
+	// so, however long the load took), the run stopped a second after.
+	dir := t.TempDir()
+	stop := filepath.Join(dir, "stop")
 	go func() {
-		time.Sleep(1500 * time.Millisecond)
+		defer os.WriteFile(stop, nil, 0o644)
+		if !measuring(dir, time.Minute) {
+			t.Error("the run never measured a second")
+			return
+		}
 		if err := p.Restart(context.Background()); err != nil {
 			t.Errorf("restart: %v", err)
 		}
+		time.Sleep(time.Second)
 	}()
-	res := workloadtest.Run(t, spec(t, "insert"), map[string]string{
-		"db": p.DSN(false), "clients": "2", "duration": "3s", "warmup": "0s", "reconnect": "30s",
+	res := workloadtest.Exec(t, spec(t, "insert"), map[string]string{
+		"db": p.DSN(false), "clients": "2", "duration": "2m", "warmup": "0s", "reconnect": "30s",
+		"results": dir, "stop-file": stop,
 	})
+	stoppedClean(t, res)
 	if len(res.Outages) == 0 || res.Outages[0].EndT <= res.Outages[0].StartT || res.Outages[0].Failed == 0 {
 		t.Fatalf("outages %+v: want the restart measured", res.Outages)
 	}
+}
+
+// stoppedClean fails t unless the run ended at its stop file and its
+// checks ran and held.
+func stoppedClean(t *testing.T, res *result.Result) {
+	t.Helper()
+	if res.Reason != "stop file" || len(res.Checks) == 0 {
+		t.Fatalf("the run ended %s (%s) with %d checks, want the stop file's end and its checks", res.Status, res.Reason, len(res.Checks))
+	}
+	for _, c := range res.Checks {
+		if !c.OK {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
+		}
+	}
+}
+
+// measuring waits, up to limit, until the result written as the run goes
+// in dir holds a second of measure.
+func measuring(dir string, limit time.Duration) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+		if len(paths) != 1 {
+			continue
+		}
+		if r, err := result.Load(paths[0]); err == nil && len(r.Series) > 0 {
+			return true
+		}
+	}
+	return false
 }

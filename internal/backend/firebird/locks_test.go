@@ -6,9 +6,9 @@ import (
 	"database/sql/driver"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 // TestLockView: while a statement waits for the row another transaction
@@ -47,7 +47,7 @@ func TestLockView(t *testing.T) {
 	go func() {
 		done <- b.ExecScript(ctx, "EXECUTE BLOCK AS DECLARE n INT = 0; BEGIN WHILE (n < 100000000 AND NOT EXISTS (SELECT 1 FROM flag)) DO n = n + 1; END")
 	}()
-	w := lookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
+	w := backendtest.LookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
 	if w.Waiting || w.Unseen != "" {
 		t.Errorf("a running statement that waits for nothing is shown %+v", w)
 	}
@@ -59,34 +59,8 @@ func TestLockView(t *testing.T) {
 	}
 
 	// A record wait.
-	if err := a.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 11 WHERE id = 1"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if view, err = lw.LockView(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_, err := b.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 12 WHERE id = 1"})
-		done <- err
-	}()
-	w = lookUntil(t, view, func(w backend.LockWait) bool { return w.Waiting })
-	if !strings.HasPrefix(w.Seen, "MON$RECORD_STATS: ") {
+	if w := backendtest.RowWait(t, lw, a, b); !strings.HasPrefix(w.Seen, "MON$RECORD_STATS: ") {
 		t.Errorf("the wait is shown as %q, want MON$RECORD_STATS's", w.Seen)
-	}
-	if err := a.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Rollback(ctx); err != nil {
-		t.Fatal(err)
 	}
 
 	// A table lock of SNAPSHOT TABLE STABILITY: a reads lv, b's update waits.
@@ -109,7 +83,7 @@ func TestLockView(t *testing.T) {
 		_, err := b.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 12 WHERE id = 1"})
 		done <- err
 	}()
-	w = lookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
+	w = backendtest.LookUntil(t, view, func(w backend.LockWait) bool { return strings.Contains(w.Seen, "running statement") })
 	if w.Waiting || !strings.Contains(w.Unseen, "SNAPSHOT TABLE STABILITY") {
 		t.Errorf("a statement waiting for a table of SNAPSHOT TABLE STABILITY is shown %+v, want not waiting and the wait named unseen", w)
 	}
@@ -122,21 +96,4 @@ func TestLockView(t *testing.T) {
 	if err := b.Rollback(ctx); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// lookUntil looks through view until ok holds, for up to 10 s.
-func lookUntil(t *testing.T, view backend.LockView, ok func(backend.LockWait) bool) backend.LockWait {
-	t.Helper()
-	var w backend.LockWait
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		var err error
-		if w, err = view(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		if ok(w) {
-			return w
-		}
-	}
-	t.Fatalf("the lock view never showed what was awaited: %+v", w)
-	return w
 }
