@@ -18,6 +18,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -94,10 +95,32 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 								args["durability"] = "off"
 							}
 						}
+						if w.Name == "append" && b.Name == "firebird" {
+							appendOnFirebird(t, w, args)
+							return
+						}
 						workloadtest.Run(t, w, args)
 					})
 				}
 			}
+		}
+	}
+}
+
+// appendOnFirebird runs append at Firebird's serializable, SNAPSHOT TABLE
+// STABILITY, whose snapshot is taken when a transaction begins and its
+// table locks when it first touches a table: a cycle of anti-dependencies
+// (G-single, G2-item) can form among three transactions (docs/isolation.md,
+// found by this test), every other anomaly is prevented.
+func appendOnFirebird(t *testing.T, w workload.Spec, args map[string]string) {
+	t.Helper()
+	res := workloadtest.Exec(t, w, args)
+	if res.Status != result.Completed || len(res.Checks) < 2 {
+		t.Fatalf("status %s (%s), %d checks", res.Status, res.Reason, len(res.Checks))
+	}
+	for _, c := range res.Checks {
+		if !c.OK && !strings.HasPrefix(c.Name, "G-single ") && !strings.HasPrefix(c.Name, "G2-item ") {
+			t.Errorf("check %s failed: %s", c.Name, c.Detail)
 		}
 	}
 }
