@@ -267,7 +267,8 @@ func TestMariaDB(t *testing.T) {
 // TestFirebird: Firebird's read committed prevents the lost update that
 // PostgreSQL's allows: the second writer waits (a record wait, in MON$),
 // then fails with update_conflict. SNAPSHOT TABLE STABILITY blocks on the
-// table, a wait Firebird 3's MON$ tables do not show: not confirmed, said.
+// table, a wait Firebird 3's MON$ tables do not show and its lock table
+// (fb_lock_print) does.
 func TestFirebird(t *testing.T) {
 	if _, _, _, _, err := firebird.FindServer(); err != nil {
 		testenv.Need(t, err)
@@ -278,5 +279,5 @@ func TestFirebird(t *testing.T) {
 	expectSyntaxError(t, got, "335544569") // isc_dsql_error: Dynamic SQL Error
 	got = run(t, firebird.Spec, backend.Serializable, "G1a")
 	expect(t, got, map[string]string{"G1a": isolation.Blocked})
-	expectWaits(t, got["G1a"], "not confirmed: MON$RECORD_STATS: ")
+	expectWaits(t, got["G1a"], "the lock table (fb_lock_print): ")
 }

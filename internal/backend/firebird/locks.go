@@ -19,8 +19,13 @@ var (
 	// (MON$ISOLATION_MODE 0), whose table locks MON$ does not show.
 	statementWaits = &backend.Stmt{SQL: "SELECT r.MON$RECORD_WAITS, " +
 		"(SELECT count(*) FROM MON$STATEMENTS s WHERE s.MON$ATTACHMENT_ID = a.MON$ATTACHMENT_ID AND s.MON$STATE = 1), " +
-		"(SELECT count(*) FROM MON$TRANSACTIONS t WHERE t.MON$ISOLATION_MODE = 0) " +
+		"(SELECT count(*) FROM MON$TRANSACTIONS t WHERE t.MON$ISOLATION_MODE = 0), " +
+		// the statements running in the users' other attachments (not this
+		// monitoring one): none, and a table lock pending is this one's
+		"(SELECT count(*) FROM MON$STATEMENTS s JOIN MON$ATTACHMENTS o ON o.MON$ATTACHMENT_ID = s.MON$ATTACHMENT_ID " +
+		"WHERE s.MON$STATE = 1 AND o.MON$SYSTEM_FLAG = 0 AND o.MON$ATTACHMENT_ID NOT IN (a.MON$ATTACHMENT_ID, CURRENT_CONNECTION)) " +
 		"FROM MON$ATTACHMENTS a JOIN MON$RECORD_STATS r ON r.MON$STAT_ID = a.MON$STAT_ID WHERE a.MON$ATTACHMENT_ID = ?"}
+	relationName = &backend.Stmt{SQL: "SELECT TRIM(RDB$RELATION_NAME) FROM RDB$RELATIONS WHERE RDB$RELATION_ID = ?"}
 )
 
 // LockView returns a view of the next statement of c (an attachment) in
@@ -36,8 +41,11 @@ var (
 // when c has a statement running and c's record waits have grown since
 // LockView read them (the count moves as the wait begins). A table lock
 // of SNAPSHOT TABLE STABILITY (isc_tpb_consistency), taken by a statement
-// as it first reads or writes a table, is counted nowhere in MON$: while
-// a transaction in that mode is open, Unseen names it.
+// as it first reads or writes a table, is counted nowhere in MON$. On a
+// managed server, the lock table shows it (fb_lock_print, locktable.go):
+// when as many requests wait for user tables' locks as the users'
+// statements run, c's among them, c's waits. Elsewhere, while a transaction in that
+// mode is open, Unseen names it.
 func (d *db) LockView(ctx context.Context, bc backend.Conn) (backend.LockView, error) {
 	c, ok := bc.(*conn)
 	if !ok {
@@ -54,9 +62,9 @@ func (d *db) LockView(ctx context.Context, bc backend.Conn) (backend.LockView, e
 		return nil, err
 	}
 	return func(ctx context.Context) (backend.LockWait, error) {
-		var waits, running, stable int64
+		var waits, running, stable, others int64
 		if err := d.own(ctx, func(a *conn) error {
-			return a.QueryRow(ctx, statementWaits, []any{id}, &waits, &running, &stable)
+			return a.QueryRow(ctx, statementWaits, []any{id}, &waits, &running, &stable, &others)
 		}); err != nil {
 			return backend.LockWait{}, err
 		}
@@ -67,9 +75,25 @@ func (d *db) LockView(ctx context.Context, bc backend.Conn) (backend.LockView, e
 			return backend.LockWait{Seen: fmt.Sprintf("MON$STATEMENTS: attachment %d runs no statement", id)}, nil
 		}
 		w := backend.LockWait{Seen: fmt.Sprintf("MON$RECORD_STATS: attachment %d's running statement waited for no row (MON$RECORD_WAITS %d)", id, waits)}
-		if stable > 0 {
-			w.Unseen = fmt.Sprintf("the table locks of SNAPSHOT TABLE STABILITY (%d such transactions open), which Firebird 3's MON$ tables do not count", stable)
+		if stable == 0 {
+			return w, nil
 		}
-		return w, nil
+		if d.srv == nil {
+			w.Unseen = fmt.Sprintf("the table locks of SNAPSHOT TABLE STABILITY (%d such transactions open), which Firebird 3's MON$ tables do not count, and a server of the user's lock table is not dbgauge's to read", stable)
+			return w, nil
+		}
+		tables, pending, err := d.srv.pendingTableLocks(ctx)
+		switch {
+		case err != nil:
+			return backend.LockWait{}, fmt.Errorf("firebird: the lock table: %w", err)
+		case pending == 0 || int64(pending) < 1+others:
+			w.Seen += fmt.Sprintf("; the lock table (fb_lock_print): %d requests wait for user tables' locks, %d statements run", pending, 1+others)
+			return w, nil
+		}
+		var name string
+		if err := d.own(ctx, func(a *conn) error { return a.QueryRow(ctx, relationName, []any{tables[0]}, &name) }); err != nil {
+			return backend.LockWait{}, err
+		}
+		return backend.LockWait{Waiting: true, Seen: fmt.Sprintf("the lock table (fb_lock_print): %d requests wait for user tables' locks (table %s, relation %d, among them) while %d users' statements run, attachment %d's among them", pending, name, tables[0], 1+others, id)}, nil
 	}, nil
 }
