@@ -316,15 +316,8 @@ func (sh *sharding) startFromFile(ctx context.Context, s *session, stop <-chan s
 	}
 	path := sh.plan.startFile
 	s.obs.Note(fmt.Sprintf("ready (%s): waiting for a start time in %s, at most %s", ready, path, sh.plan.wait))
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		select {
-		case <-stop:
-			cancel()
-		case <-wctx.Done():
-		}
-	}()
+	wctx, release := untilStop(ctx, stop)
+	defer release()
 	var at time.Time
 	var bad error
 	last := "" // what the file held at the last look, if no time
