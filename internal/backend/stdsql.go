@@ -45,13 +45,16 @@ type StdConn struct {
 	cfg   StdConfig
 	stmts map[*Stmt]*sql.Stmt
 
-	direct   map[*Stmt]*directStmt
-	call     call            // the statement in flight on the direct path
-	runCall  func(any) error // s.run, made once: Raw's callback
-	nv       []driver.NamedValue
-	vals     []driver.Value
-	unwatch  func() bool // Watch's
-	canceled atomic.Bool // Watch's context ended: every statement fails
+	direct  map[*Stmt]*directStmt
+	call    call            // the statement in flight on the direct path
+	runCall func(any) error // s.run, made once: Raw's callback
+	nv      []driver.NamedValue
+	vals    []driver.Value
+	unwatch func() bool // Watch's
+	// from and detached are the last context ctx was given and the one it
+	// made of it (Uncancelable).
+	from, detached context.Context
+	canceled       atomic.Bool // Watch's context ended: every statement fails
 }
 
 // NewStdConn wraps a pinned connection.
@@ -88,12 +91,18 @@ func (s *StdConn) Watch(ctx context.Context, interrupt func()) {
 	})
 }
 
-// ctx returns the context to hand the driver.
+// ctx returns the context to hand the driver: with Uncancelable, ctx
+// without its cancellation, made once per context the caller passes (a
+// client passes the same one at every statement: a new one each time was
+// an allocation per statement).
 func (s *StdConn) ctx(ctx context.Context) context.Context {
-	if s.cfg.Uncancelable {
-		return context.WithoutCancel(ctx)
+	if !s.cfg.Uncancelable {
+		return ctx
 	}
-	return ctx
+	if ctx != s.from || s.detached == nil {
+		s.from, s.detached = ctx, context.WithoutCancel(ctx)
+	}
+	return s.detached
 }
 
 // check refuses a statement once the connection's or the call's context
@@ -173,6 +182,9 @@ func (s *StdConn) Exec(ctx context.Context, st *Stmt, args ...any) (int64, error
 		err := s.c.Raw(s.runCall)
 		n := s.call.n
 		s.call = call{}
+		if err == nil {
+			return n, nil
+		}
 		return n, s.classify(err)
 	}
 	p, closeIt, err := s.stmt(ctx, st)
@@ -199,6 +211,9 @@ func (s *StdConn) QueryRow(ctx context.Context, st *Stmt, args []any, dest ...an
 		s.call = call{kind: callRow, ctx: s.ctx(ctx), st: st, args: args, dest: dest}
 		err := s.c.Raw(s.runCall)
 		s.call = call{}
+		if err == nil {
+			return nil
+		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNoRows
 		}

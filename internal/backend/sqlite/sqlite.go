@@ -229,6 +229,7 @@ func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 		// go-sqlite3 runs a cancelable statement on a goroutine of its own,
 		// costing more than the statement: let statements run to their end.
 		Uncancelable: true,
+		Direct:       true,
 	}), nil
 }
 
