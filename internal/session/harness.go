@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	rtmetrics "runtime/metrics"
 	"strconv"
 	"syscall"
 	"time"
@@ -55,6 +56,9 @@ func (h *harness) runEnded(_ context.Context, s *session, out *run.Outcome, end 
 type harnessProbe struct {
 	start      time.Time
 	user, sys  time.Duration
+	csw        int64  // context switches at the start
+	allocs     uint64 // heap allocations at the start, and their bytes
+	allocBytes uint64
 	peak       int64
 	anon       int64 // the largest anonymous part seen
 	engine     int64 // the engine's own allocations at the peak (backend.MemoryUser)
@@ -86,7 +90,8 @@ func startHarness(at time.Time, db backend.DB) *harnessProbe {
 	}
 	h.own, _ = placement.Self()
 	h.ticks, _ = hostinfo.CPUTimes()
-	h.user, h.sys = cpuTimes()
+	h.user, h.sys, h.csw = cpuTimes()
+	h.allocs, h.allocBytes = heapAllocs()
 	h.sample()
 	return h
 }
@@ -134,7 +139,8 @@ func (h *harnessProbe) sample() {
 // placed says --cpus harness=… put dbgauge on its CPUs.
 func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProcess, placed bool) *result.Harness {
 	h.sample()
-	user, sys := cpuTimes()
+	user, sys, csw := cpuTimes()
+	allocs, allocBytes := heapAllocs()
 	r := &result.Harness{
 		Clients: clients, GoMaxProcs: runtime.GOMAXPROCS(0), InProcess: inProcess,
 		Seconds:     end.Sub(h.start).Seconds(),
@@ -147,6 +153,9 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProc
 	cpu := r.UserSeconds + r.SystemSeconds
 	if ok > 0 {
 		r.CPUPerUnitUs = cpu / float64(ok) * 1e6
+		r.ContextSwitchesPerUnit = float64(csw-h.csw) / float64(ok)
+		r.AllocsPerUnit = float64(allocs-h.allocs) / float64(ok)
+		r.AllocBytesPerUnit = float64(allocBytes-h.allocBytes) / float64(ok)
 	}
 	if r.Seconds > 0 {
 		r.Cores = cpu / r.Seconds
@@ -178,13 +187,25 @@ func gcPercent(planned int) int {
 	return 100
 }
 
-// cpuTimes returns the user and system CPU time of the whole process.
-func cpuTimes() (user, sys time.Duration) {
+// cpuTimes returns the user and system CPU time of the whole process, and
+// its context switches (voluntary and involuntary).
+func cpuTimes() (user, sys time.Duration, csw int64) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0, 0
+	}
+	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano()), ru.Nvcsw + ru.Nivcsw
+}
+
+// heapAllocs returns the Go heap's allocations so far, and their bytes
+// (runtime/metrics: cumulative, read without stopping the world).
+func heapAllocs() (objects, bytes uint64) {
+	s := []rtmetrics.Sample{{Name: "/gc/heap/allocs:objects"}, {Name: "/gc/heap/allocs:bytes"}}
+	rtmetrics.Read(s)
+	if s[0].Value.Kind() != rtmetrics.KindUint64 || s[1].Value.Kind() != rtmetrics.KindUint64 {
 		return 0, 0
 	}
-	return time.Duration(ru.Utime.Nano()), time.Duration(ru.Stime.Nano())
+	return s[0].Value.Uint64(), s[1].Value.Uint64()
 }
 
 // residentBytes returns the process's resident set size and its anonymous
