@@ -465,14 +465,30 @@ func (r *runner) sleep(ctx context.Context, d time.Duration) bool {
 	}
 }
 
+// clock reads the time on a client's hot path from the monotonic clock
+// alone: time.Since reads it once, where time.Now reads the wall clock too
+// (two clock calls). A reading is the run's origin plus the monotonic time
+// since, so that its wall time follows the origin's, not a step of the
+// system's clock during the run.
+type clock struct{ t0 time.Time }
+
+// now returns the time, one clock call.
+func (c clock) now() time.Time { return c.t0.Add(time.Since(c.t0)) }
+
+// elapsed returns the time since the origin, one clock call.
+func (c clock) elapsed() time.Duration { return time.Since(c.t0) }
+
 // opTimer times the operations inside a unit for one client.
-type opTimer struct{ rec *metrics.Recorder }
+type opTimer struct {
+	rec   *metrics.Recorder
+	clock clock
+}
 
 func (o *opTimer) Time(op int, fn func() error) error {
-	t := time.Now()
+	t := o.clock.elapsed()
 	err := fn()
 	if err == nil {
-		o.rec.Op(op, time.Since(t))
+		o.rec.Op(op, o.clock.elapsed()-t)
 	} else {
 		o.rec.OpFailed(op, err)
 	}
@@ -499,7 +515,8 @@ type held struct {
 // done records a unit that finished at once, or holds it when its client
 // says it rides on an open transaction.
 func (h *held) done(pender workload.Pender, kind int, start time.Time, d time.Duration) {
-	if pender == nil {
+	if pender == nil || len(h.units) == 0 && pender.Pending() <= 0 {
+		// Nothing held, nothing pending: it committed (--commit unit, op).
 		h.record(heldUnit{kind, start, d})
 		return
 	}
@@ -571,7 +588,8 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	}()
 	// A stream of its own, so that the mix does not depend on the workload's draws.
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
-	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec}
+	clk := clock{r.t0}
+	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec, clock: clk}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
@@ -596,7 +614,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		case r.cfg.Units > 0 && measuring && r.claimed.Add(1) > r.cfg.Units:
 			return // no unit left; the others finish theirs, retries included
 		}
-		start := time.Now()
+		start := clk.now()
 		if r.cfg.Rate > 0 {
 			seq := r.seq.Add(1) - 1
 			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
@@ -623,7 +641,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 					return
 				}
 				if r.cfg.Rate <= 0 {
-					start = time.Now()
+					start = clk.now()
 				}
 			}
 		}
@@ -631,7 +649,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
 			// A unit that found nothing to do did no work: counted apart,
 			// never as ok.
-			now := time.Now()
+			now := clk.now()
 			if nothing {
 				rec.Nothing(kind, err)
 				hold.settle(pender)

@@ -9,6 +9,7 @@ type Deck struct {
 	cards []int
 	next  int
 	rng   *rand.Rand
+	one   bool // every card is the same kind: no shuffle to pay for
 }
 
 // NewDeck returns a deck for the weights, shuffled with rng.
@@ -22,6 +23,10 @@ func NewDeck(units []Weighted, rng *rand.Rand) *Deck {
 	if len(d.cards) == 0 {
 		d.cards = []int{0}
 	}
+	d.one = true
+	for _, c := range d.cards {
+		d.one = d.one && c == d.cards[0]
+	}
 	d.shuffle()
 	return d
 }
@@ -33,6 +38,9 @@ func (d *Deck) shuffle() {
 
 // Deal returns the next unit kind.
 func (d *Deck) Deal() int {
+	if d.one {
+		return d.cards[0]
+	}
 	if d.next == len(d.cards) {
 		d.shuffle()
 	}

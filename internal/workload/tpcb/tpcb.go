@@ -290,8 +290,11 @@ type client struct {
 	naccounts, ntellers int
 	pending             int64
 	abalance            int64
-	aid, bid, tid       int
-	delta               int
+	// The draw, as int64: the statements' arguments are bound as is
+	// (database/sql's drivers take an int64 without converting it to a new
+	// one, an allocation per argument).
+	aid, bid, tid int64
+	delta         int64
 	// The operations as Ops.Time takes them, made once: closures made in
 	// Do escape to the heap, an allocation per statement. ctx is Do's.
 	ctx           context.Context
@@ -307,7 +310,7 @@ type client struct {
 // uniformly, as here.
 func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 	aid := 1 + c.rng.IntN(c.naccounts)
-	c.aid, c.ctx = aid, ctx
+	c.aid, c.ctx = int64(aid), ctx
 	if c.w.cfg.SelectOnly {
 		return ops.Time(opSelectAccount, c.steps[opSelectAccount])
 	}
@@ -320,7 +323,7 @@ func (c *client) Do(ctx context.Context, _ int, ops workload.Ops) error {
 		}
 		c.g.Open = true
 	}
-	c.bid, c.tid, c.delta = bid, tid, delta
+	c.bid, c.tid, c.delta = int64(bid), int64(tid), int64(delta)
 	for op := opUpdateAccount; op <= opInsertHistory; op++ {
 		if err := ops.Time(op, c.steps[op]); err != nil {
 			return c.fail(ctx, err)
@@ -372,7 +375,7 @@ func (c *client) write(ctx context.Context, table int, st *backend.Stmt, args []
 		err = workload.Inconsistent("tpcb: %q changed %d rows, want 1", st.SQL, n)
 	}
 	if err == nil && c.g.Commit.Mode == workload.PerOp {
-		c.w.opDeltas[table].Add(int64(c.delta))
+		c.w.opDeltas[table].Add(c.delta)
 	}
 	return err
 }
