@@ -495,6 +495,44 @@ func (o *opTimer) Time(op int, fn func() error) error {
 	return err
 }
 
+// soleOps is the Ops of a unit of one operation (workload.Weighted.Sole) on
+// its first try in a closed loop: the operation runs untimed, and its
+// latency is the unit's (client records it). Anything else the unit times
+// goes to the opTimer.
+type soleOps struct {
+	op    int // the sole operation's index
+	timer *opTimer
+	ran   bool // the sole operation ran untimed, and succeeded
+	used  bool // it was called (then anything else is timed)
+}
+
+func (o *soleOps) Time(op int, fn func() error) error {
+	if op != o.op || o.used {
+		return o.timer.Time(op, fn)
+	}
+	o.used = true
+	err := fn()
+	if err != nil {
+		o.timer.rec.OpFailed(op, err)
+		return err
+	}
+	o.ran = true
+	return nil
+}
+
+// soleIndexes returns, per unit kind, the index of its sole operation in
+// ops, or -1.
+func soleIndexes(s workload.Shape) []int {
+	out := make([]int, len(s.Units))
+	for i, u := range s.Units {
+		out[i] = -1
+		if u.Sole != "" {
+			out[i] = slices.Index(s.Ops, u.Sole)
+		}
+	}
+	return out
+}
+
 // heldUnit is a unit that finished inside a group not committed yet.
 type heldUnit struct {
 	kind  int
@@ -590,6 +628,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
 	clk := clock{r.t0}
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec, clock: clk}
+	soles, sole := soleIndexes(r.shape), &soleOps{timer: ops}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
@@ -645,11 +684,19 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 				}
 			}
 		}
-		err := r.attempt(ctx, c, kind, ops, hold, rng)
+		var first workload.Ops = ops
+		if soles[kind] >= 0 && r.cfg.Rate <= 0 {
+			*sole = soleOps{op: soles[kind], timer: ops}
+			first = sole
+		}
+		retried, err := r.attempt(ctx, c, kind, first, ops, hold, rng)
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
 			// A unit that found nothing to do did no work: counted apart,
 			// never as ok.
 			now := clk.now()
+			if first == sole && sole.ran && !retried {
+				rec.Op(sole.op, now.Sub(start)) // the unit is its operation
+			}
 			if nothing {
 				rec.Nothing(kind, err)
 				hold.settle(pender)
@@ -721,23 +768,31 @@ func (r *runner) reopen(ctx context.Context, id int, c workload.Client, hold *he
 // attempt runs one unit, retrying retryable failures with a growing, jittered
 // back-off. The latency of the unit includes its retries. A unit that finds
 // nothing to do on a retry ends there, as nothing to do.
-func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, ops *opTimer, hold *held, rng *rand.Rand) error {
+//
+// The first try runs with first (a soleOps, or ops itself); a retry with
+// ops, its operations timed on their own: the unit's latency then holds the
+// failed tries and the back-off too.
+func (r *runner) attempt(ctx context.Context, c workload.Client, kind int, first workload.Ops, ops *opTimer, hold *held, rng *rand.Rand) (retried bool, err error) {
 	for try := 0; ; try++ {
-		err := c.Do(ctx, kind, ops)
-		if err == nil {
-			return nil
+		var with workload.Ops = ops
+		if try == 0 {
+			with = first
+		}
+		retried = try > 0
+		if err = c.Do(ctx, kind, with); err == nil {
+			return retried, nil
 		}
 		if workload.LostUnits(err) > 0 {
 			hold.rolledBack(err)
 		}
 		rec := hold.rec
 		if dberr.ClassOf(err) != dberr.Retryable || try >= r.cfg.Retries {
-			return err
+			return retried, err
 		}
 		backoff := min(time.Millisecond<<min(try, 7), 100*time.Millisecond)
 		backoff = backoff/2 + time.Duration(rng.Int64N(int64(backoff)))
 		if !r.sleep(ctx, backoff) {
-			return err
+			return retried, err
 		}
 		rec.Retry(err)
 	}

@@ -600,3 +600,86 @@ func TestStartAtInterrupted(t *testing.T) {
 		t.Fatalf("reason %q, %d phases, %d clients closed; want interrupted, 0, 3", out.Reason, len(out.Phases), closed.Load())
 	}
 }
+
+// TestSoleOperation: a unit declared as one operation (Weighted.Sole) is
+// timed once in a closed loop: its operation's histogram holds the units'
+// latencies, value for value; a unit that also times the operation a second
+// time, or another one, has those timed on their own; a retried unit's
+// operation is timed on its own try, not with the failed tries and the
+// back-off; an open loop times the operation apart from the unit, whose
+// latency starts at its intended start.
+func TestSoleOperation(t *testing.T) {
+	sole := workload.Shape{Units: []workload.Weighted{{Name: "u", Weight: 1, Sole: "op"}}, Ops: []string{"op", "other"}}
+	sleep := func(d time.Duration) func() error { return func() error { time.Sleep(d); return nil } }
+	t.Run("closed loop", func(t *testing.T) {
+		out, err := Run(context.Background(), Config{Clients: 2, Units: 200}, sole,
+			opener(func(_ int, o workload.Ops) error { return o.Time(0, sleep(50*time.Microsecond)) }), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := measure(t, out).Record(false)
+		u, op := rec.Units[0], rec.Ops[0]
+		if op.Count != 200 || u.Count != 200 || op.MinUs != u.MinUs || op.MaxUs != u.MaxUs || op.P50Us != u.P50Us || op.MeanUs != u.MeanUs {
+			t.Fatalf("unit %+v, its sole operation %+v: want the same 200 latencies", u, op)
+		}
+	})
+	t.Run("timed twice and another", func(t *testing.T) {
+		out, err := Run(context.Background(), Config{Clients: 1, Units: 100}, sole,
+			opener(func(_ int, o workload.Ops) error {
+				if err := o.Time(0, sleep(0)); err != nil {
+					return err
+				}
+				if err := o.Time(0, sleep(2*time.Millisecond)); err != nil {
+					return err
+				}
+				return o.Time(1, sleep(0))
+			}), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := measure(t, out).Record(false)
+		// The first call is the unit's latency (2 ms and more), the second
+		// timed on its own (2 ms and more): 200 values at or above 2 ms.
+		if op := rec.Ops[0]; op.Count != 200 || op.MinUs < 2000 {
+			t.Fatalf("the operation timed twice per unit: %+v, want 200 values of 2 ms or more", op)
+		}
+		if other := rec.Ops[1]; other.Count != 100 {
+			t.Fatalf("the other operation: %+v, want 100", other)
+		}
+	})
+	t.Run("retried", func(t *testing.T) {
+		busy := dberr.New(dberr.Retryable, dberr.Busy, "BUSY", errors.New("busy"))
+		n := 0
+		out, err := Run(context.Background(), Config{Clients: 1, Units: 20, Retries: 3}, sole,
+			opener(func(_ int, o workload.Ops) error {
+				n++
+				return o.Time(0, func() error {
+					if n%2 == 1 {
+						time.Sleep(5 * time.Millisecond)
+						return busy // the first try fails slowly, the retry succeeds at once
+					}
+					return nil
+				})
+			}), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := measure(t, out).Record(false)
+		// Each unit's latency is its failed try (5 ms and more), the
+		// back-off and its retry; its operation's, the retry's alone.
+		if u, op := rec.Units[0], rec.Ops[0]; u.Count != 20 || op.Count != 20 || u.MeanUs-op.MeanUs < 4900 || op.Failed != 20 {
+			t.Fatalf("unit %+v, operation %+v: want 20 operations timed on the retry alone, 5 ms short of their units, and 20 failed tries", u, op)
+		}
+	})
+	t.Run("open loop", func(t *testing.T) {
+		out, err := Run(context.Background(), Config{Clients: 1, Units: 50, Rate: 1000}, sole,
+			opener(func(_ int, o workload.Ops) error { return o.Time(0, sleep(0)) }), nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := measure(t, out).Record(false)
+		if op := rec.Ops[0]; op.Count != 50 {
+			t.Fatalf("open loop: the operation timed %d times, want 50", op.Count)
+		}
+	})
+}

@@ -97,6 +97,14 @@ func (s Shape) Kinds() []string {
 type Weighted struct {
 	Name   string
 	Weight int
+	// Sole, when set, names the one operation (of Shape.Ops) a unit of this
+	// kind is, timed once and never with anything else: pgbench -S's
+	// SELECT. The run engine then reads the clock for the unit alone and
+	// records its latency in the operation's histogram too (one
+	// measurement, two histograms; in a closed loop and on a unit's first
+	// try only, otherwise the operation is timed on its own). A unit that
+	// times another operation, or this one twice, has them timed as usual.
+	Sole string
 }
 
 // Dataset says what Load did.

@@ -50,7 +50,7 @@ func FuzzParseCommit(f *testing.F) {
 
 // TestDeckProportions: every full deck deals each kind exactly its weight.
 func TestDeckProportions(t *testing.T) {
-	units := []Weighted{{"a", 45}, {"b", 43}, {"c", 4}, {"d", 4}, {"e", 4}}
+	units := []Weighted{{Name: "a", Weight: 45}, {Name: "b", Weight: 43}, {Name: "c", Weight: 4}, {Name: "d", Weight: 4}, {Name: "e", Weight: 4}}
 	d := NewDeck(units, rand.New(rand.NewPCG(1, 2)))
 	counts := make([]int, len(units))
 	for range 100 * 3 {

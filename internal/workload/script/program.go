@@ -72,6 +72,9 @@ type Program struct {
 	// own: the script has its own BEGIN; single: it has one SQL command and
 	// no control (it runs in autocommit, one transaction by itself).
 	own, single []bool
+	// sole: the operation a script is, alone (one SQL command of its own,
+	// no \sleep), for workload.Weighted.Sole; -1 when it is more.
+	sole []int
 	// The operations of the transaction dbgauge opens around a script with
 	// several commands and no BEGIN of its own.
 	beginOp, commitOp int
@@ -121,7 +124,8 @@ func (p *Program) add(s *Script, kind string) error {
 		set[v] = true
 	}
 	gset := false // a \gset or \aset sets variables only the engine can name
-	sqls, depth, open := 0, 0, Pos{}
+	sqls, sleeps, depth, open := 0, 0, 0, Pos{}
+	sqlOp := -1 // the last SQL command's operation
 	own := false
 	for i := range s.Commands {
 		c := &s.Commands[i]
@@ -162,6 +166,7 @@ func (p *Program) add(s *Script, kind string) error {
 				}
 			}
 			ops[i] = p.addOp(fmt.Sprintf("%s:%d %s", kind, c.Pos.Line, verb(c.SQL)))
+			sqlOp = ops[i]
 		case Set, If, Elif:
 			for _, v := range Vars(c.Expr) {
 				if err := read(v, c.Expr.Pos()); err != nil {
@@ -178,6 +183,7 @@ func (p *Program) add(s *Script, kind string) error {
 				}
 			}
 			ops[i] = p.addOp(fmt.Sprintf("%s:%d sleep", kind, c.Pos.Line))
+			sleeps++
 		}
 	}
 	if depth > 0 {
@@ -188,6 +194,11 @@ func (p *Program) add(s *Script, kind string) error {
 	}
 	p.op, p.stmt, p.ctl = append(p.op, ops), append(p.stmt, stmts), append(p.ctl, ctls)
 	p.own, p.single = append(p.own, own), append(p.single, !own && sqls == 1)
+	if !own && sqls == 1 && sleeps == 0 {
+		p.sole = append(p.sole, sqlOp)
+	} else {
+		p.sole = append(p.sole, -1)
+	}
 	return nil
 }
 

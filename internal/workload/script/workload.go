@@ -230,7 +230,11 @@ func Bad(err error) error {
 func (w *scripts) Shape() workload.Shape {
 	sh := workload.Shape{Ops: w.prog.Ops}
 	for i, s := range w.prog.Scripts {
-		sh.Units = append(sh.Units, workload.Weighted{Name: w.prog.Kinds[i], Weight: s.Weight})
+		u := workload.Weighted{Name: w.prog.Kinds[i], Weight: s.Weight}
+		if op := w.prog.sole[i]; op >= 0 {
+			u.Sole = w.prog.Ops[op] // one SQL command alone: the unit is it
+		}
+		sh.Units = append(sh.Units, u)
 	}
 	return sh
 }

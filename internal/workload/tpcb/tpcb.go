@@ -101,11 +101,11 @@ func newTPCB(c workload.Common, v *knob.Values) (workload.Workload, error) {
 }
 
 func (w *tpcb) Shape() workload.Shape {
-	name := "tpcb"
 	if w.cfg.SelectOnly {
-		name = "select-only"
+		// The unit is its SELECT: timed once, as pgbench -S times it.
+		return workload.Shape{Units: []workload.Weighted{{Name: "select-only", Weight: 1, Sole: opNames[opSelectAccount]}}, Ops: opNames}
 	}
-	return workload.Shape{Units: []workload.Weighted{{Name: name, Weight: 1}}, Ops: opNames}
+	return workload.Shape{Units: []workload.Weighted{{Name: "tpcb", Weight: 1}}, Ops: opNames}
 }
 
 func (w *tpcb) Config() any { return w.cfg }
