@@ -357,15 +357,43 @@ func (s *Set) Tick(now time.Time) *Interval {
 // Start sets the beginning of the first interval.
 func (s *Set) Start(now time.Time) { s.iv.End = now }
 
-// Recorder records the measurements of one client.
+// Recorder records the measurements of one client, from that client's
+// goroutine only.
+//
+// An operation's latency waits in the recorder until the next event that
+// takes the shard's lock, its unit's outcome most often (Unit, Failed,
+// Nothing, Lost…), or Flush: an operation costs no lock of its own, which
+// between a client's network calls was a cache miss or two. So an
+// operation is counted in the interval its unit ended in, with its unit.
 type Recorder struct {
-	sh *shard
+	sh  *shard
+	ops []uint64 // operations' latencies not handed to the shard yet
+}
+
+// maxOps is how many operations' latencies a recorder keeps before it
+// hands them to its shard on its own.
+const maxOps = 64
+
+// take locks the shard and hands it the operations' latencies waiting.
+func (r *Recorder) take() {
+	r.sh.mu.Lock()
+	for _, v := range r.ops {
+		r.sh.add(v)
+	}
+	r.ops = r.ops[:0]
+}
+
+// Flush hands the operations' latencies waiting to the shard: a client
+// calls it before it ends.
+func (r *Recorder) Flush() {
+	r.take()
+	r.sh.mu.Unlock()
 }
 
 // Unit records a successful unit of kind k that took d.
 func (r *Recorder) Unit(k int, d time.Duration) {
 	v := value(false, k, d)
-	r.sh.mu.Lock()
+	r.take()
 	r.sh.add(v)
 	if d > Bound {
 		r.sh.unitsAbove[k]++
@@ -376,7 +404,11 @@ func (r *Recorder) Unit(k int, d time.Duration) {
 // Op records an operation op (inside a unit) that took d.
 func (r *Recorder) Op(op int, d time.Duration) {
 	v := value(true, op, d)
-	r.sh.mu.Lock()
+	if d <= Bound && len(r.ops) < maxOps {
+		r.ops = append(r.ops, v)
+		return
+	}
+	r.take()
 	r.sh.add(v)
 	if d > Bound {
 		r.sh.opsAbove[op]++
@@ -392,14 +424,14 @@ func (r *Recorder) OpFailed(op int, err error) {
 	case dberr.Expected, dberr.Canceled:
 		return
 	}
-	r.sh.mu.Lock()
+	r.take()
 	r.sh.opFailed[op]++
 	r.sh.mu.Unlock()
 }
 
 // Lag records how far behind its intended start a unit began (open loop).
 func (r *Recorder) Lag(d time.Duration, late bool) {
-	r.sh.mu.Lock()
+	r.take()
 	record(&r.sh.lag, d)
 	if d > Bound {
 		r.sh.lagAbove++
@@ -413,7 +445,7 @@ func (r *Recorder) Lag(d time.Duration, late bool) {
 // Retry counts one retry of a unit after the retryable error err.
 func (r *Recorder) Retry(err error) {
 	class, kind, code := dberr.Describe(err)
-	r.sh.mu.Lock()
+	r.take()
 	r.sh.retries++
 	addCause(r.sh.retried, class, kind, code, err)
 	r.sh.mu.Unlock()
@@ -422,7 +454,7 @@ func (r *Recorder) Retry(err error) {
 // Lost counts n units that had finished but were rolled back with their
 // group (--commit every:N): the run engine never recorded them as units.
 func (r *Recorder) Lost(n int64) {
-	r.sh.mu.Lock()
+	r.take()
 	r.sh.lost += n
 	r.sh.mu.Unlock()
 }
@@ -431,7 +463,7 @@ func (r *Recorder) Lost(n int64) {
 // is stopping) are counted apart and are neither ok nor failed.
 func (r *Recorder) Failed(k int, err error) {
 	class, kind, code := dberr.Describe(err)
-	r.sh.mu.Lock()
+	r.take()
 	defer r.sh.mu.Unlock()
 	if class == dberr.Canceled {
 		r.sh.canceled++
@@ -450,7 +482,7 @@ func (r *Recorder) Failed(k int, err error) {
 // throughput. The reasons are counted by err's code, with a few samples.
 func (r *Recorder) Nothing(k int, err error) {
 	class, kind, code := dberr.Describe(err)
-	r.sh.mu.Lock()
+	r.take()
 	r.sh.nothing[k]++
 	if err != nil {
 		addCause(r.sh.nothings, class, kind, code, err)

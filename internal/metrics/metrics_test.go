@@ -92,6 +92,35 @@ func TestClamp(t *testing.T) {
 	}
 }
 
+// TestOperationsGoWithTheirUnit: an operation's latency waits in its
+// client's recorder, without a lock, until its unit's outcome (or Flush)
+// takes the shard's lock: an interval counts the operations of the units
+// that ended in it, and never loses one; a recorder holding many hands
+// them over on its own.
+func TestOperationsGoWithTheirUnit(t *testing.T) {
+	s := NewSet(Shape{Units: []string{"u"}, Ops: []string{"x"}}, 1)
+	t0 := time.Now()
+	s.Start(t0)
+	r := s.Recorder(0)
+	r.Op(0, time.Millisecond)
+	r.Op(0, time.Millisecond)
+	if iv := s.Tick(t0.Add(time.Second)); iv.ops[0] != nil && iv.ops[0].TotalCount() != 0 {
+		t.Fatalf("%d operations counted before their unit ended", iv.ops[0].TotalCount())
+	}
+	r.Failed(0, errors.New("boom"))
+	r.Op(0, time.Millisecond)
+	r.Flush()
+	if iv := s.Tick(t0.Add(2 * time.Second)); iv.ops[0] == nil || iv.ops[0].TotalCount() != 3 {
+		t.Fatalf("after the unit's failure and a flush: %v operations, want 3", iv.ops[0])
+	}
+	for range maxOps + 1 {
+		r.Op(0, time.Millisecond)
+	}
+	if iv := s.Tick(t0.Add(3 * time.Second)); iv.ops[0] == nil || iv.ops[0].TotalCount() != maxOps+1 {
+		t.Fatalf("a recorder holding %d operations handed over %v", maxOps+1, iv.ops[0])
+	}
+}
+
 // TestBatchesOverflow: a shard that holds more latencies than one batch
 // between ticks records them itself; the interval still has every one,
 // at the right operation, and the next interval starts empty.
@@ -102,8 +131,8 @@ func TestBatchesOverflow(t *testing.T) {
 	r := s.Recorder(0)
 	n := 3*maxBatch + 7
 	for i := range n {
+		r.Op(1, 5*time.Millisecond) // a unit's operations come before it
 		r.Unit(0, time.Duration(1+i%1000)*time.Microsecond)
-		r.Op(1, 5*time.Millisecond)
 	}
 	iv := s.Tick(t0.Add(time.Second))
 	if iv.OK() != int64(n) {

@@ -623,6 +623,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		hold.closed(c.Close(cctx))
+		rec.Flush() // operations waiting in the recorder
 	}()
 	// A stream of its own, so that the mix does not depend on the workload's draws.
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
