@@ -58,9 +58,14 @@ type Client struct {
 	c    backend.Conn
 	rng  *rand.Rand
 	seed int64
-	vars map[string]slot
-	g    workload.Group
-	inTx bool // the script's own BEGIN is open
+	vars map[string]*slot
+	// sets and params are the slots a \set command writes and an SQL
+	// command's parameters read, per script and command, found in vars at
+	// their first run: variables are never removed, so the slots stay.
+	sets   [][]*slot
+	params [][][]*slot
+	g      workload.Group
+	inTx   bool // the script's own BEGIN is open
 	// What the operation being timed runs, set before Ops.Time: made once,
 	// as closures made at each statement would escape to the heap.
 	ctx   context.Context
@@ -122,16 +127,20 @@ func (cl *Client) committing(kind int) error {
 // NewClient returns client id of a program on connection c; scale,
 // randomSeed are pgbench's built-in variables.
 func (p *Program) NewClient(c backend.Conn, commit workload.Commit, id int, scale, randomSeed int64, rng *rand.Rand) *Client {
-	cl := &Client{p: p, c: c, rng: rng, vars: map[string]slot{}, g: workload.Group{Commit: commit}}
+	cl := &Client{p: p, c: c, rng: rng, vars: map[string]*slot{}, g: workload.Group{Commit: commit}}
+	cl.sets, cl.params = make([][]*slot, len(p.Scripts)), make([][][]*slot, len(p.Scripts))
+	for i, s := range p.Scripts {
+		cl.sets[i], cl.params[i] = make([]*slot, len(s.Commands)), make([][]*slot, len(s.Commands))
+	}
 	for name, v := range p.Defines {
-		cl.vars[name] = textSlot(v)
+		cl.set(name, textSlot(v))
 	}
 	// pgbench: default_seed comes from the run's random seed, the same on
 	// every client, so that hash(x) is the same function everywhere.
 	cl.seed = int64(workload.NewRand(uint64(randomSeed), 0).Uint64())
 	for name, v := range map[string]int64{"scale": scale, "client_id": int64(id), "random_seed": randomSeed, "default_seed": cl.seed} {
 		if _, ok := cl.vars[name]; !ok {
-			cl.vars[name] = slot{v: IntValue(v)}
+			cl.set(name, slot{v: IntValue(v)})
 		}
 	}
 	cl.exec = func() error { _, err := cl.c.Exec(cl.ctx, cl.st, cl.args...); return err }
@@ -141,6 +150,19 @@ func (p *Program) NewClient(c backend.Conn, commit workload.Commit, id int, scal
 	cl.undo = func() error { return cl.c.Rollback(cl.ctx) }
 	return cl
 }
+
+// ref returns the slot of variable name, made (unset) when it has none.
+func (cl *Client) ref(name string) *slot {
+	s, ok := cl.vars[name]
+	if !ok {
+		s = new(slot)
+		cl.vars[name] = s
+	}
+	return s
+}
+
+// set sets variable name.
+func (cl *Client) set(name string, s slot) { *cl.ref(name) = s }
 
 // Var, Rand and DefaultSeed make the client an expression's Env.
 func (cl *Client) Var(name string) (Value, bool) {
@@ -206,7 +228,12 @@ func (cl *Client) Do(ctx context.Context, kind int, ops workload.Ops) error {
 			if err != nil {
 				return cl.fail(ctx, fatal(err))
 			}
-			cl.vars[c.Var] = slot{v: v}
+			ref := cl.sets[kind][pc]
+			if ref == nil {
+				ref = cl.ref(c.Var)
+				cl.sets[kind][pc] = ref
+			}
+			*ref = slot{v: v}
 			pc++
 		case Sleep:
 			if err := cl.sleep(ctx, c, ops, p.op[kind][pc]); err != nil {
@@ -296,12 +323,19 @@ func (cl *Client) sql(kind, pc int, c *Command, ops workload.Ops) error {
 		return ops.Time(op, cl.undo)
 	}
 	cl.args = cl.args[:0]
-	for _, name := range c.Params {
-		s, ok := cl.vars[name]
-		if !ok {
-			return fatal(&Error{Pos: c.Pos, Msg: fmt.Sprintf("variable %q is not set", name),
-				Hint: "set it before this command with \\set, \\gset or -D " + name + "=VALUE"})
+	refs := cl.params[kind][pc]
+	if refs == nil && len(c.Params) > 0 {
+		for _, name := range c.Params {
+			s, ok := cl.vars[name]
+			if !ok {
+				return fatal(&Error{Pos: c.Pos, Msg: fmt.Sprintf("variable %q is not set", name),
+					Hint: "set it before this command with \\set, \\gset or -D " + name + "=VALUE"})
+			}
+			refs = append(refs, s)
 		}
+		cl.params[kind][pc] = refs
+	}
+	for _, s := range refs {
 		cl.args = append(cl.args, s.arg())
 	}
 	cl.st, cl.cmd = p.stmt[kind][pc], c
@@ -333,7 +367,7 @@ func (cl *Client) gset() error {
 			return nil
 		}
 		for i, col := range cols {
-			cl.vars[c.Prefix+col] = slotOf(vals[i])
+			cl.set(c.Prefix+col, slotOf(vals[i]))
 		}
 		return nil
 	})

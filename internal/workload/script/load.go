@@ -161,7 +161,7 @@ func (w *scripts) fill(ctx context.Context, c backend.Conn, d backend.Dialect) (
 		}
 		var buf []byte
 		row := func(r int64, dst []any) error {
-			env.vars["row"] = slot{v: IntValue(r)}
+			env.set("row", slot{v: IntValue(r)})
 			for k := range t.cols {
 				v, err := t.cols[k].value(env, &buf)
 				if err != nil {
