@@ -65,6 +65,13 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 		if sc != nil {
 			what += " (the server's among them)"
 		}
+		if h.InProcess {
+			// No server to move away: the rest of the CPUs went to other
+			// processes, which the engine inside dbgauge could have had.
+			h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s, dbgauge (the engine inside it) took %.0f %% of them and other processes the rest: run it where nothing else runs, or give it CPUs of its own (--cpus harness=…)",
+				line, what, 100*h.Cores/float64(h.CPUCount))
+			return
+		}
 		h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s and dbgauge took %.0f %% of them: place the server and dbgauge apart (--cpus server=…,harness=…) or run dbgauge from another machine",
 			line, what, 100*h.Cores/float64(h.CPUCount))
 	default:

@@ -23,6 +23,8 @@ func TestHarness(t *testing.T) {
 			nil, "yes", "kept the machine's 1 CPU busy"},
 		{"shared and busy, a large share", result.Harness{Cores: 0.7, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 1.95, Share: 0.35},
 			&result.ServerCPU{Cores: 1.2, CPUCount: 2, CPUsBusy: 1.95}, "maybe", "took 35 % of them"},
+		{"an engine inside it, other processes busy", result.Harness{Cores: 1.3, CPUCount: 2, GoMaxProcs: 2, InProcess: true, CPUsBusy: 1.94, Share: 0.65},
+			nil, "maybe", "took 65 % of them and other processes the rest: run it where nothing else runs"},
 		{"shared and busy, a small share", result.Harness{Cores: 0.41, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 1.96, Share: 0.205},
 			&result.ServerCPU{Cores: 1.52, CPUCount: 2, CPUsBusy: 1.96}, "no", "the server's CPUs were busy"},
 		{"apart, the server saturated", result.Harness{Cores: 0.4, CPUCount: 1, GoMaxProcs: 1, Placed: true, CPUsBusy: 0.42, Share: 0.2},
