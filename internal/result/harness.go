@@ -17,13 +17,15 @@ type Harness struct {
 	// CPUPerUnitUs is (user + system) ÷ successful units, in microseconds.
 	CPUPerUnitUs float64 `json:"cpu_per_unit_us"`
 	// ContextSwitchesPerUnit is the process's context switches (voluntary
-	// and not, getrusage) ÷ successful units; AllocsPerUnit and
-	// AllocBytesPerUnit its Go heap allocations (runtime/metrics) ÷ the
-	// same: what the harness adds to each unit beyond its driver's calls
-	// (bench/vs-floor.sh puts them beside a bare driver loop's).
+	// and not, getrusage) ÷ successful units.
 	ContextSwitchesPerUnit float64 `json:"context_switches_per_unit"`
-	AllocsPerUnit          float64 `json:"allocs_per_unit"`
-	AllocBytesPerUnit      float64 `json:"alloc_bytes_per_unit"`
+	// AllocsPerUnit is the Go heap allocations (runtime/metrics) ÷
+	// successful units: with the CPU, what the harness adds to each unit
+	// beyond its driver's calls (bench/vs-floor.sh puts them beside a bare
+	// driver loop's).
+	AllocsPerUnit float64 `json:"allocs_per_unit"`
+	// AllocBytesPerUnit is the bytes of those allocations ÷ successful units.
+	AllocBytesPerUnit float64 `json:"alloc_bytes_per_unit"`
 	// Cores is (user + system) ÷ wall time: 1 is one core kept busy.
 	Cores        float64 `json:"cores"`
 	RSSPeakBytes int64   `json:"rss_peak_bytes"` // the largest resident set seen
