@@ -263,7 +263,10 @@ func contains(list []string, s string) bool {
 // tick. Latencies are appended to vals and recorded into histograms in
 // batches: recording one value at a time, between a client's network calls,
 // missed the CPU's caches (the histogram, its counts, the lock) and cost
-// ~250 ns a value at pgbench's pace, against ~5 in a batch.
+// ~250 ns a value at pgbench's pace, against ~5 in a batch. A batch is
+// small (maxBatch, 2 KiB): one of 16,384 values streamed 128 KiB per shard
+// through the caches the engine's own code uses (SQLite's, in process), and
+// a select-only transaction took 1.7 % more CPU (one CPU, four runs of each).
 type shard struct {
 	mu sync.Mutex
 	counts
@@ -276,7 +279,7 @@ type shard struct {
 // which fits in 32 bits).
 const (
 	opFlag   = 1 << 63
-	maxBatch = 1 << 14 // values a shard holds before it records them itself
+	maxBatch = 1 << 8 // values a shard holds before it records them itself
 )
 
 // The clamped microseconds fit in a value's 32 bits: this fails to compile
