@@ -129,7 +129,7 @@ type runner struct {
 	seq       atomic.Int64 // open loop: next intended start
 	t0        time.Time    // open loop: schedule origin
 
-	// lastOK is the unix nanoseconds of a recent successful unit, at most
+	// lastOK is the nanoseconds from t0 of a recent successful unit, at most
 	// okEvery old: stored by every client, it is written only when it has
 	// aged, so that clients on different CPUs do not take its cache line
 	// from each other at every unit.
@@ -138,7 +138,7 @@ type runner struct {
 	// An outage is open: read at every success, written only as one
 	// begins and ends (outMu).
 	inOutage atomic.Bool
-	outStart atomic.Int64 // unix nanoseconds of the open outage's start
+	outStart atomic.Int64 // nanoseconds from t0 of the open outage's start
 	outMu    sync.Mutex
 	outages  []Outage
 
@@ -201,7 +201,7 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 	var wg sync.WaitGroup
 	start := time.Now()
 	r.t0 = start
-	r.lastOK.Store(start.UnixNano())
+	r.lastOK.Store(0) // t0 is start
 	r.set.Start(start)
 	phase := metrics.NewPhase(Measure, metricsShape(shape), start)
 	phases := []*metrics.Phase{phase}
@@ -382,7 +382,7 @@ func (r *runner) outage(now time.Time, failed bool) {
 	switch {
 	case failed && !open:
 		r.outages = append(r.outages, Outage{Start: now, Failed: 1})
-		r.outStart.Store(now.UnixNano())
+		r.outStart.Store(int64(now.Sub(r.t0)))
 		r.inOutage.Store(true)
 	case failed:
 		r.outages[len(r.outages)-1].Failed++
@@ -396,7 +396,7 @@ func (r *runner) outage(now time.Time, failed bool) {
 // none has succeeded for cfg.Unavailable.
 func (r *runner) checkUnavailable(now time.Time) {
 	e := r.unavailable.Load()
-	if e == nil || now.Sub(time.Unix(0, r.lastOK.Load())) < r.cfg.Unavailable {
+	if e == nil || now.Sub(r.t0)-time.Duration(r.lastOK.Load()) < r.cfg.Unavailable {
 		return
 	}
 	r.mu.Lock()
@@ -466,14 +466,12 @@ func (r *runner) sleep(ctx context.Context, d time.Duration) bool {
 }
 
 // clock reads the time on a client's hot path from the monotonic clock
-// alone: time.Since reads it once, where time.Now reads the wall clock too
-// (two clock calls). A reading is the run's origin plus the monotonic time
-// since, so that its wall time follows the origin's, not a step of the
-// system's clock during the run.
+// alone, as durations from the run's origin: time.Since reads it once,
+// where time.Now reads the wall clock too (two clock calls). A unit's
+// start is made a time (the origin plus it) only where one is wanted (the
+// unit log, an outage), so that its wall time follows the origin's, not a
+// step of the system's clock during the run.
 type clock struct{ t0 time.Time }
-
-// now returns the time, one clock call.
-func (c clock) now() time.Time { return c.t0.Add(time.Since(c.t0)) }
 
 // elapsed returns the time since the origin, one clock call.
 func (c clock) elapsed() time.Duration { return time.Since(c.t0) }
@@ -535,9 +533,9 @@ func soleIndexes(s workload.Shape) []int {
 
 // heldUnit is a unit that finished inside a group not committed yet.
 type heldUnit struct {
-	kind  int
-	start time.Time
-	d     time.Duration
+	kind int
+	at   time.Duration // its start, from the run's origin
+	d    time.Duration
 }
 
 // held are a client's units that finished inside a transaction that has
@@ -548,17 +546,18 @@ type held struct {
 	rec   *metrics.Recorder
 	log   func(client, kind int, start time.Time, d time.Duration, err error)
 	gid   int
+	t0    time.Time // the run's origin, which a unit's start counts from
 }
 
 // done records a unit that finished at once, or holds it when its client
 // says it rides on an open transaction.
-func (h *held) done(pender workload.Pender, kind int, start time.Time, d time.Duration) {
+func (h *held) done(pender workload.Pender, kind int, at, d time.Duration) {
 	if pender == nil || len(h.units) == 0 && pender.Pending() <= 0 {
 		// Nothing held, nothing pending: it committed (--commit unit, op).
-		h.record(heldUnit{kind, start, d})
+		h.record(heldUnit{kind, at, d})
 		return
 	}
-	h.units = append(h.units, heldUnit{kind, start, d})
+	h.units = append(h.units, heldUnit{kind, at, d})
 	h.settle(pender)
 }
 
@@ -578,7 +577,7 @@ func (h *held) settle(pender workload.Pender) {
 func (h *held) record(u heldUnit) {
 	h.rec.Unit(u.kind, u.d)
 	if h.log != nil {
-		h.log(h.gid, u.kind, u.start, u.d, nil)
+		h.log(h.gid, u.kind, h.t0.Add(u.at), u.d, nil)
 	}
 }
 
@@ -593,7 +592,7 @@ func (h *held) rolledBack(err error) {
 	h.rec.Lost(n)
 	if h.log != nil {
 		for _, u := range h.units {
-			h.log(h.gid, u.kind, u.start, u.d, ErrRolledBack)
+			h.log(h.gid, u.kind, h.t0.Add(u.at), u.d, ErrRolledBack)
 		}
 	}
 	h.units = h.units[:0]
@@ -618,7 +617,7 @@ func (h *held) closed(err error) {
 func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rec := r.set.Recorder(id)
 	gid := r.cfg.First + id // the client's number in the whole run (--shard)
-	hold := &held{rec: rec, log: r.cfg.Log, gid: gid}
+	hold := &held{rec: rec, log: r.cfg.Log, gid: gid, t0: r.t0}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
@@ -654,7 +653,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		case r.cfg.Units > 0 && measuring && r.claimed.Add(1) > r.cfg.Units:
 			return // no unit left; the others finish theirs, retries included
 		}
-		start := clk.now()
+		at := clk.elapsed() // the unit's start, from t0
 		if r.cfg.Rate > 0 {
 			seq := r.seq.Add(1) - 1
 			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
@@ -663,7 +662,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			}
 			lag := time.Since(intended)
 			rec.Lag(lag, lag > r.interval)
-			start = intended // latency counts the wait a slow engine caused
+			at = intended.Sub(r.t0) // latency counts the wait a slow engine caused
 		}
 		var kind int
 		if chooser != nil {
@@ -681,7 +680,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 					return
 				}
 				if r.cfg.Rate <= 0 {
-					start = clk.now()
+					at = clk.elapsed()
 				}
 			}
 		}
@@ -694,26 +693,27 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		if nothing := errors.Is(err, workload.ErrNothing); err == nil || nothing {
 			// A unit that found nothing to do did no work: counted apart,
 			// never as ok.
-			now := clk.now()
+			end := clk.elapsed()
+			d := end - at
 			if first == sole && sole.ran && !retried {
-				rec.Op(sole.op, now.Sub(start)) // the unit is its operation
+				rec.Op(sole.op, d) // the unit is its operation
 			}
 			if nothing {
 				rec.Nothing(kind, err)
 				hold.settle(pender)
 				if r.cfg.Log != nil {
-					r.cfg.Log(gid, kind, start, now.Sub(start), err)
+					r.cfg.Log(gid, kind, r.t0.Add(at), d, err)
 				}
 			} else {
-				hold.done(pender, kind, start, now.Sub(start))
+				hold.done(pender, kind, at, d)
 			}
 			if workload.Reached(err) {
 				// The engine answered it: it is up.
-				if t := now.UnixNano(); t-r.lastOK.Load() >= int64(okEvery) {
-					r.lastOK.Store(t)
+				if int64(end)-r.lastOK.Load() >= int64(okEvery) {
+					r.lastOK.Store(int64(end))
 				}
-				if r.inOutage.Load() && start.UnixNano() > r.outStart.Load() {
-					r.outage(now, false) // a unit begun in the outage got an answer: it is over
+				if r.inOutage.Load() && int64(at) > r.outStart.Load() {
+					r.outage(r.t0.Add(end), false) // a unit begun in the outage got an answer: it is over
 				}
 			}
 			continue
@@ -721,7 +721,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 		hold.settle(pender)
 		rec.Failed(kind, err)
 		if r.cfg.Log != nil {
-			r.cfg.Log(gid, kind, start, time.Since(start), err)
+			r.cfg.Log(gid, kind, r.t0.Add(at), clk.elapsed()-at, err)
 		}
 		switch dberr.ClassOf(err) {
 		case dberr.Fatal:
