@@ -3,12 +3,12 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
 // noServersLeft fails the test when a process still runs on the cluster of
@@ -113,7 +113,12 @@ func TestClusterFailover(t *testing.T) {
 	}{{"async", ExitUnmet}, {"sync", 0}} {
 		root := t.TempDir()
 		stop := filepath.Join(t.TempDir(), "stop")
-		go stopAfter(root, stop, "promoted")
+		go func() {
+			defer os.WriteFile(stop, nil, 0o644)
+			if workloadtest.Live(root, time.Minute, workloadtest.Event("promoted")) {
+				time.Sleep(time.Second)
+			}
+		}()
 		code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--topology", "1", "--replication", c.repl,
 			"--at", "2s", "--pause", "1s", "--duration", "2m", "--warmup", "0", "--results", root, "--ceiling", "off", "--stop-file", stop)
 		if code != c.code { // async lost what it acknowledged
@@ -147,22 +152,6 @@ func TestClusterFailover(t *testing.T) {
 		}
 		t.Logf("%s: %s", repl, strings.TrimSpace(f.Error+" "+r.Cluster.Topology))
 		noServersLeft(t, []*result.Result{r})
-	}
-}
-
-// stopAfter writes the stop file a second after the live result of the run
-// in root has an event saying what, or after a minute.
-func stopAfter(root, stop, what string) {
-	defer os.WriteFile(stop, nil, 0o644)
-	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		paths, _ := filepath.Glob(filepath.Join(root, "*", "result.json"))
-		if len(paths) != 1 {
-			continue
-		}
-		if r, err := result.Load(filepath.Dir(paths[0])); err == nil && slices.ContainsFunc(r.Events, func(e result.Event) bool { return strings.Contains(e.Detail, what) }) {
-			time.Sleep(time.Second)
-			return
-		}
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +26,8 @@ func TestFaultKillAt(t *testing.T) {
 	stop := filepath.Join(dir, "stop")
 	go func() {
 		defer os.WriteFile(stop, nil, 0o644)
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
-			if len(paths) != 1 {
-				continue
-			}
-			if r, err := result.Load(paths[0]); err == nil && slices.ContainsFunc(r.Events, func(e result.Event) bool { return strings.Contains(e.Detail, "server back") }) {
-				time.Sleep(time.Second)
-				return
-			}
+		if workloadtest.Live(dir, time.Minute, workloadtest.Event("server back")) {
+			time.Sleep(time.Second)
 		}
 	}()
 	res := workloadtest.Exec(t, spec(t, "insert"), map[string]string{
@@ -85,7 +77,7 @@ func TestReconnectToADSNServer(t *testing.T) {
 	stop := filepath.Join(dir, "stop")
 	go func() {
 		defer os.WriteFile(stop, nil, 0o644)
-		if !measuring(dir, time.Minute) {
+		if !workloadtest.Live(dir, time.Minute, func(r *result.Result) bool { return len(r.Series) > 0 }) {
 			t.Error("the run never measured a second")
 			return
 		}
@@ -116,19 +108,4 @@ func stoppedClean(t *testing.T, res *result.Result) {
 			t.Errorf("check %s failed: %s", c.Name, c.Detail)
 		}
 	}
-}
-
-// measuring waits, up to limit, until the result written as the run goes
-// in dir holds a second of measure.
-func measuring(dir string, limit time.Duration) bool {
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
-		if len(paths) != 1 {
-			continue
-		}
-		if r, err := result.Load(paths[0]); err == nil && len(r.Series) > 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -5,7 +5,11 @@ package workloadtest
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/session"
@@ -75,4 +79,29 @@ func Exec(t *testing.T, w workload.Spec, args map[string]string) *result.Result 
 		t.Fatalf("the saved result does not load: %v", err)
 	}
 	return back
+}
+
+// Live waits, up to limit, until the result a run writes as it goes (the
+// one run folder under root) satisfies cond, looking every 50 ms; it
+// reports whether it did. A test ends a run (a stop file) or acts on it
+// when the run says it is time, not after a fixed delay that a loaded
+// machine overruns.
+func Live(root string, limit time.Duration, cond func(*result.Result) bool) bool {
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		paths, _ := filepath.Glob(filepath.Join(root, "*", result.FileName))
+		if len(paths) != 1 {
+			continue
+		}
+		if r, err := result.Load(paths[0]); err == nil && cond(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Event is a Live condition: the result holds an event whose detail says what.
+func Event(what string) func(*result.Result) bool {
+	return func(r *result.Result) bool {
+		return slices.ContainsFunc(r.Events, func(e result.Event) bool { return strings.Contains(e.Detail, what) })
+	}
 }
