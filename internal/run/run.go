@@ -519,12 +519,13 @@ func (o *soleOps) Time(op int, fn func() error) error {
 }
 
 // soleIndexes returns, per unit kind, the index of its sole operation in
-// ops, or -1.
-func soleIndexes(s workload.Shape) []int {
+// ops, or -1; all -1 in an open loop (rate > 0), where a unit's latency
+// starts at its intended start and is not its operation's.
+func soleIndexes(s workload.Shape, rate float64) []int {
 	out := make([]int, len(s.Units))
 	for i, u := range s.Units {
 		out[i] = -1
-		if u.Sole != "" {
+		if u.Sole != "" && rate <= 0 {
 			out[i] = slices.Index(s.Ops, u.Sole)
 		}
 	}
@@ -628,7 +629,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
 	clk := clock{r.t0}
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec, clock: clk}
-	soles, sole := soleIndexes(r.shape), &soleOps{timer: ops}
+	soles, sole := soleIndexes(r.shape, r.cfg.Rate), &soleOps{timer: ops}
 	var think time.Duration // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
@@ -685,7 +686,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			}
 		}
 		var first workload.Ops = ops
-		if soles[kind] >= 0 && r.cfg.Rate <= 0 {
+		if soles[kind] >= 0 {
 			*sole = soleOps{op: soles[kind], timer: ops}
 			first = sole
 		}
