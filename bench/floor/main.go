@@ -233,14 +233,26 @@ func run(ctx context.Context, c config, open opener) (*report, error) {
 	return r, nil
 }
 
-// pgbench's statements (pgbench.c's builtin scripts).
+// pgbench's statements (pgbench.c's builtin scripts), by number.
 const (
-	pgSelect    = "SELECT abalance FROM pgbench_accounts WHERE aid = $1"
-	pgUpdAcct   = "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2"
-	pgUpdTeller = "UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2"
-	pgUpdBranch = "UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2"
-	pgInsHist   = "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)"
+	pgSelect = iota
+	pgUpdAcct
+	pgUpdTeller
+	pgUpdBranch
+	pgInsHist
+	pgBegin
+	pgEnd
 )
+
+var pgSQL = [...]string{
+	pgSelect:    "SELECT abalance FROM pgbench_accounts WHERE aid = $1",
+	pgUpdAcct:   "UPDATE pgbench_accounts SET abalance = abalance + $1 WHERE aid = $2",
+	pgUpdTeller: "UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2",
+	pgUpdBranch: "UPDATE pgbench_branches SET bbalance = bbalance + $1 WHERE bid = $2",
+	pgInsHist:   "INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP)",
+	pgBegin:     "BEGIN",
+	pgEnd:       "END",
+}
 
 // pgbench's draws: aid, bid, tid, delta, each uniform.
 type draw struct{ aid, bid, tid, delta int }
@@ -271,7 +283,7 @@ func (c config) pg() opener {
 type pgconnLoop struct {
 	c      config
 	pc     *pgconn.PgConn
-	stmts  map[string]*pgconn.StatementDescription
+	stmts  [len(pgSQL)]*pgconn.StatementDescription
 	params [4][]byte
 	buf    [4][24]byte
 }
@@ -281,23 +293,23 @@ func (c config) openPgconn(ctx context.Context) (*pgconnLoop, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &pgconnLoop{c: c, pc: pc, stmts: map[string]*pgconn.StatementDescription{}}
-	for i, q := range []string{pgSelect, pgUpdAcct, pgUpdTeller, pgUpdBranch, pgInsHist, "BEGIN", "END"} {
+	l := &pgconnLoop{c: c, pc: pc}
+	for i, q := range pgSQL {
 		d, err := pc.Prepare(ctx, "floor_"+strconv.Itoa(i), q, nil)
 		if err != nil {
 			_ = pc.Close(ctx)
 			return nil, err
 		}
-		l.stmts[q] = d
+		l.stmts[i] = d
 	}
 	return l, nil
 }
 
 var bg = context.Background()
 
-// exec runs q with the integers args in text; rows says how many rows it
-// must return or change.
-func (l *pgconnLoop) exec(q string, rows int64, args ...int) error {
+// exec runs statement q with the integers args in text; rows says how many
+// rows it must return or change.
+func (l *pgconnLoop) exec(q int, rows int64, args ...int) error {
 	p := l.params[:len(args)]
 	for i, a := range args {
 		p[i] = strconv.AppendInt(l.buf[i][:0], int64(a), 10)
@@ -315,7 +327,7 @@ func (l *pgconnLoop) exec(q string, rows int64, args ...int) error {
 		got = tag.RowsAffected()
 	}
 	if got != rows {
-		return fmt.Errorf("%q: %d rows, want %d", q, got, rows)
+		return fmt.Errorf("%q: %d rows, want %d", pgSQL[q], got, rows)
 	}
 	return nil
 }
@@ -326,13 +338,13 @@ func (l *pgconnLoop) tx(rng *rand.Rand) error {
 	}
 	d := l.c.draw(rng)
 	for _, s := range []struct {
-		q    string
+		q    int
 		rows int64
 		args []int
 	}{
-		{"BEGIN", 0, nil}, {pgUpdAcct, 1, []int{d.delta, d.aid}}, {pgSelect, 1, []int{d.aid}},
+		{pgBegin, 0, nil}, {pgUpdAcct, 1, []int{d.delta, d.aid}}, {pgSelect, 1, []int{d.aid}},
 		{pgUpdTeller, 1, []int{d.delta, d.tid}}, {pgUpdBranch, 1, []int{d.delta, d.bid}},
-		{pgInsHist, 1, []int{d.tid, d.bid, d.aid, d.delta}}, {"END", 0, nil},
+		{pgInsHist, 1, []int{d.tid, d.bid, d.aid, d.delta}}, {pgEnd, 0, nil},
 	} {
 		if err := l.exec(s.q, s.rows, s.args...); err != nil {
 			return err
@@ -361,7 +373,7 @@ func (c config) openPgx(ctx context.Context) (*pgxLoop, error) {
 
 func (l *pgxLoop) tx(rng *rand.Rand) error {
 	if l.c.mode == "select-only" {
-		return l.conn.QueryRow(bg, pgSelect, 1+rng.IntN(100000*l.c.scale)).Scan(&l.balance)
+		return l.conn.QueryRow(bg, pgSQL[pgSelect], 1+rng.IntN(100000*l.c.scale)).Scan(&l.balance)
 	}
 	d := l.c.draw(rng)
 	t, err := l.conn.Begin(bg)
@@ -370,18 +382,18 @@ func (l *pgxLoop) tx(rng *rand.Rand) error {
 	}
 	defer func() { _ = t.Rollback(bg) }()
 	for _, s := range []struct {
-		q    string
+		q    int
 		args []any
 	}{
 		{pgUpdAcct, []any{d.delta, d.aid}}, {pgUpdTeller, []any{d.delta, d.tid}},
 		{pgUpdBranch, []any{d.delta, d.bid}}, {pgInsHist, []any{d.tid, d.bid, d.aid, d.delta}},
 	} {
 		if s.q == pgUpdTeller {
-			if err := t.QueryRow(bg, pgSelect, d.aid).Scan(&l.balance); err != nil {
+			if err := t.QueryRow(bg, pgSQL[pgSelect], d.aid).Scan(&l.balance); err != nil {
 				return err
 			}
 		}
-		if _, err := t.Exec(bg, s.q, s.args...); err != nil {
+		if _, err := t.Exec(bg, pgSQL[s.q], s.args...); err != nil {
 			return err
 		}
 	}
