@@ -27,7 +27,7 @@ func TestRunOnSQLite(t *testing.T) {
 	}
 	db := filepath.Join(t.TempDir(), "tpcc.db")
 	args := map[string]string{"db": "sqlite:" + db, "units": "300", "clients": "4", "check": "load"}
-	res := workloadtest.Run(t, tpcc.Spec, map[string]string{"db": "sqlite:" + db, "units": "0", "duration": "1ms", "clients": "1", "check": "load"})
+	res := workloadtest.Run(t, tpcc.Spec, map[string]string{"db": "sqlite:" + db, "units": "5", "clients": "1", "check": "load"})
 	if res.Dataset.Reused {
 		t.Fatal("the first run reused a dataset")
 	}
