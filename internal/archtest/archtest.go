@@ -14,7 +14,13 @@
 //  6. no environment variable of dbgauge's own (EnvNames) carries part of a
 //     command line: a child is told what to do by its spec (internal/child);
 //  7. only test files import internal/testenv, whose CI=true is the tests'
-//     switch, never the product's.
+//     switch, never the product's;
+//  8. an engine starts its managed server only through the kit (a
+//     server.Instance: New, Reopened, Beside, then Launch): no engine's code
+//     outside its tests calls the kit's lower steps (KitBypasses), so that
+//     every server gets the same account, folders, port, cgroup, readiness
+//     and clean-up; and an engine reaches another engine's server only
+//     through the kit too, never by importing it (rule 2).
 //
 // It also holds docs/architecture.md to the tree (DocGaps): every package
 // folder the page names exists, and it names every package under internal/.
@@ -22,12 +28,14 @@ package archtest
 
 import (
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -190,6 +198,51 @@ func EnvNames(root string) ([]string, error) {
 				out = append(out, fmt.Sprintf("%s:%d", p, i+1))
 			}
 		}
+		return nil
+	})
+	return out, err
+}
+
+// kitSteps are the kit's lower steps, which only the kit itself and tests
+// call (rule 8): an engine's server is an Instance.
+var kitSteps = []string{"Start", "StartOn", "StartEnv", "Launch", "MakeFolders", "AccountFor"}
+
+// KitBypasses returns, as file:line: CALL, every call of one of the kit's
+// lower steps (server.Start, …) in the non-test Go files of the engine
+// folders under root (rule 8).
+func KitBypasses(root string) ([]string, error) {
+	var out []string
+	err := goFiles(root, func(p string) error {
+		if strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		if err != nil {
+			return err
+		}
+		name := ""
+		for _, im := range f.Imports {
+			if v, _ := strconv.Unquote(im.Path.Value); strings.HasSuffix(v, "/internal/server") {
+				name = "server"
+				if im.Name != nil {
+					name = im.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			return nil
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == name && slices.Contains(kitSteps, sel.Sel.Name) {
+				out = append(out, fmt.Sprintf("%s:%d: %s.%s", p, fset.Position(sel.Pos()).Line, name, sel.Sel.Name))
+			}
+			return true
+		})
 		return nil
 	})
 	return out, err

@@ -81,6 +81,7 @@ func TestServerRule(t *testing.T) {
 		{"m/internal/server", "github.com/go-sql-driver/mysql", true},
 		{"m/internal/server", "m/internal/backend/postgres", true},
 		{"m/internal/server", "m/internal/placement", false},
+		{"m/internal/backend/relstorage", "m/internal/backend/postgres", true}, // an engine reaches another's server through the kit
 		{"m/internal/knob", "database/sql", false},
 		{"m/internal/backend/postgres", "github.com/jackc/pgx/v5/pgconn", false},
 	}
@@ -115,5 +116,37 @@ func TestEnvNamesCatches(t *testing.T) {
 	lines, err := EnvNames(root)
 	if err != nil || len(lines) != 1 || !strings.HasSuffix(lines[0], "x_test.go:3") {
 		t.Fatalf("EnvNames = %v, %v; want x_test.go:3", lines, err)
+	}
+}
+
+// TestEnginesUseTheKit fails when an engine's code starts a server, makes
+// its folders or picks its account but through the kit's Instance (rule 8).
+func TestEnginesUseTheKit(t *testing.T) {
+	calls, err := KitBypasses("../backend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		t.Errorf("%s: start a managed server through the kit (server.New, Reopened or Beside, then Launch)", c)
+	}
+}
+
+// TestKitBypassesCatches proves that KitBypasses can fail, on a file it is
+// given, and passes over tests and other packages' Start.
+func TestKitBypassesCatches(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"a.go":      "package x\n\nimport srv \"m/internal/server\"\n\nfunc f() { srv.StartEnv(nil) }\n",
+		"b_test.go": "package x\n\nimport \"m/internal/server\"\n\nfunc g() { server.Start(nil) }\n",
+		"c.go":      "package x\n\nimport \"os/exec\"\n\nfunc h() { exec.Command(\"x\").Start() }\n",
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	calls, err := KitBypasses(root)
+	if err != nil || len(calls) != 1 || !strings.HasSuffix(calls[0], "a.go:5: srv.StartEnv") {
+		t.Fatalf("KitBypasses = %v, %v; want a.go:5: srv.StartEnv", calls, err)
 	}
 }

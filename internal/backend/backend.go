@@ -137,9 +137,12 @@ type Spec struct {
 	Settings []Setting
 	// Abilities lists the optional abilities.
 	Abilities []Ability
-	// Knobs are the backend's own flags (--pg-bin, --socket); Open reads
-	// them from Options.Values.
+	// Knobs are the backend's own flags (--pg-bin, --socket); Own reads
+	// them, once, when the run is planned, into the engine's own typed
+	// options, which Open and Reopen find in Options.Own: no engine parses
+	// a knob's text. Own's errors are bad input.
 	Knobs []knob.Spec
+	Own   func(v *knob.Values) (any, error)
 	// Cache and PageSize say what --cache and --page-size set in the
 	// engine, for `dbgauge list`; "" when it has none, and then NoCache and
 	// NoPageSize say why: the plan refuses the knob with that reason.
@@ -258,7 +261,9 @@ type Options struct {
 	// Archive asks a managed server to keep every log it writes (PostgreSQL:
 	// archive_mode), so that a backup can be rolled forward (--backup).
 	Archive bool
-	Values  *knob.Values // every knob of the run, for the backend's own (Spec.Knobs)
+	// Own is what Spec.Own read of the engine's own knobs; nil when the
+	// caller gave none (the engine's defaults).
+	Own any
 	// DataDir is where the engine's files go (--data-dir: a folder the
 	// session made there); "" means Dir. Data returns the one to use.
 	DataDir string
@@ -398,6 +403,9 @@ type Restarter interface {
 // replicas (--topology): its servers, their replication lag as the run goes,
 // and the steps of a failover, each timed by the caller.
 type Cluster interface {
+	// Topology names the cluster's topology (server.Topologies) and its
+	// replication (async, sync, …), as the engine built it.
+	Topology() (name, replication string)
 	// Nodes lists the servers: the primary first, then the replicas.
 	Nodes() []Node
 	// Lag samples how far each replica is behind its upstream, by name:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // globals reads SHOW GLOBAL VARIABLES.
@@ -76,7 +77,7 @@ func same(a, b string) bool {
 // that it was set back.
 func TestMariaDBServerLeftAsItWas(t *testing.T) {
 	needMariaDB(t)
-	srv, err := mariadb.Start(context.Background(), mariadb.ServerConfig{Dir: t.TempDir()})
+	srv, err := mariadb.Start(context.Background(), mariadb.ServerConfig{Config: server.Config{Dir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

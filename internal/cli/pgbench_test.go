@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -56,7 +57,7 @@ func TestScriptAgainstPgbench(t *testing.T) {
 			testenv.Skip(t, fmt.Sprintf("%s is not beside the server in %s: apt-get install postgresql-client", tool, bin))
 		}
 	}
-	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Config: server.Config{Dir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func assertOneLine(t *testing.T, code int, errOut string, want int, secret strin
 
 func TestPostgresConfigurationErrors(t *testing.T) {
 	needPostgres(t)
-	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Config: server.Config{Dir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -177,7 +178,7 @@ func TestPostgresDurabilityOnASlowHonestDisk(t *testing.T) {
 // server at lazy is not durable by design either way, and says why.
 func TestPostgresServerOfTheUsersJudgedByWhatItReadsBack(t *testing.T) {
 	needPostgres(t)
-	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"fsync": "off"}})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: map[string]string{"fsync": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}

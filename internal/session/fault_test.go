@@ -10,6 +10,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
@@ -66,7 +67,7 @@ func TestFaultKillAt(t *testing.T) {
 // outlives, with --reconnect.
 func TestReconnectToADSNServer(t *testing.T) {
 	needPostgres(t)
-	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Config: server.Config{Dir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

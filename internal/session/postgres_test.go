@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
@@ -162,7 +163,7 @@ func TestPostgresWorkloads(t *testing.T) {
 // password of a DSN, appear in no file dbgauge writes.
 func TestNoPasswordLeaks(t *testing.T) {
 	needPostgres(t)
-	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Dir: t.TempDir()})
+	p, err := postgres.Start(context.Background(), postgres.ServerConfig{Config: server.Config{Dir: t.TempDir()}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,33 +172,65 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 	if o.Durability != backend.Sync && o.Durability != backend.Off {
 		return nil, knob.Bad("give sync or off", "firebird has no durability %q", o.Durability)
 	}
+	pageSize, err := d.settings(o)
+	if err != nil {
+		return nil, err
+	}
+	dsn, secret, err := d.target(ctx, o, pageSize)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.connect(ctx, dsn, o.Conns); err != nil {
+		d.stop()
+		msg := hide(secret, err.Error())
+		if strings.Contains(msg, "password") || strings.Contains(msg, "user name") {
+			return nil, knob.Bad("check the user and password in --db", "Firebird refused the login: %s", msg)
+		}
+		return nil, knob.Bad("is the server running, and are host, port and path in --db right?", "cannot connect to Firebird: %s", msg)
+	}
+	if o.DB != managed {
+		if err := d.forcedWrites(ctx, o.Durability); err != nil {
+			d.stop()
+			return nil, err
+		}
+	}
+	if d.srv != nil {
+		return managedDB{d}, nil
+	}
+	return d, nil
+}
+
+// settings reads --set, --page-size and --cache into firebird.conf's
+// parameters (d.conf) and the database's page size at creation (0: the
+// engine's default), refusing what Firebird has not or what disagrees.
+func (d *db) settings(o backend.Options) (int, error) {
 	pageSize := 0
 	for _, kv := range o.Set {
 		if o.DB != managed {
-			return nil, knob.Bad("use --db firebird:managed, or change your server's firebird.conf or database yourself", "--set %s: on a database of yours dbgauge changes no setting", kv.Key)
+			return 0, knob.Bad("use --db firebird:managed, or change your server's firebird.conf or database yourself", "--set %s: on a database of yours dbgauge changes no setting", kv.Key)
 		}
 		switch k, ok := confKey(kv.Key); {
 		case strings.EqualFold(kv.Key, "page_size"):
 			n, err := strconv.Atoi(kv.Value)
 			if err != nil || (n != 4096 && n != 8192 && n != 16384) {
-				return nil, knob.Bad("give 4096, 8192 or 16384", "--set page_size=%s: Firebird 3 pages are 4, 8 or 16 KiB", kv.Value)
+				return 0, knob.Bad("give 4096, 8192 or 16384", "--set page_size=%s: Firebird 3 pages are 4, 8 or 16 KiB", kv.Value)
 			}
 			pageSize = n
 		case k == "ServerMode":
 			m, ok := ServerMode(kv.Value)
 			if !ok {
-				return nil, knob.Bad("give Super (SuperServer), SuperClassic or Classic", "--set ServerMode=%s is no Firebird server mode", kv.Value)
+				return 0, knob.Bad("give Super (SuperServer), SuperClassic or Classic", "--set ServerMode=%s is no Firebird server mode", kv.Value)
 			}
 			d.conf[k] = m
 		case ok:
 			d.conf[k] = kv.Value
 		default:
-			return nil, knob.Bad("give page_size or a firebird.conf parameter (see dbgauge list)", "--set %s: Firebird 3 has no such parameter, or dbgauge sets it itself", kv.Key)
+			return 0, knob.Bad("give page_size or a firebird.conf parameter (see dbgauge list)", "--set %s: Firebird 3 has no such parameter, or dbgauge sets it itself", kv.Key)
 		}
 	}
 	if o.PageSize > 0 {
 		if pageSize != 0 && int64(pageSize) != o.PageSize {
-			return nil, knob.Bad("give one of them", "--page-size %d and --set page_size=%d disagree", o.PageSize, pageSize)
+			return 0, knob.Bad("give one of them", "--page-size %d and --set page_size=%d disagree", o.PageSize, pageSize)
 		}
 		pageSize = int(o.PageSize)
 	}
@@ -210,64 +242,59 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 		}
 		pages := strconv.FormatInt(o.CacheBytes/ps, 10)
 		if v, ok := d.conf["DefaultDbCachePages"]; ok && v != pages {
-			return nil, knob.Bad("give one of them", "--cache (%s pages of %d bytes) and --set DefaultDbCachePages=%s disagree", pages, ps, v)
+			return 0, knob.Bad("give one of them", "--cache (%s pages of %d bytes) and --set DefaultDbCachePages=%s disagree", pages, ps, v)
 		}
 		d.conf["DefaultDbCachePages"] = pages
 	}
 	if o.DB != managed && (o.PageSize > 0 || o.CacheBytes > 0) {
-		return nil, knob.Bad("use --db firebird:managed", "--page-size and --cache: on a database of yours dbgauge changes no setting")
+		return 0, knob.Bad("use --db firebird:managed", "--page-size and --cache: on a database of yours dbgauge changes no setting")
 	}
-	dsn, secret := "", ""
+	return pageSize, nil
+}
+
+// target is the database to connect to and the password to hide in its
+// errors: the managed server's (started here unless srv was given), or the
+// user's DSN.
+func (d *db) target(ctx context.Context, o backend.Options, pageSize int) (dsn, secret string, err error) {
 	if o.DB == managed && d.srv != nil {
 		maps.Copy(d.conf, d.srv.conf)
 		dsn, secret = d.srv.DSN(), d.srv.Password
 	} else if o.DB == managed {
-		d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Memory: o.ServerMemory, CPUs: o.ServerCPUs})
+		d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
-				return nil, knob.Bad("check the settings given with --set", "%v", err)
+				return "", "", knob.Bad("check the settings given with --set", "%v", err)
 			}
-			return nil, err
+			return "", "", err
 		}
 		d.conf["ServerMode"] = d.srv.Mode
 		dsn, secret = d.srv.DSN(), d.srv.Password
 	} else if o.Archive {
-		return nil, knob.Bad("use --db firebird:managed with --backup", "--backup restores the nbackup into a new file of an instance dbgauge manages: a database of yours is refused")
+		return "", "", knob.Bad("use --db firebird:managed with --backup", "--backup restores the nbackup into a new file of an instance dbgauge manages: a database of yours is refused")
 	} else {
-		u, err := url.Parse(o.DB)
-		if err != nil || u.Host == "" || len(u.Path) < 2 {
-			return nil, knob.Bad("write it as firebird://user:password@host:3050/path/to/db.fdb", "--db %q is not a Firebird connection string", redact.DSN(o.DB))
+		u, perr := url.Parse(o.DB)
+		if perr != nil || u.Host == "" || len(u.Path) < 2 {
+			return "", "", knob.Bad("write it as firebird://user:password@host:3050/path/to/db.fdb", "--db %q is not a Firebird connection string", redact.DSN(o.DB))
 		}
 		dsn = strings.TrimPrefix(o.DB, "firebird://")
 		secret, _ = u.User.Password()
 	}
-	if err := d.connect(ctx, dsn, o.Conns); err != nil {
-		d.stop()
-		msg := hide(secret, err.Error())
-		if strings.Contains(msg, "password") || strings.Contains(msg, "user name") {
-			return nil, knob.Bad("check the user and password in --db", "Firebird refused the login: %s", msg)
-		}
-		return nil, knob.Bad("is the server running, and are host, port and path in --db right?", "cannot connect to Firebird: %s", msg)
+	return dsn, secret, nil
+}
+
+// forcedWrites refuses a durability a database of the user's does not
+// have: forced writes belong to the database, read back here.
+func (d *db) forcedWrites(ctx context.Context, want backend.Durability) error {
+	e, err := d.Engine(ctx)
+	if err != nil {
+		return err
 	}
-	if o.DB != managed {
-		// Forced writes belong to the database: read them, and refuse a
-		// durability the database does not have.
-		e, err := d.Engine(ctx)
-		if err != nil {
-			d.stop()
-			return nil, err
-		}
-		want := map[backend.Durability]string{backend.Sync: "on", backend.Off: "off"}[o.Durability]
-		if e.Settings["forced_writes"] != want {
-			d.stop()
-			return nil, knob.Bad(fmt.Sprintf("say --durability %s, or change it with gfix -write %s", map[string]string{"on": "sync", "off": "off"}[e.Settings["forced_writes"]], map[string]string{"on": "sync", "off": "async"}[want]),
-				"this database has forced writes %s, which is not --durability %s", e.Settings["forced_writes"], o.Durability)
-		}
+	on := map[backend.Durability]string{backend.Sync: "on", backend.Off: "off"}[want]
+	if got := e.Settings["forced_writes"]; got != on {
+		return knob.Bad(fmt.Sprintf("say --durability %s, or change it with gfix -write %s", map[string]string{"on": "sync", "off": "off"}[got], map[string]string{"on": "sync", "off": "async"}[on]),
+			"this database has forced writes %s, which is not --durability %s", got, want)
 	}
-	if d.srv != nil {
-		return managedDB{d}, nil
-	}
-	return d, nil
+	return nil
 }
 
 // hide takes the password out of a message: the driver's DSN has no

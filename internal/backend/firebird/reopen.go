@@ -57,12 +57,12 @@ func Reopen(ctx context.Context, dataDir, logPath string) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("firebird")
+	in, err := server.Reopened(dataDir, false, "firebird")
 	if err != nil {
 		return nil, err
 	}
-	base := filepath.Dir(dataDir)
-	f := &Server{Account: acct, Password: server.Secret(), Root: filepath.Join(base, "instance"), DataDir: dataDir,
+	in.Password = server.Secret()
+	f := &Server{Instance: in, Root: filepath.Join(in.Base, "instance"),
 		Database: filepath.Join(dataDir, "dbgauge.fdb"), reopened: true,
 		Log: strings.TrimSuffix(logPath, filepath.Ext(logPath)) + "-firebird.log"}
 	if _, err := os.Stat(f.Database); err != nil {
@@ -85,7 +85,7 @@ func Reopen(ctx context.Context, dataDir, logPath string) (*Server, error) {
 	if err := f.run(isql, script, "-q", "-user", "SYSDBA", filepath.Join(f.Root, "security3.fdb")); err != nil {
 		return nil, fmt.Errorf("set SYSDBA's password in the killed server's security database: %w", err)
 	}
-	if err := f.launch(ctx, bin, logPath, 0, nil); err != nil {
+	if err := f.launch(ctx, bin, logPath); err != nil {
 		return nil, err
 	}
 	return f, nil

@@ -26,19 +26,13 @@ import (
 // temporary folders, given to the server through $FIREBIRD, $FIREBIRD_LOCK
 // and $FIREBIRD_TMP), so it neither needs nor touches the system's server.
 type Server struct {
-	*server.Process
+	*server.Instance
 	Root     string // $FIREBIRD: firebird.conf, databases.conf, security3.fdb
-	DataDir  string // holds the database
 	Database string // the database file
-	Port     int
-	Password string // SYSDBA's, random, set when the instance is made; never printed
-	Account  server.Account
-	Startup  time.Duration
 	Mode     string // ServerMode as configured
 	Log      string // firebird.log in the run's folder: the lines the server logged while it ran
-	Note     string
-	Killed   bool // the last shutdown did not finish and the server was killed
-	reopened bool // started again on a killed server's instance (Reopen)
+	Killed   bool   // the last shutdown did not finish and the server was killed
+	reopened bool   // started again on a killed server's instance (Reopen)
 
 	sysLog    string // the server's own firebird.log, at a path fixed when it was built
 	sysLogOff int64
@@ -47,15 +41,13 @@ type Server struct {
 	conf      map[string]string // firebird.conf as written, for a restart on another port
 }
 
-// ServerConfig says where and how to start a server.
+// ServerConfig says where and how to start a server: the kit's Config and
+// Firebird's own.
 type ServerConfig struct {
-	Dir          string            // the run's folder: the instance goes in it, the logs beside
-	Data         string            // --data-dir: the data goes here instead (a folder the account must reach)
+	server.Config
 	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
 	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
 	ForcedWrites bool              // gfix -write sync (true) or async
-	Memory       int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
-	CPUs         []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
 // firebirdRoots lists where distributions put Firebird 3's root folder
@@ -117,85 +109,73 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("firebird")
-	if err != nil {
-		return nil, err
-	}
-	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
-		return nil, err
-	}
-	f := &Server{Account: acct, Password: server.Secret(), Log: filepath.Join(cfg.Dir, "firebird.log")}
-	folders, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "firebird")
-	if err != nil {
-		return nil, err
-	}
-	_ = os.RemoveAll(folders.Socket) // Firebird listens on TCP only
-	f.Root, f.DataDir, f.Note = filepath.Join(folders.Base, "instance"), filepath.Join(folders.Base, "data"), folders.Note
-	f.Database = filepath.Join(f.DataDir, "dbgauge.fdb")
-	conf := map[string]string{}
-	for k, v := range cfg.Conf {
-		conf[k] = v
-	}
-	mode, ok := ServerMode(conf["ServerMode"])
+	mode, ok := ServerMode(cfg.Conf["ServerMode"])
 	if !ok {
-		return nil, fmt.Errorf("ServerMode %q: give Super, SuperClassic or Classic", conf["ServerMode"])
+		return nil, fmt.Errorf("ServerMode %q: give Super, SuperClassic or Classic", cfg.Conf["ServerMode"])
 	}
-	f.Mode, conf["ServerMode"] = mode, mode
-	f.conf = conf
-	if err := f.makeInstance(root, conf); err != nil {
+	in, err := server.New("firebird", cfg.Config, "firebird")
+	if err != nil {
+		return nil, err
+	}
+	_ = os.RemoveAll(in.SocketDir) // Firebird listens on TCP only
+	in.SocketDir = ""
+	f := &Server{Instance: in, Root: filepath.Join(in.Base, "instance"), Database: filepath.Join(in.DataDir, "dbgauge.fdb"),
+		Log: filepath.Join(in.Dir, "firebird.log"), Mode: mode, conf: server.Settings{"ServerMode": mode}.With(cfg.Conf)}
+	f.conf["ServerMode"] = mode
+	if err := f.makeInstance(root, f.conf); err != nil {
 		return nil, err
 	}
 	f.setEnv()
-	// The security database with SYSDBA's password, and the database itself,
-	// made in-process (embedded) before the server runs.
-	pageSize := ""
-	if cfg.PageSize > 0 {
-		pageSize = " PAGE_SIZE " + strconv.Itoa(cfg.PageSize)
-	}
-	script := fmt.Sprintf("CREATE DATABASE '%s';\nCREATE USER SYSDBA PASSWORD '%s' USING PLUGIN Srp;\nCOMMIT;\n"+
-		"CREATE DATABASE '%s'%s DEFAULT CHARACTER SET UTF8;\nCOMMIT;\n",
-		filepath.Join(f.Root, "security3.fdb"), f.Password, f.Database, pageSize)
-	if err := f.run(isql, script, "-q", "-user", "SYSDBA"); err != nil {
-		return nil, fmt.Errorf("create the Firebird databases: %w", err)
-	}
-	fw := "async"
-	if cfg.ForcedWrites {
-		fw = "sync"
-	}
-	if err := f.run(gfix, "", "-write", fw, f.Database); err != nil {
+	if err := f.createDatabases(isql, gfix, cfg.PageSize, cfg.ForcedWrites); err != nil {
 		return nil, err
 	}
-	if err := f.launch(ctx, bin, filepath.Join(cfg.Dir, "firebird.out"), cfg.Memory, cfg.CPUs); err != nil {
+	if err := f.launch(ctx, bin, filepath.Join(in.Dir, "firebird.out")); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
+// createDatabases makes the security database with SYSDBA's password and
+// the database itself, in-process (embedded) before the server runs, and
+// sets the database's forced writes.
+func (f *Server) createDatabases(isql, gfix string, pageSize int, forcedWrites bool) error {
+	size := ""
+	if pageSize > 0 {
+		size = " PAGE_SIZE " + strconv.Itoa(pageSize)
+	}
+	script := fmt.Sprintf("CREATE DATABASE '%s';\nCREATE USER SYSDBA PASSWORD '%s' USING PLUGIN Srp;\nCOMMIT;\n"+
+		"CREATE DATABASE '%s'%s DEFAULT CHARACTER SET UTF8;\nCOMMIT;\n",
+		filepath.Join(f.Root, "security3.fdb"), f.Password, f.Database, size)
+	if err := f.run(isql, script, "-q", "-user", "SYSDBA"); err != nil {
+		return fmt.Errorf("create the Firebird databases: %w", err)
+	}
+	fw := "async"
+	if forcedWrites {
+		fw = "sync"
+	}
+	return f.run(gfix, "", "-write", fw, f.Database)
+}
+
 // launch starts the server on the instance on a free loopback port (its
 // output appended to out) and waits until it accepts connections to the
 // database; then the run's firebird.log is kept current.
-func (f *Server) launch(ctx context.Context, bin, out string, memory int64, cpus []int) error {
+func (f *Server) launch(ctx context.Context, bin, out string) error {
 	f.sysLog, f.sysLogOff = systemLog()
 	args := []string{}
 	if f.Mode == "Classic" {
 		args = append(args, "-m") // a listener that forks a process per connection, as fbguard starts it
 	}
-	var err error
-	f.Startup, err = server.Launch{
-		Memory: memory,
-		Start: func(port int) (*server.Process, error) {
-			f.Port = port
-			if err := f.writeConf(f.conf); err != nil {
-				return nil, err
-			}
-			var err error
-			f.Process, err = server.StartEnv(f.Account, f.env, cpus, out, bin, args...)
-			return f.Process, err
+	f.Recipe = server.Recipe{
+		Command: func(int) (server.Command, error) {
+			// firebird.conf names the port (the kit set it).
+			return server.Command{Bin: bin, Args: args, Env: f.env}, f.writeConf(f.conf)
 		},
-		Ready: func() error { return f.waitReady(ctx) },
-		Taken: func() bool { return strings.Contains(f.LogTail(5)+f.newLog(), "ddress already in use") },
-	}.Run()
-	if err != nil {
+		Ready:    f.waitReady,
+		Taken:    func(tail string) bool { return strings.Contains(tail+f.newLog(), "ddress already in use") },
+		Shutdown: f.shutdown,
+		Log:      out,
+	}
+	if err := f.Launch(ctx); err != nil {
 		f.saveLog()
 		return err
 	}
@@ -293,15 +273,7 @@ func readConf(path string) (map[string]string, error) {
 // run runs a Firebird utility in-process against the instance (embedded),
 // as the account, with script on its standard input.
 func (f *Server) run(name, script string, args ...string) error {
-	cmd := exec.Command(name, args...)
-	cmd.SysProcAttr = f.Account.SysProcAttr()
-	cmd.Dir, cmd.Env = "/", f.env
-	cmd.Stdin = strings.NewReader(script)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.ReplaceAll(strings.TrimSpace(string(out)), f.Password, "****"))
-	}
-	return nil
+	return f.Tool(context.Background(), f.env, script, name, args...)
 }
 
 // Service runs a services-API action on the database through the server
@@ -434,17 +406,12 @@ func (f *Server) CrashRestart(ctx context.Context) (string, error) {
 	}
 	f.saveLog() // the run's lines, up to the kill
 	from := backend.FileSize(f.sysLog)
-	np, err := f.Crash()
-	if err != nil {
-		return "", err
-	}
-	f.Process = np
-	err = f.waitReady(ctx)
+	_, err := f.Instance.CrashRestart(ctx)
 	f.saveLog()
 	if err != nil {
 		return "", err
 	}
-	go f.follow(np.Done())
+	go f.follow(f.Done())
 	if a := LogRules.Scan(server.ReadFrom(f.sysLog, from)); len(a) > 0 {
 		note += "; firebird.log: " + a[0].Sample
 	}
@@ -467,12 +434,8 @@ func (f *Server) Died() error {
 // its log, removes the instance and the database, and returns how long the
 // shutdown took.
 func (f *Server) StopClean() (time.Duration, error) {
-	d, err := f.shutdown()
-	if cerr := f.ReleaseCgroup(); err == nil {
-		err = cerr
-	}
+	d, err := f.Instance.StopClean()
 	f.saveLog()
-	_ = os.RemoveAll(filepath.Dir(f.Root))
 	return d, err
 }
 

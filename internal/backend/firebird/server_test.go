@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -18,7 +19,7 @@ func TestFirebird(t *testing.T) {
 	}
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
-			f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), PageSize: 16384, ForcedWrites: mode != "Super",
+			f, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, PageSize: 16384, ForcedWrites: mode != "Super",
 				Conf: map[string]string{"ServerMode": mode, "DefaultDbCachePages": "1000"}})
 			if err != nil {
 				t.Fatal(err)
@@ -55,7 +56,7 @@ func TestFirebird(t *testing.T) {
 // holding a table t of 5,000 rows; the test's cleanup stops it.
 func startFilled(t *testing.T, mode string) (*Server, *sql.DB) {
 	t.Helper()
-	f, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
+	f, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, ForcedWrites: true, Conf: map[string]string{"ServerMode": mode}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // FindMariabackup returns mariabackup, or says what to install.
@@ -45,27 +42,14 @@ func (m *Server) Backup(ctx context.Context, dir string) error {
 	if err := m.Account.Own(cnf); err != nil {
 		return err
 	}
-	if err := m.tool(ctx, bin, "--defaults-file="+cnf, "--backup", "--target-dir="+dir); err != nil {
+	if err := m.Tool(ctx, nil, "", bin, "--defaults-file="+cnf, "--backup", "--target-dir="+dir); err != nil {
 		return fmt.Errorf("mariabackup --backup: %w", err)
 	}
-	if err := m.tool(ctx, bin, "--no-defaults", "--prepare", "--target-dir="+dir); err != nil {
+	if err := m.Tool(ctx, nil, "", bin, "--no-defaults", "--prepare", "--target-dir="+dir); err != nil {
 		return fmt.Errorf("mariabackup --prepare: %w", err)
 	}
 	// mariabackup does not flush what it writes: one sync of the file system.
 	return m.Account.Run("sync", "-f", dir)
-}
-
-// tool runs a command as the account; on failure it returns the end of its
-// output, without the password.
-func (m *Server) tool(ctx context.Context, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = m.Account.SysProcAttr()
-	cmd.Dir = "/"
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return fmt.Errorf("%w: %s", err, strings.ReplaceAll(server.LastLines(string(out), 5), m.Password, "****"))
-	}
-	return nil
 }
 
 // RestoreConfig says which backup to restore.
@@ -80,33 +64,19 @@ type RestoreConfig struct {
 // options and account); it returns once root can log in. StopClean removes
 // it.
 func (m *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) {
-	base := filepath.Join(filepath.Dir(m.DataDir), "restore-"+r.Name)
-	if err := os.Mkdir(base, 0o700); err != nil {
+	in, err := m.Beside("restore-" + r.Name)
+	if err != nil {
 		return nil, err
 	}
-	if err := m.Account.Own(base); err != nil {
+	q := &Server{Instance: in, bin: m.bin, settings: m.settings, login: m.Password}
+	err = m.Account.Run("cp", "-a", r.Backup, q.DataDir)
+	if err == nil {
+		q.recipe(r.Log)
+		err = q.Launch(ctx) // Launch kills a server that did not come up
+	}
+	if err != nil {
+		in.Discard()
 		return nil, err
-	}
-	q := &Server{Account: m.Account, Password: m.Password, bin: m.bin, settings: m.settings, DataDir: filepath.Join(base, "data")}
-	fail := func(err error) (*Server, error) {
-		_ = os.RemoveAll(base)
-		if q.SocketDir != "" {
-			_ = os.RemoveAll(q.SocketDir)
-		}
-		return nil, err
-	}
-	if err := m.Account.Run("cp", "-a", r.Backup, q.DataDir); err != nil {
-		return fail(err)
-	}
-	var err error
-	if q.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
-		return fail(err)
-	}
-	if err := m.Account.Own(q.SocketDir); err != nil {
-		return fail(err)
-	}
-	if err := q.launch(ctx, r.Log, m.Password); err != nil { // launch kills a server that did not come up
-		return fail(err)
 	}
 	return q, nil
 }

@@ -125,7 +125,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Dir: o.Dir, Data: o.DataDir, Settings: settings, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
+		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings}); err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the variables given with --set", "%v", err)
 			}

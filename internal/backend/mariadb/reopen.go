@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"strconv"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -22,25 +22,17 @@ func Reopen(ctx context.Context, dataDir, logPath string, settings map[string]st
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("mysql")
-	if err != nil {
-		return nil, err
-	}
 	if _, err := os.Stat(filepath.Join(dataDir, "ibdata1")); err != nil {
 		return nil, fmt.Errorf("the killed server's datadir: %w", err)
 	}
-	m := &Server{Account: acct, DataDir: dataDir, bin: bin, settings: map[string]string{"skip-grant-tables": "1", "skip-networking": "1"}}
-	for k, v := range settings {
-		m.settings[k] = v
-	}
-	if m.SocketDir, err = os.MkdirTemp("", "dbgauge-mariadb-"); err != nil {
+	in, err := server.Reopened(dataDir, true, "mysql")
+	if err != nil {
 		return nil, err
 	}
-	if err := acct.Own(m.SocketDir); err != nil {
-		return nil, err
-	}
+	m := &Server{Instance: in, bin: bin, settings: server.Settings{"skip-grant-tables": "1", "skip-networking": "1"}.With(settings)}
+	m.recipe(logPath)
 	from := backend.FileSize(logPath)
-	if err := m.launch(ctx, logPath, ""); err != nil {
+	if err := m.Launch(ctx); err != nil {
 		os.RemoveAll(m.SocketDir)
 		return nil, err
 	}
@@ -57,14 +49,12 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err != nil {
 		return nil, err
 	}
-	if o.Values != nil {
-		if ps := o.Values.Get("page-size"); ps != "" {
-			settings["innodb_page_size"] = ps
-		}
-		for _, line := range o.Values.List("set") {
-			if k, v, ok := strings.Cut(line, "="); ok && strings.TrimSpace(k) == "innodb_page_size" {
-				settings["innodb_page_size"] = strings.TrimSpace(v)
-			}
+	if o.PageSize > 0 {
+		settings["innodb_page_size"] = strconv.FormatInt(o.PageSize, 10)
+	}
+	for _, kv := range o.Set {
+		if kv.Key == "innodb_page_size" {
+			settings["innodb_page_size"] = kv.Value
 		}
 	}
 	srv, err := Reopen(ctx, dataDir, logPath, settings)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,30 +30,20 @@ type quietLogger struct{}
 
 func (quietLogger) Print(...any) {}
 
-// Server is a throwaway MariaDB server dbgauge started on loopback.
+// Server is a throwaway MariaDB server dbgauge started on loopback: the
+// kit's Instance (account, folders, port, process) and what is MariaDB's own.
 type Server struct {
-	*server.Process
-	DataDir   string
-	SocketDir string
-	Port      int
-	Password  string // root's, set at start; never printed
-	Account   server.Account
-	Startup   time.Duration
-	Note      string
-
-	bin      string            // mariadbd
-	settings map[string]string // its options, for a restored server
-	memory   int64             // --server-memory
-	cpus     []int             // --cpus server=…
+	*server.Instance
+	bin      string          // mariadbd
+	settings server.Settings // its options, for a restored server
+	login    string          // root's password for readiness: "" until Start has set it, and without grant tables
 }
 
-// ServerConfig says where and how to start a server.
+// ServerConfig says where and how to start a server: the kit's Config and
+// MariaDB's options.
 type ServerConfig struct {
-	Dir      string            // the run's folder: the datadir goes in it, the log beside
-	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
+	server.Config
 	Settings map[string]string // server options, given as --name=value
-	Memory   int64             // --server-memory: a memory cgroup of its own with this limit; 0: none
-	CPUs     []int             // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
 }
 
 // FindServer returns the server binary and mariadb-install-db, or says what
@@ -82,116 +71,112 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("mysql")
+	in, err := server.New("mariadb", cfg.Config, "mysql")
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+	m := &Server{Instance: in, bin: bin, settings: cfg.Settings}
+	if err := m.installDB(install); err != nil {
 		return nil, err
 	}
-	m := &Server{Account: acct, Password: server.Secret(), bin: bin, settings: cfg.Settings, memory: cfg.Memory, cpus: cfg.CPUs}
-	f, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "mariadb")
-	if err != nil {
-		return nil, err
-	}
-	m.DataDir, m.SocketDir, m.Note = filepath.Join(f.Base, "data"), f.Socket, f.Note
-	userArg := []string{}
-	if acct.Switched {
-		userArg = []string{"--user=" + acct.Name}
-	}
-	if ps, ok := cfg.Settings["innodb_page_size"]; ok {
-		// InnoDB fixes its page size when the datadir is made: every later
-		// start must say the same (launch passes the settings).
-		userArg = append(userArg, "--innodb-page-size="+ps)
-	}
-	if err := acct.Run(install, append([]string{"--no-defaults", "--datadir=" + m.DataDir, "--tmpdir=" + m.SocketDir,
-		"--auth-root-authentication-method=normal", "--skip-test-db"}, userArg...)...); err != nil {
-		return nil, fmt.Errorf("mariadb-install-db: %w", err)
-	}
-	logPath := filepath.Join(cfg.Dir, "mariadb.log")
-	if err := m.launch(ctx, logPath, ""); err != nil {
+	logPath := filepath.Join(in.Dir, "mariadb.log")
+	m.recipe(logPath)
+	if err := m.Launch(ctx); err != nil {
 		return nil, err
 	}
 	if n := flushNote(server.ReadFrom(logPath, 0)); n != "" {
 		m.Note = strings.TrimPrefix(m.Note+"; "+n, "; ")
 	}
+	if err := m.secure(ctx); err != nil {
+		_, _ = m.StopClean()
+		return nil, fmt.Errorf("set up the managed server: %w", err)
+	}
+	m.login = m.Password
+	return m, nil
+}
+
+// installDB makes the datadir with mariadb-install-db.
+func (m *Server) installDB(install string) error {
+	args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--tmpdir=" + m.SocketDir,
+		"--auth-root-authentication-method=normal", "--skip-test-db"}
+	if m.Account.Switched {
+		args = append(args, "--user="+m.Account.Name)
+	}
+	if ps, ok := m.settings["innodb_page_size"]; ok {
+		// InnoDB fixes its page size when the datadir is made: every later
+		// start must say the same (the recipe passes the settings).
+		args = append(args, "--innodb-page-size="+ps)
+	}
+	if err := m.Account.Run(install, args...); err != nil {
+		return fmt.Errorf("mariadb-install-db: %w", err)
+	}
+	return nil
+}
+
+// secure makes dbgauge's own user with the password, and gives every root
+// entry the password too, so that the server accepts no login without it.
+func (m *Server) secure(ctx context.Context) error {
 	db, err := sql.Open("mysql", m.dsn("", true))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer db.Close()
-	// dbgauge's own user with the password; every root entry gets it too,
-	// so the server accepts no login without it.
 	qs := []string{
 		"CREATE USER 'dbgauge'@'%' IDENTIFIED BY '" + m.Password + "'",
 		"GRANT ALL ON *.* TO 'dbgauge'@'%' WITH GRANT OPTION",
 		"CREATE DATABASE IF NOT EXISTS dbgauge",
 	}
-	rows, err := db.QueryContext(ctx, "SELECT host FROM mysql.user WHERE user = 'root'")
-	if err == nil {
+	for _, q := range qs {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	var hosts []string
+	if rows, err := db.QueryContext(ctx, "SELECT host FROM mysql.user WHERE user = 'root'"); err == nil {
 		for rows.Next() {
 			var host string
 			if rows.Scan(&host) == nil {
-				qs = append(qs, "ALTER USER 'root'@'"+strings.ReplaceAll(host, "'", "")+"' IDENTIFIED BY '"+m.Password+"'")
+				hosts = append(hosts, host)
 			}
 		}
 		rows.Close()
 	}
-	for i, q := range qs {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			if i >= 3 {
-				continue // a root entry that cannot be altered (root@hostname): it never matches a loopback login
+	for _, host := range hosts {
+		// A root entry that cannot be altered (root@hostname) never matches
+		// a loopback login: its error is passed over.
+		_, _ = db.ExecContext(ctx, "ALTER USER 'root'@'"+strings.ReplaceAll(host, "'", "")+"' IDENTIFIED BY '"+m.Password+"'")
+	}
+	return nil
+}
+
+// recipe says how the kit starts this server: mariadbd on the datadir with
+// its settings as --name=value, its output in log, ready when root can log
+// in on its socket.
+func (m *Server) recipe(log string) {
+	m.Recipe = server.Recipe{
+		Command: func(port int) (server.Command, error) {
+			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
+				"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
+				// A tmpdir of its own: at every start MariaDB deletes each #sql*
+				// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
+				// /tmp would take each other's temporary tables away.
+				"--tmpdir=" + m.SocketDir,
+				"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
+			if m.Account.Switched {
+				args = append(args, "--user="+m.Account.Name)
 			}
-			_, _ = m.StopClean()
-			return nil, fmt.Errorf("set up the managed server: %w", err)
-		}
+			args = append(args, m.settings.Render(func(k, v string) []string { return []string{"--" + k + "=" + v} })...)
+			return server.Command{Bin: m.bin, Args: args}, nil
+		},
+		Ready: func(ctx context.Context) error {
+			return m.WaitReady(ctx, 50*time.Millisecond, func() error {
+				return backend.Ping(ctx, "mysql", m.dsnWith("root", m.login, "", true), time.Second)
+			})
+		},
+		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Stop:  syscall.SIGTERM, // a clean shutdown
+		Log:   log,
 	}
-	return m, nil
-}
-
-// launch starts mariadbd on the datadir, on a free port (another one when
-// the port was taken meanwhile), and waits until root can log in with
-// password.
-func (m *Server) launch(ctx context.Context, logPath, password string) error {
-	keys := make([]string, 0, len(m.settings))
-	for k := range m.settings {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	start := func(port int) (*server.Process, error) {
-		m.Port = port
-		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(m.Port), "--bind-address=127.0.0.1",
-			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
-			// A tmpdir of its own: at every start MariaDB deletes each #sql*
-			// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
-			// /tmp would take each other's temporary tables away.
-			"--tmpdir=" + m.SocketDir,
-			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
-		if m.Account.Switched {
-			args = append(args, "--user="+m.Account.Name)
-		}
-		for _, k := range keys {
-			args = append(args, "--"+k+"="+m.settings[k])
-		}
-		var err error
-		m.Process, err = server.StartOn(m.Account, m.cpus, logPath, m.bin, args...)
-		return m.Process, err
-	}
-	var err error
-	m.Startup, err = server.Launch{
-		Memory: m.memory,
-		Start:  start,
-		Ready:  func() error { return m.waitReady(ctx, password) },
-		Taken:  func() bool { return strings.Contains(m.LogTail(5), "Address already in use") },
-	}.Run()
-	return err
-}
-
-// waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (m *Server) waitReady(ctx context.Context, password string) error {
-	return m.WaitReady(ctx, 50*time.Millisecond, func() error {
-		return backend.Ping(ctx, "mysql", m.dsnWith("root", password, "", true), time.Second)
-	})
 }
 
 // CrashRestart kills the server's process group with SIGKILL and starts it
@@ -199,17 +184,8 @@ func (m *Server) waitReady(ctx context.Context, password string) error {
 // It returns once the server accepts connections, with what InnoDB said of
 // its recovery, read from the log ("" when it said nothing recognisable).
 func (m *Server) CrashRestart(ctx context.Context) (string, error) {
-	from := backend.FileSize(m.LogPath)
-	np, err := m.Crash()
-	if err != nil {
-		return "", err
-	}
-	m.Process = np
-	// root has the password since Start set it.
-	if err := m.waitReady(ctx, m.Password); err != nil {
-		return "", err
-	}
-	return innodbNote(server.ReadFrom(m.LogPath, from)), nil
+	log, err := m.Instance.CrashRestart(ctx)
+	return innodbNote(log), err
 }
 
 func (m *Server) dsn(db string, socket bool) string { return m.dsnWith("root", "", db, socket) }
@@ -229,18 +205,6 @@ func (m *Server) dsnWith(user, password, db string, socket bool) string {
 // DSN returns a connection string to the dbgauge database, over TCP or the
 // Unix socket. It holds the password: redact it before showing it.
 func (m *Server) DSN(socket bool) string { return m.dsnWith("dbgauge", m.Password, "dbgauge", socket) }
-
-// StopClean shuts the server down (SIGTERM: a clean shutdown), removes the
-// datadir (the log stays), and returns how long the shutdown took.
-func (m *Server) StopClean() (time.Duration, error) {
-	d, err := m.Stop(syscall.SIGTERM, 60*time.Second)
-	if cerr := m.ReleaseCgroup(); err == nil {
-		err = cerr
-	}
-	os.RemoveAll(filepath.Dir(m.DataDir))
-	os.RemoveAll(m.SocketDir)
-	return d, err
-}
 
 // flushNote says when InnoDB could not write its redo log as configured:
 // a file system that refuses O_DIRECT (tmpfs, dbgauge's FUSE test disk)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -20,7 +21,7 @@ func TestMariaDB(t *testing.T) {
 	if _, _, err := FindServer(); err != nil {
 		testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
 	}
-	m, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
+	m, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestMariaDB(t *testing.T) {
 // with a table t of 20,000 rows; the test's cleanup stops it.
 func startFilled(t *testing.T, dir string) (*Server, *sql.DB) {
 	t.Helper()
-	m, err := Start(context.Background(), ServerConfig{Dir: dir, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
+	m, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: dir}, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}

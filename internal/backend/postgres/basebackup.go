@@ -6,12 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // BaseBackup takes an online base backup of the running server into dir (a
@@ -46,67 +43,49 @@ func (p *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) 
 	if p.Archive == "" {
 		return nil, fmt.Errorf("the server keeps no WAL archive")
 	}
-	base := filepath.Join(filepath.Dir(p.DataDir), "restore-"+r.Name)
-	if err := os.Mkdir(base, 0o700); err != nil {
+	in, err := p.Beside("restore-" + r.Name)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.Account.Own(base); err != nil {
+	q := &Server{Instance: in, Bin: p.Bin, User: p.User, Database: p.Database}
+	err = p.Account.Run("cp", "-a", r.Backup, q.DataDir)
+	if err == nil {
+		err = q.recoverFrom(p.Archive, r)
+	}
+	if err == nil {
+		err = q.signal("recovery.signal")
+	}
+	if err == nil {
+		q.recipe(r.Log, nil, true)
+		q.Recipe.Ready, q.Recipe.Taken = q.waitPromoted, nil
+		err = q.Launch(ctx)
+	}
+	if err != nil {
+		in.Discard()
 		return nil, err
 	}
-	q := &Server{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
-		DataDir: filepath.Join(base, "data")}
-	if err := p.Account.Run("cp", "-a", r.Backup, q.DataDir); err != nil {
-		return nil, err
-	}
-	conf := fmt.Sprintf("\n# dbgauge: restore\nrestore_command = 'cp \"%s/%%f\" \"%%p\"'\nrecovery_target_action = 'promote'\n", p.Archive)
+	return q, nil
+}
+
+// recoverFrom writes the restore's recovery settings: WAL from archive, up
+// to the point r asks for, then promotion.
+func (q *Server) recoverFrom(archive string, r RestoreConfig) error {
+	conf := fmt.Sprintf("\n# dbgauge: restore\nrestore_command = 'cp \"%s/%%f\" \"%%p\"'\nrecovery_target_action = 'promote'\n", archive)
 	switch {
 	case !r.Until.IsZero():
 		conf += fmt.Sprintf("recovery_target_time = '%s'\n", r.Until.UTC().Format("2006-01-02 15:04:05.999999+00"))
 	case !r.End:
 		conf += "recovery_target = 'immediate'\n"
 	}
-	auto := filepath.Join(q.DataDir, "postgresql.auto.conf")
-	f, err := os.OpenFile(auto, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := os.OpenFile(filepath.Join(q.DataDir, "postgresql.auto.conf"), os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	_, err = f.WriteString(conf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, err
-	}
-	signal := filepath.Join(q.DataDir, "recovery.signal")
-	if err := os.WriteFile(signal, nil, 0o600); err != nil {
-		return nil, err
-	}
-	if err := p.Account.Own(signal); err != nil {
-		return nil, err
-	}
-	if q.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
-		return nil, err
-	}
-	if err := p.Account.Own(q.SocketDir); err != nil {
-		return nil, err
-	}
-	if q.Port, err = server.FreePort(); err != nil {
-		return nil, err
-	}
-	start := time.Now()
-	if q.Process, err = server.Start(p.Account, r.Log, filepath.Join(p.Bin, "postgres"), "-D", q.DataDir, "-p", strconv.Itoa(q.Port),
-		"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+q.SocketDir); err != nil {
-		return nil, err
-	}
-	err = q.waitPromoted(ctx)
-	q.Startup = time.Since(start)
-	if err != nil {
-		_, _ = q.Stop(syscall.SIGKILL, 5*time.Second)
-		_ = os.RemoveAll(base)
-		_ = os.RemoveAll(q.SocketDir)
-		return nil, err
-	}
-	return q, nil
+	return err
 }
 
 // waitPromoted waits until the server accepts connections and has left

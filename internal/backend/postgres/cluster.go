@@ -12,16 +12,8 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
-
-// The topologies of --topology: streaming replicas of a managed primary.
-// Each replica is named for what synchronous_standby_names says of it.
-var topologies = map[string][]struct{ name, upstream string }{
-	"none":     nil,
-	"1":        {{"r1", "primary"}},
-	"2-direct": {{"r1", "primary"}, {"r2", "primary"}}, // both stream from the primary
-	"2-chain":  {{"r1", "primary"}, {"r2", "r1"}},      // primary → r1 → r2 (cascading)
-}
 
 // syncNames is synchronous_standby_names for a topology: a cascading
 // replica cannot be synchronous, so a chain has one synchronous standby.
@@ -34,24 +26,10 @@ type clusterConfig struct {
 	readReplica bool   // --read-from replicas
 }
 
-// parseCluster reads the cluster knobs and adds the primary's settings.
+// parseCluster checks the cluster knobs against the run's other options and
+// adds the primary's settings.
 func parseCluster(o backend.Options, settings map[string]string, socket bool) (clusterConfig, error) {
-	c := clusterConfig{topology: "none", replication: "async"}
-	if o.Values == nil {
-		return c, nil
-	}
-	var err error
-	if c.topology, err = o.Values.Choice("topology"); err != nil {
-		return c, err
-	}
-	if c.replication, err = o.Values.Choice("replication"); err != nil {
-		return c, err
-	}
-	from, err := o.Values.Choice("read-from")
-	if err != nil {
-		return c, err
-	}
-	c.readReplica = from == "replicas"
+	c := ownOf(o).cluster
 	switch {
 	case c.topology == "none":
 		// Without replicas there is nothing to replicate or read from: in a
@@ -85,18 +63,11 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 			rs[k] = v
 		}
 	}
-	byName := map[string]*Server{"primary": d.srv}
-	for _, r := range topologies[d.cluster.topology] {
-		up := byName[r.upstream]
-		rep, err := up.StartReplica(ctx, filepath.Dir(d.srv.DataDir), r.name, filepath.Join(dir, "postgres-"+r.name+".log"), rs)
-		if err != nil {
-			return err
-		}
-		byName[r.name] = rep
-		d.replicas = append(d.replicas, rep)
-		d.upstream = append(d.upstream, r.upstream)
-	}
-	return nil
+	var err error
+	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
+		return up.StartReplica(ctx, d.srv.Instance, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
+	})
+	return err
 }
 
 // clusterDSN is a connection string naming every server, which connects to
@@ -123,6 +94,9 @@ func (d *db) stopReplicas() {
 type clusterDB struct{ managedDB }
 
 var _ backend.Cluster = clusterDB{}
+
+// Topology names the topology and the replication the cluster was built with.
+func (c clusterDB) Topology() (string, string) { return c.cluster.topology, c.cluster.replication }
 
 // Nodes lists the primary and its replicas.
 func (c clusterDB) Nodes() []backend.Node {

@@ -72,7 +72,46 @@ var Spec = backend.Spec{
 		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
 		{Name: "read-from", Default: "primary", Kind: knob.Choice, Choices: []string{"primary", "replicas"}, Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},
 	},
+	Own:  ownKnobs,
 	Open: open,
+}
+
+// own is what PostgreSQL's own knobs ask (Spec.Knobs), read once when the
+// run is planned (Spec.Own).
+type own struct {
+	bin     string // --pg-bin
+	socket  bool   // --socket
+	cluster clusterConfig
+}
+
+// ownKnobs reads PostgreSQL's own knobs: Spec.Own.
+func ownKnobs(v *knob.Values) (any, error) {
+	o := own{bin: v.Get("pg-bin")}
+	var err error
+	if o.socket, err = v.Bool("socket"); err != nil {
+		return nil, err
+	}
+	if o.cluster.topology, err = v.Choice("topology"); err != nil {
+		return nil, err
+	}
+	if o.cluster.replication, err = v.Choice("replication"); err != nil {
+		return nil, err
+	}
+	from, err := v.Choice("read-from")
+	if err != nil {
+		return nil, err
+	}
+	o.cluster.readReplica = from == "replicas"
+	return o, nil
+}
+
+// ownOf returns the options' own knobs, or their defaults when the caller
+// gave none (a test, dbgauge isolation).
+func ownOf(o backend.Options) own {
+	if x, ok := o.Own.(own); ok {
+		return x
+	}
+	return own{cluster: clusterConfig{topology: "none", replication: "async"}}
 }
 
 type db struct {
@@ -96,15 +135,9 @@ type db struct {
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
-	d := &db{}
-	var pgBin string
-	if o.Values != nil {
-		var err error
-		if d.socket, err = o.Values.Bool("socket"); err != nil {
-			return nil, err
-		}
-		pgBin = o.Values.Get("pg-bin")
-	}
+	own := ownOf(o)
+	d := &db{socket: own.socket}
+	pgBin := own.bin
 	settings, err := mapDurability(o.Durability, o.DB == managed)
 	if err != nil {
 		return nil, err
@@ -135,7 +168,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Bin: pgBin, Dir: o.Dir, Data: o.DataDir, Settings: settings, Archive: o.Archive, Memory: o.ServerMemory, CPUs: o.ServerCPUs}); err != nil {
+		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)

@@ -12,17 +12,16 @@ import (
 // o (its DB is the started server's DSN). Closing the DB stops the server
 // and removes the cluster (its log stays). Spec.Reopen.
 func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (backend.DB, error) {
-	var bin string
-	if o.Values != nil {
-		bin = o.Values.Get("pg-bin")
-	}
+	bin := ownOf(o).bin
 	from := backend.FileSize(logPath)
 	srv, err := Reopen(ctx, dataDir, logPath, bin)
 	if err != nil {
 		return nil, err
 	}
 	note := redoNote(server.ReadFrom(logPath, from))
-	o.DB = srv.DSN(true)
+	// The settings were the killed server's; the restarted one runs with
+	// its defaults, to be read.
+	o.DB, o.Set, o.CacheBytes = srv.DSN(true), nil, 0
 	db, err := open(ctx, o)
 	if err != nil {
 		_, _ = srv.StopClean()

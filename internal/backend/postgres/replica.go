@@ -12,57 +12,54 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/sys/unix"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // StartReplica makes a hot standby of p (a primary, or a replica for a
-// chain): a base backup of p into base/replica-NAME, streaming from p under
+// chain): a base backup of p into replica-NAME beside the server home (the
+// primary's, whose StopClean removes them all), streaming from p under
 // application_name name (what synchronous_standby_names names), started
 // with settings on a port of its own. It returns once the standby accepts
 // connections. Settings must not hold synchronous_standby_names: a replica
 // that inherited it would hang on every write once promoted.
-func (p *Server) StartReplica(ctx context.Context, base, name, logPath string, settings map[string]string) (*Server, error) {
-	dir := filepath.Join(base, "replica-"+name)
-	if err := os.Mkdir(dir, 0o700); err != nil {
+func (p *Server) StartReplica(ctx context.Context, home *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
+	in, err := home.Beside("replica-" + name)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.Account.Own(dir); err != nil {
-		return nil, err
-	}
-	r := &Server{Bin: p.Bin, Account: p.Account, User: p.User, Password: p.Password, Database: p.Database,
-		DataDir: filepath.Join(dir, "data"), Name: name, Note: p.Note}
+	r := &Server{Instance: in, Bin: p.Bin, User: p.User, Database: p.Database, Name: name}
 	// A throwaway standby: its copy need not be flushed (-N).
 	cctx, cancel := context.WithTimeoutCause(ctx, replicaCopy, fmt.Errorf("the copy of %s took longer than %s (a stuck primary, or a database too big to copy on loopback that long)", upstreamName(p), replicaCopy))
-	err := p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
+	err = p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
 		"-D", r.DataDir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
 		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w")
 	cancel()
+	if err == nil {
+		err = r.follow(p)
+	}
+	if err == nil {
+		err = r.signal("standby.signal")
+	}
+	if err == nil {
+		r.recipe(logPath, settings, true)
+		err = r.Launch(ctx)
+	}
 	if err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("replica %s: %w", name, err)
-	}
-	if err := r.follow(p); err != nil {
-		_ = os.RemoveAll(dir)
-		return nil, err
-	}
-	signal := filepath.Join(r.DataDir, "standby.signal")
-	if err := os.WriteFile(signal, nil, 0o600); err != nil {
-		return nil, err
-	}
-	if err := p.Account.Own(signal); err != nil {
-		return nil, err
-	}
-	if r.SocketDir, err = os.MkdirTemp("", "dbgauge-sock-"); err != nil {
-		return nil, err
-	}
-	if err := p.Account.Own(r.SocketDir); err != nil {
-		return nil, err
-	}
-	if err := r.launch(ctx, logPath, settings); err != nil {
-		_ = os.RemoveAll(dir)
-		_ = os.RemoveAll(r.SocketDir)
+		in.Discard()
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}
 	return r, nil
+}
+
+// signal makes one of the files whose presence tells a starting server what
+// it is (standby.signal, recovery.signal), owned by the account.
+func (p *Server) signal(name string) error {
+	path := filepath.Join(p.DataDir, name)
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		return err
+	}
+	return p.Account.Own(path)
 }
 
 // replicaCopy bounds the base backup a replica starts from.

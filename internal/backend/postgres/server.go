@@ -16,45 +16,32 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
-// ServerConfig says how to start a managed PostgreSQL.
+// ServerConfig says how to start a managed PostgreSQL: the kit's Config
+// (the run's folder, --data-dir, --server-memory, --cpus server=…) and
+// PostgreSQL's own.
 type ServerConfig struct {
+	server.Config
 	Bin      string            // folder holding initdb and postgres; "" searches the usual places
-	Dir      string            // the run's folder: the cluster goes in Dir/postgres
-	Data     string            // --data-dir: the data goes here instead (a folder the account must reach)
 	Settings map[string]string // postgresql.conf parameters, passed as -c name=value
 	// Archive keeps every WAL segment the server completes in a folder of
 	// the cluster (archive_mode), so that a base backup can be rolled
 	// forward to any later moment.
 	Archive bool
-	// Memory (--server-memory), when not 0, runs the server in a memory
-	// cgroup of its own with this limit, its page cache included.
-	Memory int64
-	// CPUs (--cpus server=…) keeps the server's processes on these CPUs.
-	CPUs []int
 }
 
-// Server is a running managed PostgreSQL.
+// Server is a running managed PostgreSQL: the kit's Instance (account,
+// folders, port, process) and what is PostgreSQL's own.
 type Server struct {
-	*server.Process
-	Bin       string
-	DataDir   string
-	SocketDir string
-	Port      int
-	User      string
-	Password  string
-	Database  string
-	Account   server.Account
-	Startup   time.Duration // from exec to the first accepted connection
-	Note      string        // what a reader should know (who runs it, where)
-	Archive   string        // the WAL archive's folder, when archiving
-	Name      string        // a replica's application_name ("r1"); "" for a primary
-	memory    int64         // --server-memory: the limit of its cgroup, made at the first launch
-	cpus      []int         // --cpus server=…: the CPUs its processes run on
+	*server.Instance
+	Bin      string
+	User     string
+	Database string
+	Archive  string // the WAL archive's folder, when archiving
+	Name     string // a replica's application_name ("r1"); "" for a primary
 }
 
 // pgSearch lists where Debian, RPM and source builds put PostgreSQL's binaries.
@@ -114,89 +101,79 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("postgres")
+	in, err := server.New("postgres", cfg.Config, "postgres")
 	if err != nil {
 		return nil, err
 	}
-	p := &Server{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", Password: server.Secret(), memory: cfg.Memory, cpus: cfg.CPUs}
-	// The server and its tools run from other working folders: absolute paths
-	// only (--results oe is relative).
-	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
-		return nil, err
-	}
-	f, err := server.MakeFolders(acct, cfg.Dir, cfg.Data, "postgres")
-	if err != nil {
-		return nil, err
-	}
-	base := f.Base
-	p.DataDir, p.SocketDir, p.Note = filepath.Join(base, "data"), f.Socket, f.Note
+	p := &Server{Instance: in, Bin: bin, User: "dbgauge", Database: "postgres"}
+	settings := server.Settings(cfg.Settings)
 	if cfg.Archive {
-		p.Archive = filepath.Join(base, "archive")
+		p.Archive = filepath.Join(in.Base, "archive")
 		if err := os.Mkdir(p.Archive, 0o700); err != nil {
 			return nil, err
 		}
-		if err := acct.Own(p.Archive); err != nil {
+		if err := in.Account.Own(p.Archive); err != nil {
 			return nil, err
 		}
-		settings := map[string]string{"archive_mode": "on", "archive_command": "test ! -f '" + p.Archive + "/%f' && cp %p '" + p.Archive + "/%f'"}
-		for k, v := range cfg.Settings {
-			settings[k] = v
-		}
-		cfg.Settings = settings
+		archive := server.Settings{"archive_mode": "on", "archive_command": "test ! -f '" + p.Archive + "/%f' && cp %p '" + p.Archive + "/%f'"}
+		settings = archive.With(cfg.Settings)
 	}
-	pwfile := filepath.Join(base, "pwfile")
-	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
+	if err := p.initdb(); err != nil {
 		return nil, err
 	}
-	if err := acct.Own(pwfile); err != nil {
-		return nil, err
-	}
-	err = acct.Run(filepath.Join(bin, "initdb"), "-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
-		"--pwfile="+pwfile, "-E", "UTF8", "--locale=C", "-N")
-	os.Remove(pwfile)
-	if err != nil {
-		return nil, fmt.Errorf("initdb: %w", err)
-	}
-	if err := p.launch(ctx, filepath.Join(cfg.Dir, "postgres.log"), cfg.Settings); err != nil {
+	p.recipe(filepath.Join(in.Dir, "postgres.log"), settings, true)
+	if err := p.Launch(ctx); err != nil {
 		return nil, err
 	}
 	return p, nil
 }
 
-// launch starts the server on p.DataDir on a free loopback port with
-// settings as -c name=value, and waits until it accepts connections.
-// With a memory limit, the server runs in a cgroup of its own.
-func (p *Server) launch(ctx context.Context, logPath string, settings map[string]string) error {
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
+// initdb makes the cluster in DataDir, dbgauge's user its superuser with
+// the password (through a file of the account's, removed at once).
+func (p *Server) initdb() error {
+	pwfile := filepath.Join(p.Base, "pwfile")
+	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
+		return err
 	}
-	sort.Strings(keys)
-	start := func(port int) (*server.Process, error) {
-		p.Port = port
-		args := []string{"-D", p.DataDir, "-p", strconv.Itoa(p.Port), "-c", "listen_addresses=127.0.0.1",
-			"-c", "unix_socket_directories=" + p.SocketDir}
-		for _, k := range keys {
-			args = append(args, "-c", k+"="+settings[k])
-		}
-		var err error
-		p.Process, err = server.StartOn(p.Account, p.cpus, logPath, filepath.Join(p.Bin, "postgres"), args...)
-		return p.Process, err
+	defer os.Remove(pwfile)
+	if err := p.Account.Own(pwfile); err != nil {
+		return err
 	}
-	var err error
-	p.Startup, err = server.Launch{
-		Memory: p.memory,
-		Start:  start,
-		Ready:  func() error { return p.waitReady(ctx) },
-		Taken:  func() bool { return strings.Contains(p.LogTail(5), "could not bind") },
-	}.Run()
-	return err
+	err := p.Account.Run(filepath.Join(p.Bin, "initdb"), "-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
+		"--pwfile="+pwfile, "-E", "UTF8", "--locale=C", "-N")
+	if err != nil {
+		return fmt.Errorf("initdb: %w", err)
+	}
+	return nil
 }
 
-// waitReady connects until the server accepts, or it exits, or 60 s pass.
-func (p *Server) waitReady(ctx context.Context) error { return p.waitReadyOn(ctx, false) }
+// recipe says how the kit starts this server: postgres on DataDir with
+// settings as -c name=value, its output in log, listening on loopback TCP
+// (tcp) or only on its Unix socket, ready when a connection succeeds there.
+func (p *Server) recipe(log string, settings server.Settings, tcp bool) {
+	listen := ""
+	if tcp {
+		listen = "127.0.0.1"
+	}
+	p.Recipe = server.Recipe{
+		Command: func(port int) (server.Command, error) {
+			args := []string{"-D", p.DataDir, "-p", strconv.Itoa(port), "-c", "listen_addresses=" + listen,
+				"-c", "unix_socket_directories=" + p.SocketDir}
+			args = append(args, settings.Render(func(k, v string) []string { return []string{"-c", k + "=" + v} })...)
+			return server.Command{Bin: filepath.Join(p.Bin, "postgres"), Args: args}, nil
+		},
+		Ready: func(ctx context.Context) error { return p.waitReadyOn(ctx, !tcp) },
+		Stop:  syscall.SIGINT, // fast shutdown: a checkpoint, then exit
+		Log:   log,
+	}
+	if tcp {
+		// Without TCP the port only names the socket: no other try.
+		p.Recipe.Taken = func(tail string) bool { return strings.Contains(tail, "could not bind") }
+	}
+}
 
-// waitReadyOn waits over TCP, or over the Unix socket.
+// waitReadyOn connects, over TCP or the Unix socket, until the server
+// accepts, or it exits, or 60 s pass.
 func (p *Server) waitReadyOn(ctx context.Context, socket bool) error {
 	return p.WaitReady(ctx, 20*time.Millisecond, func() error {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
@@ -231,29 +208,8 @@ func (p *Server) DSN(socket bool) string {
 // connections, with what the server said of its recovery ("redo done at
 // 0/5A3C2B8 … replayed 12.3 MiB of WAL"), read from its log.
 func (p *Server) CrashRestart(ctx context.Context) (string, error) {
-	from := backend.FileSize(p.LogPath)
-	np, err := p.Crash()
-	if err != nil {
-		return "", err
-	}
-	p.Process = np
-	if err := p.waitReady(ctx); err != nil {
-		return "", err
-	}
-	return redoNote(server.ReadFrom(p.LogPath, from)), nil
-}
-
-// Restart shuts the server down cleanly (fast shutdown: a checkpoint, then
-// exit) and starts it again on the same cluster, port and settings: its
-// shared buffers are empty afterwards. It returns once the server accepts
-// connections.
-func (p *Server) Restart(ctx context.Context) error {
-	np, err := p.Process.Restart(syscall.SIGINT, 60*time.Second)
-	if err != nil {
-		return err
-	}
-	p.Process = np
-	return p.waitReady(ctx)
+	log, err := p.Instance.CrashRestart(ctx)
+	return redoNote(log), err
 }
 
 var (
@@ -281,40 +237,42 @@ func lsn(m []string) int64 {
 	return hi<<32 | lo
 }
 
-// StopClean shuts the server down (fast shutdown: SIGINT), removes the
-// cluster's files (the log stays), and returns how long the shutdown took.
-func (p *Server) StopClean() (time.Duration, error) {
-	d, err := p.Stop(syscall.SIGINT, 60*time.Second)
-	if cerr := p.ReleaseCgroup(); err == nil {
-		err = cerr
-	}
-	os.RemoveAll(filepath.Dir(p.DataDir))
-	os.RemoveAll(p.SocketDir)
-	return d, err
-}
-
 // Reopen starts a server again on the cluster of one that was killed, as
 // recovery after a crash: a new port and socket folder, the same account,
-// and local connections trusted (a line put first in pg_hba.conf, and
-// fsynced), since the killed run's password is gone with it. It returns once
-// the server accepts connections; Startup is the recovery time.
+// no TCP, and local connections trusted (a line put first in pg_hba.conf,
+// and fsynced), since the killed run's password is gone with it. It returns
+// once the server accepts connections; Startup is the recovery time.
 func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Server, error) {
 	bin, err := FindServer(binHint)
 	if err != nil {
 		return nil, err
 	}
-	acct, err := server.AccountFor("postgres")
+	if err := trustLocal(filepath.Join(dataDir, "pg_hba.conf")); err != nil {
+		return nil, err
+	}
+	in, err := server.Reopened(dataDir, true, "postgres")
 	if err != nil {
 		return nil, err
 	}
-	hba := filepath.Join(dataDir, "pg_hba.conf")
+	p := &Server{Instance: in, Bin: bin, User: "dbgauge", Database: "postgres"}
+	p.recipe(logPath, nil, false)
+	if err := p.Launch(ctx); err != nil {
+		_ = os.RemoveAll(p.SocketDir)
+		return nil, err
+	}
+	return p, nil
+}
+
+// trustLocal puts "local all all trust" first in a killed cluster's
+// pg_hba.conf, flushed.
+func trustLocal(hba string) error {
 	old, err := os.ReadFile(hba)
 	if err != nil {
-		return nil, fmt.Errorf("the killed server's cluster: %w", err)
+		return fmt.Errorf("the killed server's cluster: %w", err)
 	}
 	f, err := os.OpenFile(hba, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	_, err = f.Write(append([]byte("local all all trust\n"), old...))
 	if err == nil {
@@ -323,30 +281,5 @@ func Reopen(ctx context.Context, dataDir, logPath, binHint string) (*Server, err
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		return nil, err
-	}
-	p := &Server{Bin: bin, Account: acct, User: "dbgauge", Database: "postgres", DataDir: dataDir}
-	if p.SocketDir, err = os.MkdirTemp("", "dbgauge-pg-"); err != nil {
-		return nil, err
-	}
-	if err := acct.Own(p.SocketDir); err != nil {
-		return nil, err
-	}
-	// No other try: the port only names the socket (no TCP).
-	p.Startup, err = server.Launch{
-		Start: func(port int) (*server.Process, error) {
-			p.Port = port
-			var err error
-			p.Process, err = server.Start(acct, logPath, filepath.Join(bin, "postgres"), "-D", dataDir, "-p", strconv.Itoa(p.Port),
-				"-c", "listen_addresses=", "-c", "unix_socket_directories="+p.SocketDir)
-			return p.Process, err
-		},
-		Ready: func() error { return p.waitReadyOn(ctx, true) },
-	}.Run()
-	if err != nil {
-		os.RemoveAll(p.SocketDir)
-		return nil, err
-	}
-	return p, nil
+	return err
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -18,7 +19,7 @@ func startPG(t *testing.T, settings map[string]string) *Server {
 	if _, err := FindServer(""); err != nil {
 		testenv.Need(t, err)
 	}
-	p, err := Start(context.Background(), ServerConfig{Dir: t.TempDir(), Settings: settings})
+	p, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: settings})
 	if err != nil {
 		t.Fatal(err)
 	}

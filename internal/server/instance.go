@@ -1,0 +1,275 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Instance is one managed server: its account, folders, port, password,
+// process and start-up, which every engine's managed server has alike. An
+// engine's Server embeds it and says what is its own in a Recipe: the
+// command line, how to tell that it serves, what its log says when the port
+// was taken, its clean shutdown.
+type Instance struct {
+	*Process // nil until Launch
+	Recipe   Recipe
+	Account  Account
+	// Dir is the run's folder (absolute): the server's log goes there.
+	Dir string
+	// Base holds the data folder and what the engine keeps beside it (an
+	// instance's configuration, a backup, a replica's or a restore's own
+	// Base); StopClean removes it.
+	Base      string
+	DataDir   string // Base/data, or a killed server's data (Reopened)
+	SocketDir string // a short folder of its own for its Unix socket; "" when it has none
+	Port      int
+	Password  string        // dbgauge's account's on it, random; never printed
+	Startup   time.Duration // of the last start: from exec to the first accepted connection
+	Note      string        // what a reader should know (who runs it, where the data went)
+	memory    int64         // --server-memory: the limit of its cgroup, made at the first launch
+	cpus      []int         // --cpus server=…: the CPUs its processes run on
+}
+
+// Recipe is what an engine says of its managed server; the kit does the rest.
+type Recipe struct {
+	// Command is the server's command line on port (it may write the
+	// engine's configuration for that port first).
+	Command func(port int) (Command, error)
+	// Ready waits until the server just started serves, bounded and
+	// cancellable (the embedded Process's WaitReady, usually).
+	Ready func(ctx context.Context) error
+	// Taken says, from the last lines of the server's output, that another
+	// process took its port before it could bind it; nil: never retried.
+	Taken func(tail string) bool
+	// Stop is the engine's clean shutdown: the signal, then a kill when the
+	// server has not stopped within StopWithin (60 s when 0). Shutdown,
+	// when set, is the whole shutdown instead.
+	Stop       syscall.Signal
+	StopWithin time.Duration
+	Shutdown   func() (time.Duration, error)
+	// Log is where the server's output goes.
+	Log string
+}
+
+// Command is a server's command line: its binary, its arguments, and its
+// environment (nil: dbgauge's own).
+type Command struct {
+	Bin  string
+	Args []string
+	Env  []string
+}
+
+// Config says where and how the kit starts a server.
+type Config struct {
+	Dir    string // the run's folder: the server's folder goes in it, its log beside
+	Data   string // --data-dir: the data goes here instead (a folder the account must reach)
+	Memory int64  // --server-memory: a memory cgroup of its own with this limit; 0: none
+	CPUs   []int  // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
+}
+
+// New makes a fresh server's folders, named for engine, in cfg's folder and
+// owned by the account the server runs as (when dbgauge is root, the first
+// of accounts that exists, else a "dbgauge" system user), with a random
+// password. The caller sets Recipe, makes the data in DataDir, and Launches.
+func New(engine string, cfg Config, accounts ...string) (*Instance, error) {
+	acct, err := AccountFor(accounts...)
+	if err != nil {
+		return nil, err
+	}
+	// The server and its tools run from other working folders: absolute
+	// paths only (--results oe is relative).
+	dir, err := filepath.Abs(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	f, err := MakeFolders(acct, dir, cfg.Data, engine)
+	if err != nil {
+		return nil, err
+	}
+	return &Instance{Account: acct, Dir: dir, Base: f.Base, DataDir: filepath.Join(f.Base, "data"), SocketDir: f.Socket,
+		Note: f.Note, Password: Secret(), memory: cfg.Memory, cpus: cfg.CPUs}, nil
+}
+
+// Reopened is an Instance on the data a killed server left in dataDir (its
+// Base is dataDir's folder), run by the same account, with a socket folder
+// of its own when socket; the caller sets Recipe and Launches.
+func Reopened(dataDir string, socket bool, accounts ...string) (*Instance, error) {
+	acct, err := AccountFor(accounts...)
+	if err != nil {
+		return nil, err
+	}
+	in := &Instance{Account: acct, Base: filepath.Dir(dataDir), DataDir: dataDir, Dir: filepath.Dir(filepath.Dir(dataDir))}
+	if socket {
+		if in.SocketDir, err = in.socketDir(); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// Beside makes the folders of another server next to this one's data, in
+// Base/name (a replica, a restored backup): the same account, password and
+// note, a socket folder of its own, no memory limit or CPUs of this one's.
+// The caller fills its DataDir and Launches it; StopClean removes it all.
+func (in *Instance) Beside(name string) (*Instance, error) {
+	base := filepath.Join(in.Base, name)
+	if err := os.Mkdir(base, 0o700); err != nil {
+		return nil, err
+	}
+	if err := in.Account.Own(base); err != nil {
+		return nil, err
+	}
+	sib := &Instance{Account: in.Account, Dir: in.Dir, Base: base, DataDir: filepath.Join(base, "data"), Password: in.Password, Note: in.Note}
+	var err error
+	if sib.SocketDir, err = in.socketDir(); err != nil {
+		_ = os.RemoveAll(base)
+		return nil, err
+	}
+	return sib, nil
+}
+
+// socketDir makes a short folder for a Unix socket, owned by the account.
+func (in *Instance) socketDir() (string, error) {
+	d, err := os.MkdirTemp("", "dbgauge-sock-")
+	if err != nil {
+		return "", err
+	}
+	if err := in.Account.Own(d); err != nil {
+		_ = os.Remove(d)
+		return "", err
+	}
+	return d, nil
+}
+
+// Launch starts the server on a free loopback port (another one when the
+// port was taken meanwhile, three tries) and waits until it serves
+// (Recipe.Ready); Startup is the time that took. A server that did not come
+// up is killed. With a memory limit it runs in a cgroup of its own.
+func (in *Instance) Launch(ctx context.Context) error {
+	var err error
+	in.Startup, err = Launch{
+		Memory: in.memory,
+		Start:  in.start,
+		Ready:  func() error { return in.Recipe.Ready(ctx) },
+		Taken: func() bool {
+			return in.Recipe.Taken != nil && in.Recipe.Taken(in.LogTail(5))
+		},
+	}.Run()
+	return err
+}
+
+// start starts the server's command on port.
+func (in *Instance) start(port int) (*Process, error) {
+	in.Port = port
+	c, err := in.Recipe.Command(port)
+	if err != nil {
+		return nil, err
+	}
+	in.Process, err = StartEnv(in.Account, c.Env, in.cpus, in.Recipe.Log, c.Bin, c.Args...)
+	return in.Process, err
+}
+
+// CrashRestart kills every process of the server with SIGKILL, as a crash
+// would, and starts it again on the same data, port and settings. It
+// returns once the server serves, with what the server logged meanwhile
+// (its recovery, for the engine to read).
+func (in *Instance) CrashRestart(ctx context.Context) (string, error) {
+	from := fileSize(in.LogPath)
+	np, err := in.Crash()
+	if err != nil {
+		return "", err
+	}
+	in.Process = np
+	if err := in.Recipe.Ready(ctx); err != nil {
+		return "", err
+	}
+	return ReadFrom(in.LogPath, from), nil
+}
+
+// Restart shuts the server down cleanly and starts it again on the same
+// data, port and settings (its caches empty); it returns once it serves.
+func (in *Instance) Restart(ctx context.Context) error {
+	np, err := in.Process.Restart(in.Recipe.Stop, in.stopWithin())
+	if err != nil {
+		return err
+	}
+	in.Process = np
+	return in.Recipe.Ready(ctx)
+}
+
+func (in *Instance) stopWithin() time.Duration {
+	if in.Recipe.StopWithin > 0 {
+		return in.Recipe.StopWithin
+	}
+	return 60 * time.Second
+}
+
+// StopClean shuts the server down cleanly, releases its cgroup, removes
+// Base and its socket folder (its log stays), and returns how long the
+// shutdown took.
+func (in *Instance) StopClean() (time.Duration, error) {
+	var d time.Duration
+	var err error
+	if in.Recipe.Shutdown != nil {
+		d, err = in.Recipe.Shutdown()
+	} else {
+		d, err = in.Stop(in.Recipe.Stop, in.stopWithin())
+	}
+	if cerr := in.ReleaseCgroup(); err == nil {
+		err = cerr
+	}
+	in.Discard()
+	return d, err
+}
+
+// Discard removes Base and the socket folder: a server that stopped, or
+// never came up.
+func (in *Instance) Discard() {
+	_ = os.RemoveAll(in.Base)
+	if in.SocketDir != "" {
+		_ = os.RemoveAll(in.SocketDir)
+	}
+}
+
+// Tool runs one of the engine's programs as the account, in "/", with env
+// (nil: dbgauge's own) and stdin, until ctx ends. Its error names the
+// program and ends with the last lines of its output, the password hidden.
+func (in *Instance) Tool(ctx context.Context, env []string, stdin, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.SysProcAttr = in.Account.SysProcAttr()
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	cmd.Dir, cmd.Env = "/", env
+	cmd.Stdin = strings.NewReader(stdin)
+	out, err := cmd.CombinedOutput()
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s: %w", filepath.Base(name), context.Cause(ctx))
+	case err != nil:
+		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, in.Hide(LastLines(string(out), 5)))
+	}
+	return nil
+}
+
+// Hide replaces the server's password in s.
+func (in *Instance) Hide(s string) string {
+	if in.Password == "" {
+		return s
+	}
+	return strings.ReplaceAll(s, in.Password, "****")
+}
+
+// fileSize is a file's size, 0 when it cannot be read.
+func fileSize(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}

@@ -1,0 +1,69 @@
+package server
+
+import "sort"
+
+// Node is one server of a topology: its name and the one it follows (its
+// upstream: "primary", or another node's name).
+type Node struct{ Name, Follows string }
+
+// Topology is a declared set of servers: a primary and the nodes that
+// follow it, directly or through another node, in the order they start
+// (an upstream before its followers). The engine says what following is
+// (PostgreSQL: a streaming replica; MariaDB: a binlog replica).
+type Topology struct {
+	Name  string
+	Nodes []Node
+}
+
+// Primary names the server every topology starts from.
+const Primary = "primary"
+
+// Topologies are the topologies of --topology: none, one replica, two
+// replicas of the primary (direct), and a chain (primary → r1 → r2).
+var Topologies = map[string]Topology{
+	"none":     {Name: "none"},
+	"1":        {Name: "1", Nodes: []Node{{"r1", Primary}}},
+	"2-direct": {Name: "2-direct", Nodes: []Node{{"r1", Primary}, {"r2", Primary}}},
+	"2-chain":  {Name: "2-chain", Nodes: []Node{{"r1", Primary}, {"r2", "r1"}}},
+}
+
+// TopologyNames lists the names of Topologies in order.
+func TopologyNames() []string {
+	var names []string
+	for n := range Topologies {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Direct lists the nodes that follow the primary itself.
+func (t Topology) Direct() []Node {
+	var out []Node
+	for _, n := range t.Nodes {
+		if n.Follows == Primary {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// StartTopology starts t's nodes in order, each by follow from its
+// upstream (primary, or a node started before it), and returns them with
+// their upstreams' names; on an error, the nodes started so far are
+// returned with it, for the caller to stop.
+func StartTopology[S any](t Topology, primary S, follow func(upstream S, n Node) (S, error)) ([]S, []string, error) {
+	byName := map[string]S{Primary: primary}
+	var started []S
+	var upstreams []string
+	for _, n := range t.Nodes {
+		s, err := follow(byName[n.Follows], n)
+		if err != nil {
+			return started, upstreams, err
+		}
+		byName[n.Name] = s
+		started = append(started, s)
+		upstreams = append(upstreams, n.Follows)
+	}
+	return started, upstreams, nil
+}
