@@ -293,11 +293,19 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	}
 	values.Set("db", be)
 	values.Set("results", os.TempDir())
-	if _, err := session.NewPlan(session.Request{Workload: spec, Values: values, Ledger: noLedger{}}); err != nil {
+	plan, err := session.NewPlan(session.Request{Workload: spec, Values: values, Ledger: noLedger{}})
+	if err != nil {
 		return crash.Target{}, err
 	}
 	// The database is reopened to be read, with the engine's safest setting:
 	// what survived is on disk already, and recovery itself must be durable.
+	// What the data was made with (its page size, the engine's own knobs;
+	// a managed server's --set, which may fix its layout) comes from the
+	// plan's options, built once.
+	po := plan.Options()
+	reading := func(db, dir string) backend.Options {
+		return backend.Options{DB: db, Dir: dir, Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Own: po.Own, PageSize: po.PageSize}
+	}
 	w, err := spec.New(workload.Common{Commit: workload.Commit{Mode: workload.PerUnit, Every: 1}, Clients: 1, Seed: 1}, values)
 	if err != nil {
 		return crash.Target{}, err
@@ -315,7 +323,9 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true,
 			Open: func(ctx context.Context, dataDir, logDir string) (backend.DB, error) {
 				log := filepath.Join(logDir, "recovery.log")
-				return bspec.Reopen(ctx, dataDir, log, backend.Options{Dir: filepath.Dir(dataDir), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
+				o := reading("", filepath.Dir(dataDir))
+				o.Set = po.Set
+				return bspec.Reopen(ctx, dataDir, log, o)
 			},
 			Present: present, Promise: promise,
 		}, nil
@@ -323,7 +333,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	return crash.Target{
 		Flags: append([]string{spec.Name}, rest...), Backend: be, Ext: ext,
 		Open: func(ctx context.Context, path, _ string) (backend.DB, error) {
-			return bspec.Open(ctx, backend.Options{DB: be + ":" + path, Dir: filepath.Dir(path), Durability: backend.Sync, Prepare: backend.Once, Conns: 1, Values: values})
+			return bspec.Open(ctx, reading(be+":"+path, filepath.Dir(path)))
 		},
 		Present: present, Promise: promise,
 	}, nil

@@ -115,7 +115,8 @@ func (cr *clusterRun) check(ctx context.Context, s *session, db backend.DB) {
 // the run ends.
 func (s *session) startCluster(ctx context.Context, cr *clusterRun, c backend.Cluster) {
 	cr.c, cr.ended = c, make(chan struct{})
-	cr.rec = &result.Cluster{Topology: s.bopts.Values.Get("topology"), Replication: s.bopts.Values.Get("replication")}
+	topology, replication := c.Topology()
+	cr.rec = &result.Cluster{Topology: topology, Replication: replication}
 	for _, n := range c.Nodes() {
 		cr.rec.Nodes = append(cr.rec.Nodes, result.Node(n))
 	}

@@ -155,7 +155,6 @@ func NewPlan(req Request) (*Plan, error) {
 	if p.recoveryOn, err = v.Bool("crash-recovery"); err != nil {
 		return nil, err
 	}
-	led := req.Ledger
 	if err := p.failoverConfig(v); err != nil {
 		return nil, err
 	}
@@ -165,39 +164,11 @@ func NewPlan(req Request) (*Plan, error) {
 	if ro, ok := p.w.(workload.ReadOnly); v.Get("read-from") == "replicas" && (!ok || !ro.ReadOnly()) {
 		return nil, knob.Bad("use --read-from replicas with a workload that only reads (tpcb --select-only)", "%s writes, and replicas refuse writes", p.wspec.Name)
 	}
-	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil || p.fault != nil) {
-		p.ledger = ledger.New()
-		led = ledger.Tee(p.ledger, led)
+	if err := p.ledgerConfig(req.Ledger); err != nil {
+		return nil, err
 	}
-	if led != nil {
-		l, ok := p.w.(workload.Ledgered)
-		if !ok {
-			return nil, knob.Bad("use a workload that records its commits: insert, nms, or a workload file with a [ledger] (examples/deposits.toml)",
-				"%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
-		}
-		l.SetLedger(led)
-		p.led = led
-	}
-	if r, ok := p.w.(workload.Requirer); ok {
-		for _, a := range r.Requires() {
-			if !p.bspec.Has(a) {
-				var have []string
-				for _, b := range catalog.Backends() {
-					if b.Has(a) {
-						have = append(have, b.Name)
-					}
-				}
-				return nil, knob.Bad(fmt.Sprintf("drop the knob that needs %s, or use an engine that has them: %s", a, strings.Join(have, ", ")),
-					"%s has no %s, which this %s run needs", p.bspec.Name, a, p.wspec.Name)
-			}
-		}
-	}
-	for _, s := range v.List("require") {
-		r, err := verdict.Parse(s, req.Workload.Metric())
-		if err != nil {
-			return nil, err
-		}
-		p.require = append(p.require, r)
+	if err := p.requirements(v); err != nil {
+		return nil, err
 	}
 	ceiling, err := v.Choice("ceiling")
 	if err != nil {
@@ -207,9 +178,73 @@ func NewPlan(req Request) (*Plan, error) {
 	if p.results = v.Get("results"); p.results == "" {
 		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
 	}
+	p.resultConfig(v, commit)
+	// Last, once every knob is known good: --db itself, a folder that is
+	// there or a server that answers, before any folder is made.
+	if pf := p.bspec.Preflight; pf != nil {
+		if err := pf(db); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// ledgerConfig gives the workload the ledger of its commits: dbgauge
+// crash's (led), and the run's own when a restore, a failover or a fault
+// will be judged by what it lost.
+func (p *Plan) ledgerConfig(led workload.Ledger) error {
+	if _, ok := p.w.(workload.Ledgered); ok && (p.backup != nil && p.backup.restore || p.failover != nil || p.fault != nil) {
+		p.ledger = ledger.New()
+		led = ledger.Tee(p.ledger, led)
+	}
+	if led == nil {
+		return nil
+	}
+	l, ok := p.w.(workload.Ledgered)
+	if !ok {
+		return knob.Bad("use a workload that records its commits: insert, nms, or a workload file with a [ledger] (examples/deposits.toml)",
+			"%s cannot tell which commits it made (dbgauge crash needs that)", p.wspec.Name)
+	}
+	l.SetLedger(led)
+	p.led = led
+	return nil
+}
+
+// requirements refuses an engine without an ability the run needs, and
+// reads --require.
+func (p *Plan) requirements(v *knob.Values) error {
+	if r, ok := p.w.(workload.Requirer); ok {
+		for _, a := range r.Requires() {
+			if p.bspec.Has(a) {
+				continue
+			}
+			var have []string
+			for _, b := range catalog.Backends() {
+				if b.Has(a) {
+					have = append(have, b.Name)
+				}
+			}
+			return knob.Bad(fmt.Sprintf("drop the knob that needs %s, or use an engine that has them: %s", a, strings.Join(have, ", ")),
+				"%s has no %s, which this %s run needs", p.bspec.Name, a, p.wspec.Name)
+		}
+	}
+	for _, s := range v.List("require") {
+		r, err := verdict.Parse(s, p.wspec.Metric())
+		if err != nil {
+			return err
+		}
+		p.require = append(p.require, r)
+	}
+	return nil
+}
+
+// resultConfig is the run's configuration as the result records it,
+// passwords redacted.
+func (p *Plan) resultConfig(v *knob.Values, commit workload.Commit) {
+	w := p.wspec
 	p.config = result.Config{
-		Workload: req.Workload.Name, Unit: req.Workload.Unit, UnitRate: req.Workload.Metric(),
-		Backend: p.bspec.Name, DB: redact.DSN(db), API: string(p.api),
+		Workload: w.Name, Unit: w.Unit, UnitRate: w.Metric(),
+		Backend: p.bspec.Name, DB: redact.DSN(v.Get("db")), API: string(p.api),
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Transactions: p.run.PerClient, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
 		Durability: string(p.bopts.Durability), Isolation: string(p.bopts.Isolation), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
@@ -219,14 +254,6 @@ func NewPlan(req Request) (*Plan, error) {
 	for _, kv := range p.bopts.Set {
 		p.config.Set = append(p.config.Set, kv.Key+"="+redact.DSN(kv.Value))
 	}
-	// Last, once every knob is known good: --db itself, a folder that is
-	// there or a server that answers, before any folder is made.
-	if pf := p.bspec.Preflight; pf != nil {
-		if err := pf(db); err != nil {
-			return nil, err
-		}
-	}
-	return p, nil
 }
 
 // ownKnobs refuses a backend's own knob given for another backend
@@ -283,6 +310,8 @@ func redactKnobs(m map[string]any) result.Knobs {
 	return m
 }
 
+// runConfig reads how many clients run and how long: --clients (or
+// --concurrency), --units, -t, --duration and --warmup; then the rest.
 func (p *Plan) runConfig(v *knob.Values) error {
 	c := &p.run
 	name := result.ClientsKnob
@@ -330,6 +359,14 @@ func (p *Plan) runConfig(v *knob.Values) error {
 			return err
 		}
 	}
+	return p.runRest(v)
+}
+
+// runRest reads the run's knobs beside its length: reconnection, rate,
+// outputs, retries, seed and stop file.
+func (p *Plan) runRest(v *knob.Values) error {
+	c := &p.run
+	var err error
 	if p.reconnect, err = v.Duration("reconnect"); err != nil {
 		return err
 	}
@@ -377,7 +414,14 @@ func (p *Plan) runConfig(v *knob.Values) error {
 
 func (p *Plan) backendOptions(v *knob.Values) error {
 	o := &p.bopts
-	o.DB, o.Conns, o.Values = v.Get("db"), p.run.Clients, v
+	o.DB, o.Conns = v.Get("db"), p.run.Clients
+	if p.bspec.Own != nil {
+		own, err := p.bspec.Own(v)
+		if err != nil {
+			return err
+		}
+		o.Own = own
+	}
 	dur, err := v.Choice("durability")
 	if err != nil {
 		return err
@@ -615,6 +659,10 @@ func (p *Plan) HarnessCPUs() placement.Set { return p.harnessCPUs }
 
 // ResultsRoot returns the folder that will receive the result folder.
 func (p *Plan) ResultsRoot() string { return p.results }
+
+// Options returns the engine's options as the plan built them from the
+// knobs: the one place they are built (dbgauge crash reopens with them).
+func (p *Plan) Options() backend.Options { return p.bopts }
 
 // Backend returns the chosen backend's spec.
 func (p *Plan) Backend() backend.Spec { return p.bspec }
