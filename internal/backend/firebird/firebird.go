@@ -140,15 +140,13 @@ var dialect = backend.Dialect{
 }
 
 type db struct {
-	sql      *sql.DB
-	srv      *Server
-	shutdown time.Duration
-	prepare  backend.Prepare
-	conf     map[string]string // firebird.conf as asked, recorded with the settings
-	stopped  bool
-	pool     int              // the pool's size
-	recovery string           // what the last crash restart found
-	txOpts   driver.TxOptions // how client transactions begin (--isolation)
+	sql     *sql.DB
+	srv     *Server
+	m       *backend.Managed // srv as the session sees it; nil without one
+	prepare backend.Prepare
+	conf    map[string]string // firebird.conf as asked, recorded with the settings
+	pool    int               // the pool's size
+	txOpts  driver.TxOptions  // how client transactions begin (--isolation)
 
 	mu    sync.Mutex
 	admin *conn        // dbgauge's own reads, one transaction each
@@ -195,7 +193,7 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 		}
 	}
 	if d.srv != nil {
-		return managedDB{d}, nil
+		return d.managed(), nil
 	}
 	return d, nil
 }
@@ -329,9 +327,8 @@ func (d *db) stop() {
 	if d.sql != nil {
 		_ = d.sql.Close()
 	}
-	if d.srv != nil && !d.stopped {
-		d.stopped = true
-		d.shutdown, _ = d.srv.StopClean()
+	if d.srv != nil {
+		d.managed().Stop(d.srv.StopClean)
 	}
 }
 
@@ -526,8 +523,22 @@ func (d *db) Close() error {
 	return nil
 }
 
-// managedDB is what Open returns for a managed instance.
-type managedDB struct{ *db }
+// managedDB is what Open returns for a managed instance: a DB that is a
+// server (the kit's backend.Managed).
+type managedDB struct {
+	*db
+	*backend.Managed
+}
+
+// managed is d as a managed server (d.srv is set), its Managed made at the
+// first call: named for its server mode, its log the run's firebird.log,
+// its death told with what that log says.
+func (d *db) managed() managedDB {
+	if d.m == nil {
+		d.m = &backend.Managed{Server: d.srv.Instance, Name: "firebird " + d.srv.Mode, Rules: LogRules, Log: d.srv.Log, Death: d.srv.Died}
+	}
+	return managedDB{d, d.m}
+}
 
 var (
 	_ backend.Server    = managedDB{}
@@ -561,29 +572,22 @@ func validate(ctx context.Context, srv *Server, database string) (bool, string, 
 	return true, "online validation: no errors", nil
 }
 
-// LogRules are the engine's rules for its log (logrules.go).
-func (managedDB) LogRules() *server.LogRules { return LogRules }
-
-// ServerInfo describes the managed server.
+// ServerInfo describes the managed server, and says when its shutdown hung.
 func (m managedDB) ServerInfo() backend.ServerInfo {
-	s := m.srv
-	note := s.Note
-	if s.Killed {
-		note = strings.TrimPrefix(note+"; Firebird did not finish its shutdown within 5 s of SIGTERM and was killed after its database was closed (a Firebird 3 hang, see docs/backends/firebird.md)", "; ")
+	i := m.Managed.ServerInfo()
+	if m.srv.Killed {
+		i.Note = strings.TrimPrefix(i.Note+"; Firebird did not finish its shutdown within 5 s of SIGTERM and was killed after its database was closed (a Firebird 3 hang, see docs/backends/firebird.md)", "; ")
 	}
-	return backend.ServerInfo{
-		Engine: "firebird " + s.Mode, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port,
-		Log: s.Log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: note,
-	}.Of(s.Process)
+	return i
 }
 
 // Recovery says what Firebird found on a restart after a crash: it has no
 // log to replay (careful writes), and what firebird.log said, if anything.
 func (m managedDB) Recovery() string {
-	if m.recovery == "" {
+	if m.RecoveryNote == "" {
 		return "no log to replay (careful writes)"
 	}
-	return m.recovery
+	return m.RecoveryNote
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
@@ -592,7 +596,7 @@ func (m managedDB) Recovery() string {
 // dbgauge's own connection are opened anew. No client runs meanwhile.
 func (m managedDB) CrashRestart(ctx context.Context) error {
 	note, err := m.srv.CrashRestart(ctx)
-	m.recovery = note
+	m.RecoveryNote = note
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.admin != nil {
@@ -609,9 +613,3 @@ func (m managedDB) CrashRestart(ctx context.Context) error {
 	m.sql = db
 	return err
 }
-
-// Died is closed when the managed server exits.
-func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
-
-// DeathErr says why the managed server died, or nil when it was stopped.
-func (m managedDB) DeathErr() error { return m.srv.Died() }

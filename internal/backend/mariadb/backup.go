@@ -57,7 +57,7 @@ func (b *mariaBackup) Restore(ctx context.Context, to backend.RestoreTarget) (ba
 		d.stop()
 		return nil, errors.New(redact.DSN(err.Error()))
 	}
-	return managedDB{d}, nil
+	return d.managed(), nil
 }
 
 // Cleanup has nothing to do: each restored server goes with its Close.

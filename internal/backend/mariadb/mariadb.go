@@ -79,13 +79,11 @@ var dialect = backend.Dialect{
 type db struct {
 	sql      *sql.DB
 	srv      *Server
-	shutdown time.Duration
+	m        *backend.Managed // srv as the session sees it; nil without one
 	prepare  backend.Prepare
 	userKeys []string
-	stopped  bool
-	pool     int    // the pool's size
-	recovery string // what the last crash restart replayed
-	looks    looks  // LockView's reads of InnoDB's lock views, spaced (locks.go)
+	pool     int   // the pool's size
+	looks    looks // LockView's reads of InnoDB's lock views, spaced (locks.go)
 	// changed are the variables SET GLOBAL changed on a server of the
 	// user's, set back once by Close (global.go).
 	changed  []global
@@ -161,7 +159,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 	}
 	if d.srv != nil {
-		return managedDB{d}, nil
+		return d.managed(), nil
 	}
 	return d, nil
 }
@@ -182,9 +180,8 @@ func (d *db) stop() {
 	if d.sql != nil {
 		_ = d.sql.Close()
 	}
-	if d.srv != nil && !d.stopped {
-		d.stopped = true
-		d.shutdown, _ = d.srv.StopClean()
+	if d.srv != nil {
+		d.managed().Stop(d.srv.StopClean)
 	}
 }
 
@@ -374,7 +371,12 @@ func (d *db) Integrity(ctx context.Context) (bool, string, error) {
 
 // Recovery says how much redo log InnoDB replayed in the last crash
 // recovery (a crash restart, or a start on a killed server's datadir).
-func (d *db) Recovery() string { return d.recovery }
+func (d *db) Recovery() string {
+	if d.m == nil {
+		return ""
+	}
+	return d.m.RecoveryNote
+}
 
 // Close sets back what it changed on a server of the user's, or stops a
 // managed server and removes its datadir (the log stays).
@@ -384,8 +386,12 @@ func (d *db) Close() error {
 	return nil
 }
 
-// managedDB is what Open returns for a managed server.
-type managedDB struct{ *db }
+// managedDB is what Open returns for a managed server: a DB that is a
+// server (the kit's backend.Managed).
+type managedDB struct {
+	*db
+	*backend.Managed
+}
 
 var (
 	_ backend.Server    = managedDB{}
@@ -395,32 +401,23 @@ var (
 	_ backend.Checker   = (*db)(nil)
 )
 
-// LogRules are the engine's rules for its log (logrules.go).
-func (managedDB) LogRules() *server.LogRules { return LogRules }
-
-// ServerInfo describes the managed server.
-func (m managedDB) ServerInfo() backend.ServerInfo {
-	s := m.srv
-	return backend.ServerInfo{
-		Engine: "mariadb", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
-		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
-	}.Of(s.Process)
+// managed is d as a managed server (d.srv is set), its Managed made at the
+// first call.
+func (d *db) managed() managedDB {
+	if d.m == nil {
+		d.m = &backend.Managed{Server: d.srv.Instance, Name: "mariadb", Rules: LogRules}
+	}
+	return managedDB{d, d.m}
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its datadir: InnoDB's crash recovery.
 func (m managedDB) CrashRestart(ctx context.Context) error {
 	note, err := m.srv.CrashRestart(ctx)
-	m.recovery = note
+	m.RecoveryNote = note
 	// The pool's idle connections died with the server: drop them, so that
 	// the next use dials the new one.
 	m.sql.SetMaxIdleConns(0)
 	m.sql.SetMaxIdleConns(m.pool)
 	return err
 }
-
-// Died is closed when the managed server exits.
-func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
-
-// DeathErr says why the managed server died, or nil when it was stopped.
-func (m managedDB) DeathErr() error { return m.srv.Died() }

@@ -61,10 +61,11 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err != nil {
 		return nil, err
 	}
-	d := &db{prepare: o.Prepare, srv: srv, recovery: srv.Note}
+	d := &db{prepare: o.Prepare, srv: srv}
+	d.managed().RecoveryNote = srv.Note
 	if err := d.connect(ctx, srv.dsnWith("root", "", "dbgauge", true), max(o.Conns, 1)); err != nil {
 		d.stop()
 		return nil, fmt.Errorf("connect to the restarted server: %w", err)
 	}
-	return managedDB{d}, nil
+	return d.managed(), nil
 }

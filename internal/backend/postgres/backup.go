@@ -71,7 +71,7 @@ func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backe
 		d.stop()
 		return nil, err
 	}
-	return managedDB{d}, nil
+	return d.managed(), nil
 }
 
 // Cleanup has nothing to do: each restored cluster goes with its Close.

@@ -117,13 +117,12 @@ func ownOf(o backend.Options) own {
 type db struct {
 	cfg      *pgx.ConnConfig
 	srv      *Server
-	shutdown time.Duration
+	m        *backend.Managed // srv as the session sees it; nil without one
 	socket   bool
 	userKeys []string
 	open     atomic.Int64 // workload connections open now
 	self     atomic.Int64 // transactions dbgauge's own reads committed (Engine, Stats)
 	version  int          // server_version_num
-	recovery string       // what the last crash restart replayed
 	// --topology: the replicas of the managed primary, and what each
 	// streams from; after a failover, the killed and the promoted server.
 	cluster          clusterConfig
@@ -218,9 +217,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	switch {
 	case len(d.replicas) > 0:
-		return clusterDB{managedDB{d}}, nil
+		return clusterDB{d.managed()}, nil
 	case d.srv != nil:
-		return managedDB{d}, nil
+		return d.managed(), nil
 	}
 	return d, nil
 }
@@ -267,7 +266,7 @@ func (d *db) configFor(srv *Server) (*pgx.ConnConfig, error) {
 func (d *db) stop() {
 	d.stopReplicas()
 	if d.srv != nil {
-		d.shutdown, _ = d.srv.StopClean()
+		d.managed().Stop(d.srv.StopClean)
 	}
 }
 
@@ -359,8 +358,12 @@ func (d *db) Close() error {
 	return nil
 }
 
-// managedDB is what Open returns for postgres:managed: a DB that is a server.
-type managedDB struct{ *db }
+// managedDB is what Open returns for postgres:managed: a DB that is a
+// server (the kit's backend.Managed).
+type managedDB struct {
+	*db
+	*backend.Managed
+}
 
 var (
 	_ backend.Server    = managedDB{}
@@ -370,32 +373,22 @@ var (
 	_ backend.SQLDB     = managedDB{}
 )
 
-// LogRules are the engine's rules for its log (logrules.go).
-func (managedDB) LogRules() *server.LogRules { return LogRules }
-
-// ServerInfo describes the managed server.
-func (m managedDB) ServerInfo() backend.ServerInfo {
-	s := m.srv
-	return backend.ServerInfo{
-		Engine: "postgres", Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
-		Log: s.LogPath, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.shutdown.Seconds(), RecoveryNote: m.recovery, Note: s.Note,
-	}.Of(s.Process)
+// managed is d as a managed server (d.srv is set), its Managed made at the
+// first call.
+func (d *db) managed() managedDB {
+	if d.m == nil {
+		d.m = &backend.Managed{Server: d.srv.Instance, Name: "postgres", Rules: LogRules}
+	}
+	return managedDB{d, d.m}
 }
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its cluster: crash recovery.
-func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.recovery = note
+func (m managedDB) CrashRestart(ctx context.Context) (err error) {
+	m.RecoveryNote, err = m.srv.CrashRestart(ctx)
 	return err
 }
 
 // Restart shuts the managed server down cleanly and starts it again on its
 // cluster: cold shared buffers (objects --phase cold).
 func (m managedDB) Restart(ctx context.Context) error { return m.srv.Restart(ctx) }
-
-// Died is closed when the managed server exits.
-func (m managedDB) Died() <-chan struct{} { return m.srv.Done() }
-
-// DeathErr says why the managed server died, or nil when it was stopped.
-func (m managedDB) DeathErr() error { return m.srv.Died() }
