@@ -68,8 +68,13 @@ const (
 var Isolations = []Isolation{ReadUncommitted, ReadCommitted, RepeatableRead, Serializable}
 
 // Refused is how a Spec's Durability and Isolation maps begin the text of
-// a level the engine refuses: "refused: why".
+// a level the engine refuses: "refused: why" (Refuse writes it, Spec's
+// DurabilityRefusal and Refusal read it).
 const Refused = "refused: "
+
+// Refuse is a Durability or Isolation map's text for a level the engine
+// refuses, saying why.
+func Refuse(why string) string { return Refused + why }
 
 // Ability is something only some engines can do.
 type Ability string
@@ -96,6 +101,11 @@ type Spec struct {
 	// Throwaway is the --db value that gives a fresh, private instance
 	// ("sqlite", "postgres:managed"): what tests use.
 	Throwaway string
+	// Manages lists the --db values that ask for a server dbgauge starts
+	// and owns ("postgres:managed"; MariaDB's also "mysql:managed"); none
+	// for an embedded engine. Managed reads it: no caller guesses from a
+	// value's text.
+	Manages []string
 	// Ext, for an embedded engine, is the suffix of the file (or folder) a
 	// fresh database is made as ("sqlite:DIR/crash-1.db"): dbgauge crash
 	// makes one per cycle. "" for a server engine.
@@ -206,6 +216,18 @@ func (s Spec) Levels() []Isolation {
 func (s Spec) Accepts(l Isolation) bool {
 	_, ok := s.Refusal(l)
 	return !ok
+}
+
+// Managed says whether db asks this engine for a server dbgauge starts.
+func (s Spec) Managed(db string) bool { return slices.Contains(s.Manages, db) }
+
+// Serves says whether the engine can start a server of dbgauge's own.
+func (s Spec) Serves() bool { return len(s.Manages) > 0 }
+
+// DurabilityRefusal says why the engine refuses durability level d, when
+// its Durability map says it does.
+func (s Spec) DurabilityRefusal(d Durability) (why string, ok bool) {
+	return strings.CutPrefix(s.Durability[d], Refused)
 }
 
 // Refusal says why the engine refuses --isolation l; ok is false when it

@@ -282,7 +282,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 		rest = append(rest, f)
 	}
 	bspec, _ := catalog.Backend(be)
-	managed := bspec.Reopen != nil && be == bspec.Throwaway
+	managed := bspec.Reopen != nil && bspec.Managed(be)
 	ext := ""
 	if be == bspec.Throwaway {
 		ext = bspec.Ext
@@ -320,7 +320,7 @@ func crashTarget(spec workload.Spec, fixed []matrix.Knob, axes []result.Axis, co
 	}
 	if managed {
 		return crash.Target{
-			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true,
+			Flags: append([]string{spec.Name}, rest...), Backend: bspec.Name, Managed: true, DB: be,
 			Open: func(ctx context.Context, dataDir, logDir string) (backend.DB, error) {
 				log := filepath.Join(logDir, "recovery.log")
 				o := reading("", filepath.Dir(dataDir))

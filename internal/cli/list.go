@@ -107,7 +107,7 @@ func writeList(out io.Writer) error {
 // orRefused is what a knob does in an engine, or why the engine refuses it.
 func orRefused(does, why string) string {
 	if does == "" {
-		return "refused: " + why
+		return backend.Refuse(why)
 	}
 	return does
 }

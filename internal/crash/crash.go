@@ -53,7 +53,9 @@ type Target struct {
 	Ext     string   // the database file's extension
 	// Managed: the child starts a server (--db postgres:managed); the fault
 	// kills the server's process group too, and Open gets its data folder.
+	// DB is then the --db value that starts it (the engine's Spec.Manages).
 	Managed bool
+	DB      string
 	// Open reopens the database at path; a restarted server logs into logDir
 	// (the cycle's folder).
 	Open    func(ctx context.Context, path, logDir string) (backend.DB, error)
@@ -249,7 +251,7 @@ func (c *Controller) runAndKill(ctx context.Context, dir, dataDir, path string, 
 	defer logf.Close()
 	db := t.Backend + ":" + path
 	if t.Managed {
-		db = t.Backend + ":managed"
+		db = t.DB
 	}
 	args := slices.Clone(t.Flags)
 	results := dir // the result's own files stay off the test disk…

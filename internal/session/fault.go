@@ -32,7 +32,7 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	switch {
 	case !ok || err != nil || at < 0:
 		return knob.Bad(hint, "--fault %q is not kill-at=DURATION", spec)
-	case !strings.HasSuffix(p.bopts.DB, ":managed") || p.bspec.API != backend.SQL || p.bspec.Ext != "":
+	case !p.bspec.Managed(p.bopts.DB) || p.bspec.API != backend.SQL || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
 	case v.Get("topology") != "" && v.Get("topology") != "none":

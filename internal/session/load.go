@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -31,7 +30,7 @@ type Loaded struct {
 func (p *Plan) LoadOnly(ctx context.Context, progress func(done, total int64), note func(string)) (Loaded, error) {
 	var out Loaded
 	db := p.bopts.DB
-	managed := strings.HasSuffix(db, ":managed")
+	managed := p.bspec.Managed(db)
 	if db == p.bspec.Throwaway && !managed {
 		return out, knob.Bad(fmt.Sprintf("give a path the next run reuses, e.g. --db %s:/data/%s.db", p.bspec.Name, p.wspec.Name),
 			"--db %s is a throwaway database: the load would be lost", db)

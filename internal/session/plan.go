@@ -431,7 +431,7 @@ func (p *Plan) backendOptions(v *knob.Values) error {
 		return err
 	}
 	o.Durability, o.Prepare = backend.Durability(dur), backend.Prepare(prep)
-	if why, ok := strings.CutPrefix(p.bspec.Durability[o.Durability], "refused: "); ok {
+	if why, ok := p.bspec.DurabilityRefusal(o.Durability); ok {
 		// Refused here, not when the engine opens: a matrix checks every
 		// cell's plan before it runs the first.
 		return knob.Bad("give another --durability (dbgauge list shows what each level does in each engine)", "--durability %s on %s: %s", dur, p.bspec.Name, why)
@@ -509,7 +509,7 @@ func (p *Plan) storage(v *knob.Values) error {
 		o.PageSize = n
 	}
 	if v.IsSet("server-memory") {
-		n, err := serverMemory(v, o.DB, o.CacheBytes)
+		n, err := serverMemory(v, b, o.DB, o.CacheBytes)
 		if err != nil {
 			return err
 		}
@@ -520,7 +520,7 @@ func (p *Plan) storage(v *knob.Values) error {
 		if err != nil {
 			return knob.Bad("write it as server=0,harness=1 (CPU lists such as 0-2,5), with CPUs this machine has", "--cpus %s: %v", v.Get("cpus"), err)
 		}
-		if sp.Server != nil && !strings.HasSuffix(o.DB, ":managed") {
+		if sp.Server != nil && !p.bspec.Managed(o.DB) {
 			return knob.Bad("drop server=, or use "+engines(managed),
 				"--cpus %s: dbgauge places only a server it starts (--db %s)", v.Get("cpus"), redact.DSN(o.DB))
 		}
@@ -536,7 +536,7 @@ const memoryMargin = 64 << 20
 // serverMemory reads --server-memory: a managed server only, a limit that
 // leaves room above the cache (known here when --cache is given; else
 // checked against the cache read back), and a memory cgroup dbgauge can make.
-func serverMemory(v *knob.Values, db string, cache int64) (int64, error) {
+func serverMemory(v *knob.Values, b backend.Spec, db string, cache int64) (int64, error) {
 	n, err := v.Size("server-memory", 1<<20, 1<<50)
 	if err != nil {
 		return 0, err
@@ -546,7 +546,7 @@ func serverMemory(v *knob.Values, db string, cache int64) (int64, error) {
 	case strings.Contains(db, "://"):
 		return 0, knob.Bad("drop --server-memory, or use a server dbgauge starts ("+engines(managed)+")",
 			"--server-memory %s: dbgauge cannot limit the memory of a server it does not manage (--db %s)", s, redact.DSN(db))
-	case !strings.HasSuffix(db, ":managed"):
+	case !b.Managed(db):
 		return 0, knob.Bad("drop --server-memory, or use "+engines(managed),
 			"--server-memory %s: %s has no server: the engine runs inside dbgauge", s, db)
 	}
@@ -579,7 +579,7 @@ func dataDir(dir, db string, b backend.Spec) (string, error) {
 	case strings.Contains(db, "://"):
 		return "", knob.Bad("drop --data-dir, or use --db "+b.Throwaway+" (a server dbgauge starts keeps its data there)",
 			"--data-dir cannot move the data of a server dbgauge does not manage (--db %s)", redact.DSN(db))
-	case db != b.Throwaway && !strings.HasSuffix(db, ":managed"):
+	case db != b.Throwaway && !b.Managed(db):
 		return "", knob.Bad("give either --db "+b.Throwaway+" with --data-dir, or the path in --db alone",
 			"--data-dir and a path in --db %s both say where the data goes", db)
 	}
@@ -646,7 +646,7 @@ const manyClients = 256
 // allocated (400 in 14 s of SQLite reads at 1,000 clients: ×0.90 of the
 // records/s with 100). cli applies it: it touches the process.
 func (p *Plan) GCPercent() int {
-	if p.run.Clients >= manyClients && strings.HasSuffix(p.bspec.Throwaway, ":managed") {
+	if p.run.Clients >= manyClients && p.bspec.Serves() {
 		return 50
 	}
 	return 0
@@ -682,4 +682,4 @@ func engines(has func(backend.Spec) bool) string {
 func hasCache(b backend.Spec) bool { return b.Cache != "" }
 
 // managed says whether dbgauge starts the engine's server itself.
-func managed(b backend.Spec) bool { return strings.HasSuffix(b.Throwaway, ":managed") }
+func managed(b backend.Spec) bool { return b.Serves() }

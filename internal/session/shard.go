@@ -93,7 +93,7 @@ func (p *Plan) shardStart(v *knob.Values, req Request) (int, error) {
 		return 0, knob.Bad("run each shard as a plain run, without a matrix or dbgauge crash", "--shard %s: a shard is one process's part of one run", v.Get("shard"))
 	}
 	db := v.Get("db")
-	if db == p.bspec.Throwaway || strings.HasSuffix(db, ":managed") {
+	if db == p.bspec.Throwaway || p.bspec.Managed(db) {
 		return 0, knob.Bad("give every shard the same server of yours, e.g. --db postgres://user:pw@host/db", "--shard with --db %s: each shard would run against a database of its own", redactedDB(db))
 	}
 	for _, k := range []string{"backup", "fault", "failover", "dataset"} {

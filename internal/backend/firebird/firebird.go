@@ -36,6 +36,7 @@ var Spec = backend.Spec{
 	Name:      "firebird",
 	Summary:   "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
 	Throwaway: managed,
+	Manages:   []string{managed},
 	API:       backend.SQL,
 	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb?PARAM=…"},
 	Preflight: preflight,
@@ -75,7 +76,7 @@ var Spec = backend.Spec{
 
 var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "forced writes on (gfix -write sync): a commit writes the transaction's pages synchronously before it returns; Firebird 3 has no write-ahead log and no group commit",
-	backend.Lazy: "refused: " + lazyRefused,
+	backend.Lazy: backend.Refuse(lazyRefused),
 	backend.Off:  "forced writes off (gfix -write async): pages go to the OS cache and the OS writes them when it likes; a crash of the machine can lose commits or break the database",
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -67,7 +68,7 @@ func driverDSN(db string) (*mysql.Config, error) {
 
 // preflight reads --db and checks that a server answers where it points.
 func preflight(db string) error {
-	if db == "mariadb:managed" || db == "mysql:managed" {
+	if slices.Contains(managed, db) {
 		return nil
 	}
 	cfg, err := driverDSN(db)

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,17 +24,22 @@ import (
 
 const module = "github.com/go-sql-driver/mysql"
 
+// managed are the --db values of a server dbgauge starts: MariaDB is
+// also spelt mysql.
+var managed = []string{"mariadb:managed", "mysql:managed"}
+
 // Spec registers MariaDB in the catalog.
 var Spec = backend.Spec{
 	Name:      "mariadb",
 	Summary:   "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
-	Throwaway: "mariadb:managed",
+	Throwaway: managed[0],
+	Manages:   managed,
 	API:       backend.SQL,
 	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@HOST:PORT/DB?PARAM=… (or mariadb://, or the driver's @tcp(HOST:PORT))"},
 	Preflight: preflight,
 	Driver:    module,
 	Match: func(db string) bool {
-		return db == "mariadb:managed" || db == "mysql:managed" || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
+		return slices.Contains(managed, db) || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
 	},
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
@@ -101,7 +107,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.userKeys = append(d.userKeys, kv.Key)
 	}
 	var dsn string
-	managed := o.DB == "mariadb:managed" || o.DB == "mysql:managed"
+	isManaged := slices.Contains(managed, o.DB)
 	for _, s := range []struct {
 		knob, key string
 		n         int64
@@ -113,13 +119,13 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if v, ok := settings[s.key]; ok && v != want {
 			return nil, knob.Bad("give one of them", "--%s %s and --set %s=%s disagree", s.knob, want, s.key, v)
 		}
-		if s.key == "innodb_page_size" && !managed {
+		if s.key == "innodb_page_size" && !isManaged {
 			return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
 				"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
 		}
 		settings[s.key] = want
 	}
-	if managed {
+	if isManaged {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
@@ -151,7 +157,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		return nil, knob.Bad("is the server running, and are host and port in --db right?", "cannot connect to MariaDB: %s", redact.DSN(err.Error()))
 	}
-	if !managed {
+	if !isManaged {
 		// A server of the user's: set for the run, set back by Close.
 		if err := d.setGlobals(ctx, settings); err != nil {
 			d.stop()

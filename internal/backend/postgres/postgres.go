@@ -31,6 +31,7 @@ var Spec = backend.Spec{
 	Name:      "postgres",
 	Summary:   "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
 	Throwaway: managed,
+	Manages:   []string{managed},
 	API:       backend.SQL,
 	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
 	Preflight: preflight,
