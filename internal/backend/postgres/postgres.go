@@ -138,30 +138,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	own := ownOf(o)
 	d := &db{socket: own.socket}
 	pgBin := own.bin
-	settings, err := mapDurability(o.Durability, o.DB == managed)
+	settings, err := d.settings(o)
 	if err != nil {
 		return nil, err
-	}
-	if d.cluster, err = parseCluster(o, settings, d.socket); err != nil {
-		return nil, err
-	}
-	for _, kv := range o.Set {
-		settings[kv.Key] = kv.Value
-		d.userKeys = append(d.userKeys, kv.Key)
-	}
-	if err := applyIsolation(settings, o.Isolation); err != nil {
-		return nil, err
-	}
-	if o.CacheBytes > 0 {
-		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
-		switch v, ok := settings["shared_buffers"]; {
-		case o.DB != managed:
-			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
-				"--cache sets shared_buffers, which a server of yours takes only when it starts")
-		case ok && v != want:
-			return nil, knob.Bad("give one of them", "--cache %s and --set shared_buffers=%s disagree", want, v)
-		}
-		settings["shared_buffers"] = want
 	}
 	dsn := o.DB
 	if o.DB == managed {
@@ -223,6 +202,38 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return d.managed(), nil
 	}
 	return d, nil
+}
+
+// settings are the server parameters the run asks for: its durability
+// level's, the cluster's, --set's, its isolation's and --cache's, refusing
+// what PostgreSQL cannot give (d.cluster is read on the way).
+func (d *db) settings(o backend.Options) (map[string]string, error) {
+	settings, err := mapDurability(o.Durability, o.DB == managed)
+	if err != nil {
+		return nil, err
+	}
+	if d.cluster, err = parseCluster(o, settings, d.socket); err != nil {
+		return nil, err
+	}
+	for _, kv := range o.Set {
+		settings[kv.Key] = kv.Value
+		d.userKeys = append(d.userKeys, kv.Key)
+	}
+	if err := applyIsolation(settings, o.Isolation); err != nil {
+		return nil, err
+	}
+	if o.CacheBytes > 0 {
+		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
+		switch v, ok := settings["shared_buffers"]; {
+		case o.DB != managed:
+			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
+				"--cache sets shared_buffers, which a server of yours takes only when it starts")
+		case ok && v != want:
+			return nil, knob.Bad("give one of them", "--cache %s and --set shared_buffers=%s disagree", want, v)
+		}
+		settings["shared_buffers"] = want
+	}
+	return settings, nil
 }
 
 // openError turns a failed first connection into one line a person can act on.

@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // Stats reads the server's cumulative statistics of this database, and
@@ -26,18 +28,8 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read only; committed below
 	self := d.self.Load()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var others int64
-		err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_activity
-			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&others)
-		if err != nil {
-			return nil, classify(err)
-		}
-		if others <= d.open.Load() || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	if err := d.settled(ctx, tx); err != nil {
+		return nil, classify(err)
 	}
 	m := map[string]int64{}
 	read := func(q string, names ...string) error {
@@ -84,24 +76,7 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 			return nil, classify(err)
 		}
 	}
-	// Each user table's dead tuples, the garbage its updates and deletes
-	// left (Firebird's record back versions, versions.TABLE): where it
-	// comes from, table by table.
-	rows, err := tx.Query(ctx, `SELECT relname, n_dead_tup FROM pg_stat_user_tables WHERE n_dead_tup > 0 OR n_tup_upd + n_tup_del > 0`)
-	if err != nil {
-		return nil, classify(err)
-	}
-	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
-			rows.Close()
-			return nil, classify(err)
-		}
-		m["dead_tuples."+name] = n
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := deadTuples(ctx, tx, m); err != nil {
 		return nil, classify(err)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -110,4 +85,45 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	d.self.Add(1)
 	m["commits"] -= self
 	return m, nil
+}
+
+// settled waits, up to 5 s, until no backend of the database is left but
+// this one and the workload's open connections: a closed connection's
+// backend publishes its counters as it exits.
+func (d *db) settled(ctx context.Context, tx pgx.Tx) error {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var others int64
+		err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_activity
+			WHERE datname = current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid()`).Scan(&others)
+		if err != nil {
+			return err
+		}
+		if others <= d.open.Load() || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return nil
+}
+
+// deadTuples reads each user table's dead tuples, the garbage its updates
+// and deletes left (Firebird's record back versions, versions.TABLE): where
+// it comes from, table by table, into m as dead_tuples.TABLE.
+func deadTuples(ctx context.Context, tx pgx.Tx, m map[string]int64) error {
+	rows, err := tx.Query(ctx, `SELECT relname, n_dead_tup FROM pg_stat_user_tables WHERE n_dead_tup > 0 OR n_tup_upd + n_tup_del > 0`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		m["dead_tuples."+name] = n
+	}
+	rows.Close()
+	return rows.Err()
 }
