@@ -121,18 +121,6 @@ func (f *Flusher) Stop() error {
 	return nil
 }
 
-// SetSyncInterval reads --set SyncInterval=DURATION, the period of an
-// embedded engine's background flush, into *dst; it refuses, in the
-// engine's name, a value that is no positive duration.
-func SetSyncInterval(dst *time.Duration, kv KeyValue, engine string) error {
-	iv, err := knob.ParseDuration(kv.Value)
-	if err != nil || iv <= 0 {
-		return knob.Bad("give a duration, e.g. 100ms", "--set %s=%s is not a %s setting value", kv.Key, kv.Value, engine)
-	}
-	*dst = iv
-	return nil
-}
-
 // TxStateErrors are a key-value connection's errors when it is used out of
 // turn, in the engine's name: a Begin while a transaction is open (open),
 // and a use that needs a transaction without one (none). Both are fatal: the

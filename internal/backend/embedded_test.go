@@ -74,6 +74,8 @@ func TestFlusher(t *testing.T) {
 	}
 }
 
+// TestSetSyncInterval: SyncInterval takes a positive duration, and refuses
+// anything else as bad input, the interval kept.
 func TestSetSyncInterval(t *testing.T) {
 	cases := []struct {
 		value string
@@ -83,7 +85,7 @@ func TestSetSyncInterval(t *testing.T) {
 	}
 	for _, c := range cases {
 		iv := LazyInterval
-		err := SetSyncInterval(&iv, KeyValue{Key: "SyncInterval", Value: c.value}, "bbolt")
+		err := ApplySet("bbolt", []SetKey{SyncIntervalKey(&iv)}, []KeyValue{{Key: "SyncInterval", Value: c.value}})
 		var bad *knob.Error
 		switch {
 		case c.want == 0 && (!errors.As(err, &bad) || iv != LazyInterval):
@@ -103,5 +105,45 @@ func TestTxStateErrors(t *testing.T) {
 		if dberr.ClassOf(err) != dberr.Fatal || err.Error() != want {
 			t.Errorf("%v (%v), want %q, fatal", err, dberr.ClassOf(err), want)
 		}
+	}
+}
+
+// TestApplySet: each --set goes through its key; an unknown key and a value
+// its key refuses are bad input that names the engine, the key, and what it
+// takes; --page-size and a --set of the same must agree.
+func TestApplySet(t *testing.T) {
+	var on bool
+	var n int
+	var size int64
+	keys := []SetKey{
+		BoolKey("On", func(b bool) { on = b }),
+		IntKey("N", "give 1 to 9", 1, 9, func(v int) { n = v }),
+		SizeKey("Size", func(v int64) { size = v }),
+	}
+	if err := ApplySet("eng", keys, []KeyValue{{"On", "true"}, {"N", "7"}, {"Size", "2MB"}}); err != nil || !on || n != 7 || size != 2<<20 {
+		t.Fatalf("ApplySet = %v; On %v, N %d, Size %d", err, on, n, size)
+	}
+	for _, c := range []struct {
+		kv         KeyValue
+		what, hint string
+	}{
+		{KeyValue{"Off", "1"}, "--set Off: eng has no such setting", "eng accepts On, N, Size"},
+		{KeyValue{"N", "10"}, "--set N=10 is not a eng setting value", "give 1 to 9"},
+		{KeyValue{"On", "maybe"}, "--set On=maybe is not a eng setting value", "give true or false"},
+		{KeyValue{"Size", "-1"}, "--set Size=-1 is not a eng setting value", "give a size in bytes, e.g. 67108864 or 64MB"},
+	} {
+		err := ApplySet("eng", keys, []KeyValue{c.kv})
+		var bad *knob.Error
+		if !errors.As(err, &bad) || bad.What != c.what || bad.Hint != c.hint {
+			t.Errorf("%v: %v, want bad input %q: %q", c.kv, err, c.what, c.hint)
+		}
+	}
+	page := 4096
+	if err := Agree("--page-size", 8192, "PageSize", &page); err == nil {
+		t.Error("--page-size 8192 and --set PageSize=4096 agree")
+	}
+	page = 0
+	if err := Agree("--page-size", 8192, "PageSize", &page); err != nil || page != 8192 {
+		t.Errorf("Agree = %v, page %d; want the knob's 8192", err, page)
 	}
 }

@@ -5,6 +5,7 @@ package bbolt
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -83,16 +84,11 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	default:
 		return nil, knob.Bad("give sync, lazy or off", "bbolt has no durability %q", o.Durability)
 	}
-	for _, kv := range o.Set {
-		if err := apply(opts, d, kv); err != nil {
-			return nil, err
-		}
+	if err := backend.ApplySet("bbolt", setKeys(opts, d), o.Set); err != nil {
+		return nil, err
 	}
-	if o.PageSize > 0 {
-		if opts.PageSize != 0 && int64(opts.PageSize) != o.PageSize {
-			return nil, knob.Bad("give one of them", "--page-size %d and --set PageSize=%d disagree", o.PageSize, opts.PageSize)
-		}
-		opts.PageSize = int(o.PageSize)
+	if err := backend.Agree("--page-size", o.PageSize, "PageSize", &opts.PageSize); err != nil {
+		return nil, err
 	}
 	b, err := bolt.Open(d.path, 0o644, opts)
 	if err != nil {
@@ -115,47 +111,21 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	return d, nil
 }
 
-func apply(opts *bolt.Options, d *db, kv backend.KeyValue) error {
-	bad := func(want string) error {
-		return knob.Bad(want, "--set %s=%s is not a bbolt setting value", kv.Key, kv.Value)
+// setKeys are bbolt's --set keys, read into its options.
+func setKeys(opts *bolt.Options, d *db) []backend.SetKey {
+	const size = "give a size in bytes"
+	return []backend.SetKey{
+		backend.BoolKey("NoFreelistSync", func(b bool) { opts.NoFreelistSync = b }),
+		backend.ChoiceKey("FreelistType", "give array or hashmap", map[string]func(){
+			"array":   func() { opts.FreelistType = bolt.FreelistArrayType },
+			"hashmap": func() { opts.FreelistType = bolt.FreelistMapType },
+			"map":     func() { opts.FreelistType = bolt.FreelistMapType },
+		}),
+		backend.BoolKey("NoGrowSync", func(b bool) { opts.NoGrowSync = b }),
+		backend.IntKey("InitialMmapSize", size, 0, math.MaxInt, func(n int) { opts.InitialMmapSize = n }),
+		backend.IntKey("PageSize", size, 0, math.MaxInt, func(n int) { opts.PageSize = n }),
+		backend.SyncIntervalKey(&d.interval),
 	}
-	switch kv.Key {
-	case "NoFreelistSync", "NoGrowSync":
-		b, err := strconv.ParseBool(kv.Value)
-		if err != nil {
-			return bad("give true or false")
-		}
-		if kv.Key == "NoFreelistSync" {
-			opts.NoFreelistSync = b
-		} else {
-			opts.NoGrowSync = b
-		}
-	case "FreelistType":
-		switch kv.Value {
-		case "array":
-			opts.FreelistType = bolt.FreelistArrayType
-		case "hashmap", "map":
-			opts.FreelistType = bolt.FreelistMapType
-		default:
-			return bad("give array or hashmap")
-		}
-	case "InitialMmapSize", "PageSize":
-		n, err := strconv.Atoi(kv.Value)
-		if err != nil || n < 0 {
-			return bad("give a size in bytes")
-		}
-		if kv.Key == "PageSize" {
-			opts.PageSize = n
-		} else {
-			opts.InitialMmapSize = n
-		}
-	case "SyncInterval":
-		return backend.SetSyncInterval(&d.interval, kv, "bbolt")
-	default:
-		return knob.Bad("bbolt accepts NoFreelistSync, FreelistType, NoGrowSync, InitialMmapSize, PageSize, SyncInterval",
-			"--set %s: bbolt has no such setting", kv.Key)
-	}
-	return nil
 }
 
 // KVConn returns a handle for one client.

@@ -123,16 +123,11 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	default:
 		return nil, knob.Bad("give sync, lazy or off", "gdbm has no durability %q", o.Durability)
 	}
-	for _, kv := range o.Set {
-		if err := apply(d, kv); err != nil {
-			return nil, err
-		}
+	if err := backend.ApplySet("gdbm", d.setKeys(), o.Set); err != nil {
+		return nil, err
 	}
-	if o.PageSize > 0 {
-		if d.opts.blockSize != 0 && int64(d.opts.blockSize) != o.PageSize {
-			return nil, knob.Bad("give one of them", "--page-size %d and --set block_size=%d disagree", o.PageSize, d.opts.blockSize)
-		}
-		d.opts.blockSize = int(o.PageSize)
+	if err := backend.Agree("--page-size", o.PageSize, "block_size", &d.opts.blockSize); err != nil {
+		return nil, err
 	}
 	if err := d.load(); err != nil {
 		_ = d.closeFiles() // the error that matters is err
@@ -189,49 +184,25 @@ func (d *db) load() error {
 	return nil
 }
 
-func apply(d *db, kv backend.KeyValue) error {
-	bad := func(want string) error {
-		return knob.Bad(want, "--set %s=%s is not a gdbm setting value", kv.Key, kv.Value)
+// setKeys are gdbm's --set keys, read into its file options.
+func (d *db) setKeys() []backend.SetKey {
+	const whole = "give a whole number, 0 or more"
+	flag := func(dst *int) func(bool) {
+		return func(b bool) {
+			*dst = 0
+			if b {
+				*dst = 1
+			}
+		}
 	}
-	flag := func(dst *int) error {
-		b, err := strconv.ParseBool(kv.Value)
-		if err != nil {
-			return bad("give true or false")
-		}
-		*dst = 0
-		if b {
-			*dst = 1
-		}
-		return nil
+	return []backend.SetKey{
+		backend.IntKey("cache_size", whole, 0, 1<<30, func(n int) { d.opts.cacheSize = n }),
+		backend.IntKey("block_size", whole, 0, 1<<30, func(n int) { d.opts.blockSize = n }),
+		backend.BoolKey("mmap", func(b bool) { d.opts.noMmap = !b }),
+		backend.BoolKey("centfree", flag(&d.opts.centfree)),
+		backend.BoolKey("coalesce_blocks", flag(&d.opts.coalesce)),
+		backend.SyncIntervalKey(&d.interval),
 	}
-	switch kv.Key {
-	case "cache_size", "block_size":
-		n, err := strconv.Atoi(kv.Value)
-		if err != nil || n < 0 || n > 1<<30 {
-			return bad("give a whole number, 0 or more")
-		}
-		if kv.Key == "cache_size" {
-			d.opts.cacheSize = n
-		} else {
-			d.opts.blockSize = n
-		}
-	case "mmap":
-		b, err := strconv.ParseBool(kv.Value)
-		if err != nil {
-			return bad("give true or false")
-		}
-		d.opts.noMmap = !b
-	case "centfree":
-		return flag(&d.opts.centfree)
-	case "coalesce_blocks":
-		return flag(&d.opts.coalesce)
-	case "SyncInterval":
-		return backend.SetSyncInterval(&d.interval, kv, "gdbm")
-	default:
-		return knob.Bad("gdbm accepts cache_size, block_size, mmap, centfree, coalesce_blocks, SyncInterval",
-			"--set %s: gdbm has no such setting", kv.Key)
-	}
-	return nil
 }
 
 // files returns the catalog and the tables, in name order. Under mu.

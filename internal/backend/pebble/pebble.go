@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -70,9 +71,6 @@ var Spec = backend.Spec{
 	Open: open,
 }
 
-// settingKeys lists the --set keys, for the refusal of an unknown one.
-const settingKeys = "MemTableSize, L0CompactionThreshold, L0StopWritesThreshold, CacheSize, BytesPerSync, WALBytesPerSync, DisableWAL, SyncInterval"
-
 // Key layout. Every table has a catalog key (metaPrefix + name) and its
 // records under dataPrefix + name + 0x00 + key. A name holds no NUL byte, so
 // the 0x00 ends it and one table's range never holds another's keys; the
@@ -133,16 +131,11 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	default:
 		return nil, knob.Bad("give sync, lazy or off", "pebble has no durability %q", o.Durability)
 	}
-	for _, kv := range o.Set {
-		if err := apply(opts, d, kv); err != nil {
-			return nil, err
-		}
+	if err := backend.ApplySet("pebble", setKeys(opts, d), o.Set); err != nil {
+		return nil, err
 	}
-	if o.CacheBytes > 0 {
-		if opts.CacheSize != 0 && opts.CacheSize != o.CacheBytes {
-			return nil, knob.Bad("give one of them", "--cache %d and --set CacheSize=%d disagree", o.CacheBytes, opts.CacheSize)
-		}
-		opts.CacheSize = o.CacheBytes
+	if err := backend.Agree("--cache", o.CacheBytes, "CacheSize", &opts.CacheSize); err != nil {
+		return nil, err
 	}
 	if err := (backend.Spec{Durability: durabilityDoc, Owns: owns}).Contradiction(o.Durability, o.Set); err != nil {
 		return nil, err // the plan refuses it first; Open holds it too
@@ -174,69 +167,19 @@ func open(_ context.Context, o backend.Options) (backend.DB, error) {
 	return d, nil
 }
 
-func apply(opts *pebbledb.Options, d *db, kv backend.KeyValue) error {
-	bad := func(want string) error {
-		return knob.Bad(want, "--set %s=%s is not a pebble setting value", kv.Key, kv.Value)
+// setKeys are pebble's --set keys, read into its options.
+func setKeys(opts *pebbledb.Options, d *db) []backend.SetKey {
+	const atLeast1 = "give a whole number ≥ 1"
+	return []backend.SetKey{
+		backend.SizeKey("MemTableSize", func(n int64) { opts.MemTableSize = uint64(n) }),
+		backend.IntKey("L0CompactionThreshold", atLeast1, 1, math.MaxInt, func(n int) { opts.L0CompactionThreshold = n }),
+		backend.IntKey("L0StopWritesThreshold", atLeast1, 1, math.MaxInt, func(n int) { opts.L0StopWritesThreshold = n }),
+		backend.SizeKey("CacheSize", func(n int64) { opts.CacheSize = n }),
+		backend.SizeKey("BytesPerSync", func(n int64) { opts.BytesPerSync = int(n) }),
+		backend.SizeKey("WALBytesPerSync", func(n int64) { opts.WALBytesPerSync = int(n) }),
+		backend.BoolKey("DisableWAL", func(b bool) { opts.DisableWAL = b }),
+		backend.SyncIntervalKey(&d.interval),
 	}
-	switch kv.Key {
-	case "MemTableSize", "CacheSize", "BytesPerSync", "WALBytesPerSync":
-		n, err := parseBytes(kv.Value)
-		if err != nil {
-			return bad("give a size in bytes, e.g. 67108864 or 64MB")
-		}
-		switch kv.Key {
-		case "MemTableSize":
-			opts.MemTableSize = uint64(n)
-		case "CacheSize":
-			opts.CacheSize = n
-		case "BytesPerSync":
-			opts.BytesPerSync = int(n)
-		default:
-			opts.WALBytesPerSync = int(n)
-		}
-	case "L0CompactionThreshold", "L0StopWritesThreshold":
-		n, err := strconv.Atoi(kv.Value)
-		if err != nil || n < 1 {
-			return bad("give a whole number ≥ 1")
-		}
-		if kv.Key == "L0CompactionThreshold" {
-			opts.L0CompactionThreshold = n
-		} else {
-			opts.L0StopWritesThreshold = n
-		}
-	case "DisableWAL":
-		b, err := strconv.ParseBool(kv.Value)
-		if err != nil {
-			return bad("give true or false")
-		}
-		opts.DisableWAL = b
-	case "SyncInterval":
-		return backend.SetSyncInterval(&d.interval, kv, "pebble")
-	default:
-		return knob.Bad("pebble accepts "+settingKeys, "--set %s: pebble has no such setting", kv.Key)
-	}
-	return nil
-}
-
-// parseBytes reads a size: a whole number of bytes, or one followed by KB,
-// MB or GB (powers of 1024).
-func parseBytes(s string) (int64, error) {
-	mult := int64(1)
-	u := strings.ToUpper(strings.TrimSpace(s))
-	for _, x := range []struct {
-		suffix string
-		mult   int64
-	}{{"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}} {
-		if n, ok := strings.CutSuffix(u, x.suffix); ok {
-			u, mult = strings.TrimSpace(n), x.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(u, 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("bad size %q", s)
-	}
-	return n * mult, nil
 }
 
 // quietLogger keeps pebble off stderr. Fatalf must not return (pebble's own
