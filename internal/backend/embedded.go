@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,6 +16,25 @@ import (
 
 // What the embedded engines share: their --db forms, where their files go,
 // and the background flush of their lazy durability.
+
+// Embedded completes the Spec of an embedded engine from its Name: its
+// throwaway form (the name alone: a fresh database in the run's folder),
+// Match (the name, or name:PATH) and Preflight (EmbeddedPreflight).
+func Embedded(s Spec) Spec {
+	s.Throwaway, s.Match, s.Preflight = s.Name, EmbeddedMatch(s.Name), EmbeddedPreflight(s.Name)
+	return s
+}
+
+// Served completes the Spec of an engine that is a server, dbgauge's
+// (Manages) or the user's (a DSN beginning with one of schemes): its
+// throwaway form is the first it manages, and Match takes both.
+func Served(s Spec, schemes ...string) Spec {
+	s.Throwaway = s.Manages[0]
+	s.Match = func(db string) bool {
+		return s.Managed(db) || slices.ContainsFunc(schemes, func(p string) bool { return strings.HasPrefix(db, p) })
+	}
+	return s
+}
 
 // EmbeddedMatch is the Spec.Match of an embedded engine: its name alone (a
 // fresh database in the run's folder), or name:PATH.

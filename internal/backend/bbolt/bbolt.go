@@ -20,16 +20,13 @@ import (
 const module = "go.etcd.io/bbolt"
 
 // Spec registers bbolt in the catalog.
-var Spec = backend.Spec{
+var Spec = backend.Embedded(backend.Spec{
 	Name:       "bbolt",
 	Summary:    "embedded B+tree key-value store (go.etcd.io/bbolt): one file, one writer at a time",
-	Throwaway:  "bbolt",
 	Ext:        ".bolt",
 	API:        backend.KV,
 	Forms:      []string{"bbolt (a file in the run's folder)", "bbolt:PATH"},
 	Driver:     module,
-	Match:      backend.EmbeddedMatch("bbolt"),
-	Preflight:  backend.EmbeddedPreflight("bbolt"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	// NoSync is read from bbolt's DB, the field its commit reads;
@@ -59,7 +56,7 @@ var Spec = backend.Spec{
 	RecordOverhead: 400,
 
 	Open: open,
-}
+})
 
 type db struct {
 	bolt     *bolt.DB

@@ -32,18 +32,14 @@ const (
 )
 
 // Spec registers Firebird in the catalog.
-var Spec = backend.Spec{
-	Name:      "firebird",
-	Summary:   "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
-	Throwaway: managed,
-	Manages:   []string{managed},
-	API:       backend.SQL,
-	Forms:     []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb?PARAM=…"},
-	Preflight: preflight,
-	Driver:    module,
-	Match: func(db string) bool {
-		return db == managed || strings.HasPrefix(db, "firebird://")
-	},
+var Spec = backend.Served(backend.Spec{
+	Name:       "firebird",
+	Summary:    "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
+	Manages:    []string{managed},
+	API:        backend.SQL,
+	Forms:      []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb?PARAM=…"},
+	Preflight:  preflight,
+	Driver:     module,
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
@@ -72,7 +68,7 @@ var Spec = backend.Spec{
 
 	Open:   open,
 	Reopen: reopen,
-}
+}, "firebird://")
 
 var durabilityDoc = map[backend.Durability]string{
 	backend.Sync: "forced writes on (gfix -write sync): a commit writes the transaction's pages synchronously before it returns; Firebird 3 has no write-ahead log and no group commit",

@@ -25,16 +25,13 @@ import (
 )
 
 // Spec registers gdbm in the catalog.
-var Spec = backend.Spec{
+var Spec = backend.Embedded(backend.Spec{
 	Name:       "gdbm",
 	Summary:    "GNU dbm (libgdbm through cgo): extendible hashing, one file per table, no transactions of its own",
-	Throwaway:  "gdbm",
 	Ext:        ".gdbm",
 	API:        backend.KV,
 	Forms:      []string{"gdbm (files in the run's folder)", "gdbm:PATH"},
 	Driver:     "libgdbm, through dbgauge's own cgo binding",
-	Match:      backend.EmbeddedMatch("gdbm"),
-	Preflight:  backend.EmbeddedPreflight("gdbm"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	// gdbm keeps nothing that tells the levels apart: GDBM_SYNC
@@ -65,7 +62,7 @@ var Spec = backend.Spec{
 	RecordOverhead: 85,
 
 	Open: open,
-}
+})
 
 // table is one gdbm file: a table, or the catalog of tables.
 type table struct {

@@ -29,18 +29,14 @@ const module = "github.com/go-sql-driver/mysql"
 var managed = []string{"mariadb:managed", "mysql:managed"}
 
 // Spec registers MariaDB in the catalog.
-var Spec = backend.Spec{
-	Name:      "mariadb",
-	Summary:   "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
-	Throwaway: managed[0],
-	Manages:   managed,
-	API:       backend.SQL,
-	Forms:     []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@HOST:PORT/DB?PARAM=… (or mariadb://, or the driver's @tcp(HOST:PORT))"},
-	Preflight: preflight,
-	Driver:    module,
-	Match: func(db string) bool {
-		return slices.Contains(managed, db) || strings.HasPrefix(db, "mysql://") || strings.HasPrefix(db, "mariadb://")
-	},
+var Spec = backend.Served(backend.Spec{
+	Name:       "mariadb",
+	Summary:    "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
+	Manages:    managed,
+	API:        backend.SQL,
+	Forms:      []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@HOST:PORT/DB?PARAM=… (or mariadb://, or the driver's @tcp(HOST:PORT))"},
+	Preflight:  preflight,
+	Driver:     module,
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
@@ -68,7 +64,7 @@ var Spec = backend.Spec{
 
 	Open:   open,
 	Reopen: reopen,
-}
+}, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
 	Name: "mysql",

@@ -27,16 +27,13 @@ import (
 const module = "github.com/cockroachdb/pebble/v2"
 
 // Spec registers pebble in the catalog.
-var Spec = backend.Spec{
+var Spec = backend.Embedded(backend.Spec{
 	Name:       "pebble",
 	Summary:    "embedded LSM key-value store (github.com/cockroachdb/pebble/v2): a WAL and sorted tables, write transactions one at a time",
-	Throwaway:  "pebble",
 	Ext:        ".pebble",
 	API:        backend.KV,
 	Forms:      []string{"pebble (a folder in the run's folder)", "pebble:PATH"},
 	Driver:     module,
-	Match:      backend.EmbeddedMatch("pebble"),
-	Preflight:  backend.EmbeddedPreflight("pebble"),
 	Durability: durabilityDoc,
 	Promises:   promises,
 	// Pebble keeps no durability setting to read back: each Commit is
@@ -69,7 +66,7 @@ var Spec = backend.Spec{
 	RecordOverhead: 20,
 
 	Open: open,
-}
+})
 
 // Key layout. Every table has a catalog key (metaPrefix + name) and its
 // records under dataPrefix + name + 0x00 + key. A name holds no NUL byte, so

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -27,18 +26,14 @@ const (
 )
 
 // Spec registers PostgreSQL in the catalog.
-var Spec = backend.Spec{
-	Name:      "postgres",
-	Summary:   "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
-	Throwaway: managed,
-	Manages:   []string{managed},
-	API:       backend.SQL,
-	Forms:     []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
-	Preflight: preflight,
-	Driver:    module,
-	Match: func(db string) bool {
-		return db == managed || strings.HasPrefix(db, "postgres://") || strings.HasPrefix(db, "postgresql://")
-	},
+var Spec = backend.Served(backend.Spec{
+	Name:       "postgres",
+	Summary:    "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
+	Manages:    []string{managed},
+	API:        backend.SQL,
+	Forms:      []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
+	Preflight:  preflight,
+	Driver:     module,
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
@@ -75,7 +70,7 @@ var Spec = backend.Spec{
 	},
 	Own:  ownKnobs,
 	Open: open,
-}
+}, "postgres://", "postgresql://")
 
 // own is what PostgreSQL's own knobs ask (Spec.Knobs), read once when the
 // run is planned (Spec.Own).

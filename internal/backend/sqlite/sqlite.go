@@ -21,16 +21,13 @@ import (
 const driverModule = "github.com/mattn/go-sqlite3"
 
 // Spec registers SQLite in the catalog.
-var Spec = backend.Spec{
+var Spec = backend.Embedded(backend.Spec{
 	Name:       "sqlite",
 	Summary:    "embedded SQLite (mattn/go-sqlite3): one database file, WAL, one writer at a time",
-	Throwaway:  "sqlite",
 	Ext:        ".db",
 	API:        backend.SQL,
 	Forms:      []string{"sqlite (a file in the run's folder)", "sqlite:PATH"},
 	Driver:     driverModule,
-	Match:      backend.EmbeddedMatch("sqlite"),
-	Preflight:  backend.EmbeddedPreflight("sqlite"),
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
@@ -57,7 +54,7 @@ var Spec = backend.Spec{
 	RecordOverhead: 32,
 
 	Open: open,
-}
+})
 
 // defaultBusyTimeoutMs is how long a connection waits for the write lock
 // before SQLITE_BUSY (a retryable, counted failure).
