@@ -100,26 +100,10 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 // restart kills the server and starts it again on its data, marking both
 // on the time line; what the server logs meanwhile is dbgauge's doing.
 func (f *faultRun) restart(ctx context.Context, s *session, rc backend.Recoverer) {
-	logPath := ""
-	if s.res.Server != nil {
-		logPath = s.res.Server.Log
-	}
-	if s.unwatch != nil {
-		// The server's death is no news to the run: watch lets go of the
-		// server before it dies (and before it is replaced, under it).
-		close(s.unwatch)
-		select {
-		case <-s.unwatched:
-		case <-s.watchDone:
-		}
-	}
-	from := backend.FileSize(logPath)
-	kill := time.Now()
-	s.event(kill, result.EventFault, "server killed (SIGKILL to its process group)")
-	err := rc.CrashRestart(ctx)
-	back := time.Now()
+	kill, back, err := s.crashOnPurpose(ctx, rc, func(kill time.Time) {
+		s.event(kill, result.EventFault, "server killed (SIGKILL to its process group)")
+	})
 	s.mu.Lock()
-	s.ownLog = append(s.ownLog, logSpan{from, backend.FileSize(logPath)})
 	f.kill, f.back = kill, back
 	f.rec.KillT, f.rec.BackT, f.rec.RecoverySeconds = kill.Sub(s.t0).Seconds(), back.Sub(s.t0).Seconds(), back.Sub(kill).Seconds()
 	if err != nil {

@@ -38,21 +38,14 @@ func (r *recovery) run(ctx context.Context, s *session) {
 		return
 	}
 	s.obs.Note("killing the server (SIGKILL) and timing its crash recovery")
-	logPath := ""
-	if s.res.Server != nil {
-		logPath = s.res.Server.Log
-	}
-	from := backend.FileSize(logPath)
-	t := time.Now()
-	err := rc.CrashRestart(ctx)
-	s.ownLog = append(s.ownLog, logSpan{from, backend.FileSize(logPath)})
+	kill, back, err := s.crashOnPurpose(ctx, rc, nil)
 	if err != nil {
 		r.note = "the server did not come back: " + err.Error()
 		s.res.Checks = append(s.res.Checks, result.Check{Name: "crash_recovery", Detail: r.note})
 		s.summarize()
 		return
 	}
-	r.seconds = time.Since(t).Seconds()
+	r.seconds = back.Sub(kill).Seconds()
 }
 
 // closed records the recovery in the server's record.

@@ -138,6 +138,7 @@ type session struct {
 	// Closing unwatch asks watch to stop looking at the server (it is
 	// about to be killed on purpose); it closes unwatched once it has.
 	unwatch, unwatched chan struct{}
+	letGo              sync.Once // closes unwatch, once
 	// ownLog are the spans of a managed server's log that dbgauge's own
 	// actions made it write (a --fault's kill and restart, the
 	// crash-recovery test's): not anomalies of the run.
@@ -427,6 +428,38 @@ func (s *session) markExisting(ctx context.Context, db backend.DB) error {
 	}
 	s.led.Mark(workload.Existing, list)
 	return nil
+}
+
+// crashOnPurpose kills the managed server and starts it again on its data
+// (rc's CrashRestart), for an extension (--fault, the crash-recovery test):
+// watch lets go of the server first (its death is no news to the run, nor
+// its replacement under it), killed is told the moment of the kill, and
+// what the server logs meanwhile is marked dbgauge's own, not the run's
+// anomalies. It returns when the kill began and when the server was back.
+// Extensions reach the watch only through it.
+func (s *session) crashOnPurpose(ctx context.Context, rc backend.Recoverer, killed func(time.Time)) (kill, back time.Time, err error) {
+	if s.unwatch != nil {
+		s.letGo.Do(func() { close(s.unwatch) })
+		select {
+		case <-s.unwatched:
+		case <-s.watchDone:
+		}
+	}
+	logPath := ""
+	if s.res.Server != nil {
+		logPath = s.res.Server.Log
+	}
+	from := backend.FileSize(logPath)
+	kill = time.Now()
+	if killed != nil {
+		killed(kill)
+	}
+	err = rc.CrashRestart(ctx)
+	back = time.Now()
+	s.mu.Lock()
+	s.ownLog = append(s.ownLog, logSpan{from, backend.FileSize(logPath)})
+	s.mu.Unlock()
+	return kill, back, err
 }
 
 // watch returns a stop channel closed when stop is, or when a managed server
