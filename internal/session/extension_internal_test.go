@@ -86,7 +86,7 @@ func TestExtensionHooks(t *testing.T) {
 	for _, e := range newExtensions(&Plan{shard: &shardPlan{}}) {
 		typ := strings.TrimPrefix(fmt.Sprintf("%T", e), "*session.")
 		typ = strings.TrimPrefix(typ, "session.")
-		var any bool
+		var implements bool
 		for _, m := range methods[typ] {
 			check, isHook := hookChecks[m]
 			switch {
@@ -94,10 +94,10 @@ func TestExtensionHooks(t *testing.T) {
 			case !check(e):
 				t.Errorf("%s.%s is named as a hook but does not implement it: the session never calls it", typ, m)
 			default:
-				any = true
+				implements = true
 			}
 		}
-		if !any {
+		if !implements {
 			t.Errorf("extension %s implements no hook", typ)
 		}
 	}
