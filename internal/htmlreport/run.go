@@ -76,7 +76,7 @@ func runHeader(r *result.Result) header {
 	}
 	if r.Durability != nil && r.Durability.Verdict != "" {
 		cls := "warn"
-		if r.Durability.Verdict == "plausible" {
+		if r.Durability.Verdict == result.Plausible {
 			cls = "good"
 		}
 		h.Badges = append(h.Badges, badge{"durability: " + r.Durability.Verdict, cls})
@@ -564,7 +564,7 @@ func outcomeSection(r *result.Result) *section {
 			"disk warnings", strings.Join(dur.DiskWarning, "; "),
 		)
 		if len(t.Rows) > 0 {
-			t.Rows[0][1].Class = map[bool]string{true: "good", false: "bad"}[dur.Verdict == "plausible"]
+			t.Rows[0][1].Class = map[bool]string{true: "good", false: "bad"}[dur.Verdict == result.Plausible]
 		}
 		s.Items = append(s.Items, item{Title: "Disk ceiling and durability", Table: t,
 			Note: "The commit rate judged against the flushes per second the data folder's device made in the probe."})

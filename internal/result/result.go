@@ -755,6 +755,17 @@ type Durability struct {
 	Unlike []string `json:"unlike_durability,omitempty"`
 }
 
+// The durability verdicts, the values of Durability.Verdict, which
+// verdict.Durability gives and the reports colour: only Plausible is good
+// news.
+const (
+	Plausible          = "plausible"             // a rate this disk can make durable, at --durability sync
+	Flagged            = "flagged"               // faster than this disk flushes, or sync whose settings read back otherwise
+	NotDurableByDesign = "not durable by design" // --durability lazy or off, or settings that read back so
+	CannotJudge        = "cannot judge"          // the engine does not count what the verdict needs
+	NotMeasurable      = "not measurable"        // the data folder's device has no flush ceiling
+)
+
 // Change is a server-wide setting dbgauge changed on a server of the
 // user's for a run (MariaDB's SET GLOBAL), and whether it was set back.
 type Change struct {
