@@ -1,10 +1,3 @@
-// Package result is the versioned record of one run: what was asked, what the
-// engine applied, the environment, every phase's metrics with full latency
-// histograms, the per-second series, failures, checks and verdicts.
-//
-// A Result is data only. The run session fills it as the run goes and a Writer
-// saves it atomically at least once a second, so a crash leaves a readable
-// file. Reports are views of a Result and import nothing else.
 package result
 
 import (
