@@ -1,5 +1,3 @@
-// Package hostinfo reads the facts about this machine that a reader needs to
-// trust a number: CPU, memory, kernel, operating system.
 package hostinfo
 
 import (

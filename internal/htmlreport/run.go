@@ -76,13 +76,13 @@ func runHeader(r *result.Result) header {
 	}
 	if r.Durability != nil && r.Durability.Verdict != "" {
 		cls := "warn"
-		if r.Durability.Verdict == "plausible" {
+		if r.Durability.Verdict == result.Plausible {
 			cls = "good"
 		}
 		h.Badges = append(h.Badges, badge{"durability: " + r.Durability.Verdict, cls})
 	}
 	if hr := r.Harness; hr != nil && hr.Limit != "" {
-		cls := map[string]string{"yes": "bad", "maybe": "warn", "no": "good"}[hr.Limit]
+		cls := map[string]string{result.LimitYes: "bad", result.LimitMaybe: "warn", result.LimitNo: "good"}[hr.Limit]
 		h.Badges = append(h.Badges, badge{"harness the limit: " + hr.Limit, cls})
 	}
 
@@ -564,7 +564,7 @@ func outcomeSection(r *result.Result) *section {
 			"disk warnings", strings.Join(dur.DiskWarning, "; "),
 		)
 		if len(t.Rows) > 0 {
-			t.Rows[0][1].Class = map[bool]string{true: "good", false: "bad"}[dur.Verdict == "plausible"]
+			t.Rows[0][1].Class = map[bool]string{true: "good", false: "bad"}[dur.Verdict == result.Plausible]
 		}
 		s.Items = append(s.Items, item{Title: "Disk ceiling and durability", Table: t,
 			Note: "The commit rate judged against the flushes per second the data folder's device made in the probe."})
@@ -585,7 +585,7 @@ func outcomeSection(r *result.Result) *section {
 		if sc := r.ServerCPU; sc != nil {
 			t.Rows = append(t.Rows, []cell{{Text: "the server's CPU"}, {Text: fmt.Sprintf("%.2f cores; its CPUs %.2f busy of %d", sc.Cores, sc.CPUsBusy, sc.CPUCount)}})
 		}
-		t.Rows[0][1].Class = map[string]string{"yes": "bad", "maybe": "warn", "no": "good"}[h.Limit]
+		t.Rows[0][1].Class = map[string]string{result.LimitYes: "bad", result.LimitMaybe: "warn", result.LimitNo: "good"}[h.Limit]
 		s.Items = append(s.Items, item{Title: "Was dbgauge the limit?", Table: t,
 			Note: "dbgauge's own CPU (rusage) over the measure phase, beside the busy time of the CPUs it ran on (/proc/stat)."})
 	}

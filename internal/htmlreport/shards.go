@@ -33,7 +33,7 @@ func shardsSection(r *result.Result) *section {
 		Num: []bool{false, false, false, false, true, true, true, true, true, true, true, true, false}}
 	for _, s := range m.Shards {
 		off, late, harness := report.ShardFacts(s)
-		hcls := map[string]string{"yes": "bad", "maybe": "warn"}[harness]
+		hcls := map[string]string{result.LimitYes: "bad", result.LimitMaybe: "warn"}[harness]
 		t.Rows = append(t.Rows, []cell{{Text: strconv.Itoa(s.Index)}, {Text: s.Environment.Hostname},
 			{Text: fmt.Sprintf("%d (%d–%d)", s.Clients, s.FirstClient, s.FirstClient+s.Clients-1)}, {Text: string(s.Status)},
 			{Text: rate(s.Summary.Rate)}, {Text: strconv.FormatInt(s.Summary.OK, 10)}, {Text: strconv.FormatInt(s.Summary.Failed, 10)},

@@ -1,9 +1,3 @@
-// Package knob declares the settings a user turns (flags) and parses their
-// values. A knob is declared once, with its default, the values it accepts and
-// what it does; the cli binds it as a flag and `dbgauge list` prints it.
-//
-// Values are kept as strings until one place parses them into a typed config,
-// so that a later matrix can give any knob a list of values.
 package knob
 
 import (

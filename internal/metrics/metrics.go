@@ -697,14 +697,14 @@ func Summarize(name string, h *hdrhistogram.Histogram, hist bool) result.Latency
 	if l.Count == 0 {
 		return l
 	}
-	q := h.ValueAtPercentilesSlice(summaryPercentiles) // one pass (fast.go)
+	q := h.ValueAtPercentilesSlice(summaryPercentiles) // one pass (counts.go)
 	l.P50Us, l.P90Us, l.P95Us, l.P99Us, l.P999Us, l.MaxUs = q[0], q[1], q[2], q[3], q[4], q[5]
 	l.MinUs = h.Min() // it stops at the first value
 	if !hist {
 		l.MeanUs, l.SdUs = h.Mean(), h.StdDev()
 		return l
 	}
-	if v, ok := viewOf(h); ok { // the same values, faster (fast.go)
+	if v, ok := viewOf(h); ok { // the same values, faster (counts.go)
 		l.MeanUs, l.Hist = v.mean(), v.encode()
 		l.SdUs = v.stddev(l.MeanUs)
 		return l

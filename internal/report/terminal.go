@@ -1,6 +1,3 @@
-// Package report renders results for people: the progress line, the terminal
-// summary, and (later) HTML and comparisons. Every view is a pure function of
-// a result.Result, so any old result can be rendered again.
 package report
 
 import (

@@ -65,6 +65,14 @@ type Harness struct {
 	Verdict string `json:"verdict,omitempty"`
 }
 
+// The values of Harness.Limit, which verdict.Harness gives and the reports
+// colour.
+const (
+	LimitYes   = "yes"   // the harness kept the CPUs it may use busy: it is the limit
+	LimitMaybe = "maybe" // it took more than a quarter of busy CPUs: it could be
+	LimitNo    = "no"    // it is not
+)
+
 // ServerCPU is what a managed server's processes used during the measure
 // phase (user and system time of the main process and every process below
 // it, those that exited included): beside Harness, it shows which side of

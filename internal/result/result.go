@@ -1,10 +1,3 @@
-// Package result is the versioned record of one run: what was asked, what the
-// engine applied, the environment, every phase's metrics with full latency
-// histograms, the per-second series, failures, checks and verdicts.
-//
-// A Result is data only. The run session fills it as the run goes and a Writer
-// saves it atomically at least once a second, so a crash leaves a readable
-// file. Reports are views of a Result and import nothing else.
 package result
 
 import (
@@ -754,6 +747,17 @@ type Durability struct {
 	// not allow ("fsync=off (sync needs on)"): the verdict judges those.
 	Unlike []string `json:"unlike_durability,omitempty"`
 }
+
+// The durability verdicts, the values of Durability.Verdict, which
+// verdict.Durability gives and the reports colour: only Plausible is good
+// news.
+const (
+	Plausible          = "plausible"             // a rate this disk can make durable, at --durability sync
+	Flagged            = "flagged"               // faster than this disk flushes, or sync whose settings read back otherwise
+	NotDurableByDesign = "not durable by design" // --durability lazy or off, or settings that read back so
+	CannotJudge        = "cannot judge"          // the engine does not count what the verdict needs
+	NotMeasurable      = "not measurable"        // the data folder's device has no flush ceiling
+)
 
 // Change is a server-wide setting dbgauge changed on a server of the
 // user's for a run (MariaDB's SET GLOBAL), and whether it was set back.

@@ -48,7 +48,7 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 	}
 	switch {
 	case usable > 0 && h.Cores >= Busy*usable:
-		h.Limit = "yes"
+		h.Limit = result.LimitYes
 		if h.InProcess {
 			h.Verdict = fmt.Sprintf("%s: dbgauge, with the engine inside it, kept %s %s busy, so that process is the limit, the engine's work and the harness's together: give it more CPUs (--cpus harness=…) or fewer clients",
 				line, where, cpus(usable))
@@ -57,7 +57,7 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 		h.Verdict = fmt.Sprintf("%s: dbgauge kept %s %s busy, so the harness is the limit, not the engine: give it more CPUs (--cpus harness=…), fewer clients, or run it from another machine",
 			line, where, cpus(usable))
 	case h.CPUCount > 0 && h.CPUsBusy >= Busy*float64(h.CPUCount) && h.Cores > HarnessShare*float64(h.CPUCount):
-		h.Limit = "maybe"
+		h.Limit = result.LimitMaybe
 		what := "the CPUs it ran on were busy"
 		if !h.Placed {
 			what = "the machine's CPUs were busy"
@@ -75,7 +75,7 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 		h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s and dbgauge took %.0f %% of them: place the server and dbgauge apart (--cpus server=…,harness=…) or run dbgauge from another machine",
 			line, what, 100*h.Cores/float64(h.CPUCount))
 	default:
-		h.Limit = "no"
+		h.Limit = result.LimitNo
 		switch {
 		case sc != nil && sc.CPUCount > 0 && sc.CPUsBusy >= Busy*float64(sc.CPUCount):
 			h.Verdict = fmt.Sprintf("%s; the harness is not the limit: the server's CPUs were busy and dbgauge took %.0f %% of the machine", line, 100*h.Share)

@@ -1,4 +1,3 @@
-// Package verdict parses --require and judges a result against it.
 package verdict
 
 import (

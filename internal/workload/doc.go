@@ -2,9 +2,12 @@
 // in a child folder (nms, insert, …) that imports only this package and the
 // backend contract, and is registered by one line in the catalog.
 //
-// A workload declares its knobs and the shape of its work (unit kinds with
-// their weights in the mix, and the operations inside a unit), loads its
-// dataset, and gives each client a function per unit of work. It never times
-// anything: the run engine times units and, through Ops, the operations inside
-// them. Optional abilities (Checker, Requirer) are found by type assertion.
+// A workload is a Spec: its name, its unit of work, its knobs and New, which
+// parses the knobs into a configured Workload. That declares the shape of
+// its work (Shape: unit kinds with their weights in the mix, and the
+// operations inside a unit), loads its dataset (Load) and makes one Client
+// per client, whose Do runs one unit of a kind. It never times anything: the
+// run engine times units and, through Ops, the operations inside them.
+// Optional abilities (Checker, Requirer, Ledgered, Waiter, Figurer, Pender,
+// Chooser, …) are small interfaces found by type assertion.
 package workload

@@ -66,11 +66,11 @@ func DurabilityVerdict(t *testing.T, spec backend.Spec) {
 				if flushes < commits {
 					t.Errorf("%d flushes for %d commits of one client: a synchronous commit waits for a flush of its own", flushes, commits)
 				}
-				if v.Verdict != "plausible" || !strings.Contains(v.Detail, "flushes counted: "+spec.Flushes) {
+				if v.Verdict != result.Plausible || !strings.Contains(v.Detail, "flushes counted: "+spec.Flushes) {
 					t.Errorf("verdict %q: %s; want plausible, with its flushes counted and their source", v.Verdict, v.Detail)
 				}
 			case backend.Off:
-				if v.Verdict != "not durable by design" {
+				if v.Verdict != result.NotDurableByDesign {
 					t.Errorf("verdict %q: %s; want not durable by design", v.Verdict, v.Detail)
 				}
 				fit, known := spec.LevelsOf(res.Engine.Settings)

@@ -15,7 +15,11 @@
 //     population loaded one warehouse per connection, in parallel, by the
 //     engine's fastest path; a database of the same warehouse count is
 //     reused, whoever loaded it.
-//   - tx.go: the five transactions (clauses 2.4 to 2.8).
+//   - terminal.go: a terminal (client) running one transaction at a time,
+//     and what the transactions share (the statements made once per
+//     dialect, the customer chosen by last name or number).
+//   - neworder.go, payment.go, orderstatus.go, delivery.go, stocklevel.go:
+//     the five transactions (clauses 2.4 to 2.8), each with its statements.
 //   - consistency.go: the twelve consistency conditions of clause 3.3.2 as
 //     data, each with a portable query returning the rows that violate it.
 //   - tpcc.go: the workload: the mix as a deck (a rolled-back New-Order is a

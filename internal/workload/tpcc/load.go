@@ -108,28 +108,8 @@ func (w *tpcc) reusable(ctx context.Context, c backend.Conn, d backend.Dialect) 
 
 // build makes the schema and the initial population.
 func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d backend.Dialect) error {
-	for _, t := range append([]string{metaTable}, tableNames()...) {
-		var n int64
-		if err := c.QueryRow(ctx, &backend.Stmt{SQL: d.HasTable}, []any{t}, &n); err != nil {
-			return err
-		}
-		if n > 0 {
-			if err := c.ExecScript(ctx, "DROP TABLE "+t); err != nil {
-				return err
-			}
-		}
-	}
-	var keys []string
-	for _, q := range createTables {
-		create, key := ddl(d, q)
-		if err := c.ExecScript(ctx, create); err != nil {
-			return err
-		}
-		if key != "" {
-			keys = append(keys, key)
-		}
-	}
-	if err := c.ExecScript(ctx, "CREATE TABLE "+metaTable+" (warehouses INTEGER, c_last INTEGER, c_id INTEGER, ol_i_id INTEGER)"); err != nil {
+	keys, err := createSchema(ctx, c, d)
+	if err != nil {
 		return err
 	}
 	lc := LoadConstants(workload.NewRand(w.common.Seed, 0x10ad))
@@ -149,6 +129,57 @@ func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d b
 	if err := insert(ctx, c, d, "item", NumItems, Items(NewSeeded(w.common.Seed, 0, lc)), itemRow, report); err != nil {
 		return err
 	}
+	if err := w.loadWarehouses(ctx, sdb, d, lc, now, report); err != nil {
+		return err
+	}
+	for _, q := range append(keys, createIndexes...) {
+		if err := c.ExecScript(ctx, q); err != nil {
+			return err
+		}
+	}
+	if d.Name == "postgres" {
+		if err := c.ExecScript(ctx, "ANALYZE"); err != nil {
+			return err
+		}
+	}
+	_, err = c.Exec(ctx, writeMeta, w.cfg.Warehouses, lc.CLast, lc.CID, lc.OLIID)
+	return err
+}
+
+// createSchema drops the tables of an earlier load and makes them anew; it
+// returns the statements that add the primary keys ddl leaves for after
+// the load.
+func createSchema(ctx context.Context, c backend.Conn, d backend.Dialect) ([]string, error) {
+	for _, t := range append([]string{metaTable}, tableNames()...) {
+		var n int64
+		if err := c.QueryRow(ctx, &backend.Stmt{SQL: d.HasTable}, []any{t}, &n); err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			if err := c.ExecScript(ctx, "DROP TABLE "+t); err != nil {
+				return nil, err
+			}
+		}
+	}
+	var keys []string
+	for _, q := range createTables {
+		create, key := ddl(d, q)
+		if err := c.ExecScript(ctx, create); err != nil {
+			return nil, err
+		}
+		if key != "" {
+			keys = append(keys, key)
+		}
+	}
+	if err := c.ExecScript(ctx, "CREATE TABLE "+metaTable+" (warehouses INTEGER, c_last INTEGER, c_id INTEGER, ol_i_id INTEGER)"); err != nil {
+		return nil, err
+	}
+	return keys, nil
+}
+
+// loadWarehouses loads every warehouse's rows, each loader on a connection
+// of its own taking the next warehouse; the first error cancels the others.
+func (w *tpcc) loadWarehouses(ctx context.Context, sdb backend.SQLDB, d backend.Dialect, lc Constants, now time.Time, report func(int64)) error {
 	// One warehouse at a time per loader; SQLite has one writer at a time.
 	loaders := min(w.cfg.Warehouses, max(2, runtime.GOMAXPROCS(0)))
 	if d.Name == "sqlite" {
@@ -185,21 +216,7 @@ func (w *tpcc) build(ctx context.Context, sdb backend.SQLDB, c backend.Conn, d b
 		}()
 	}
 	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	for _, q := range append(keys, createIndexes...) {
-		if err := c.ExecScript(ctx, q); err != nil {
-			return err
-		}
-	}
-	if d.Name == "postgres" {
-		if err := c.ExecScript(ctx, "ANALYZE"); err != nil {
-			return err
-		}
-	}
-	_, err := c.Exec(ctx, writeMeta, w.cfg.Warehouses, lc.CLast, lc.CID, lc.OLIID)
-	return err
+	return errors.Join(errs...)
 }
 
 func tableNames() []string {

@@ -19,7 +19,7 @@ import (
 // compression per histogram (~0.8 MB of garbage each). For a histogram that
 // is encoded, Export's copy of the counts gives the mean and the encoding in
 // linear passes, with a zlib writer reused: the same values as the
-// library's, and an encoding that decodes to the same histogram (fast_test.go
+// library's, and an encoding that decodes to the same histogram (counts_test.go
 // checks both). The copy is 184 KB a histogram a second: garbage, but a
 // collection's cost is the live heap's, which this does not grow.
 
