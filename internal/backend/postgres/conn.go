@@ -31,7 +31,7 @@ type conn struct {
 	d       *db
 	sqls    map[*backend.Stmt]string // statements with $n placeholders
 	unwatch func() bool
-	// The prepared path (fast.go), nil with --prepare each: the statements
+	// The prepared path (preparedpath.go), nil with --prepare each: the statements
 	// prepared on this connection, and the parameters' buffers reused from
 	// one statement to the next.
 	prepared map[*backend.Stmt]*prepared

@@ -282,7 +282,7 @@ func (d *db) Dialect() backend.Dialect { return dialect }
 
 // Conn opens a client connection: to the primary, or with --read-from
 // replicas to the replicas in turn. With --prepare once it is a bare pgconn
-// connection on the prepared path (fast.go); with each, pgx's.
+// connection on the prepared path (preparedpath.go); with each, pgx's.
 func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
 	cfg := d.cfg
 	if n := len(d.readers); n > 0 {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestPreparedPath: what the prepared path (pgconn's ExecPrepared and
-// ResultReader, fast.go) must get right beyond plain rows: notices between
+// ResultReader, preparedpath.go) must get right beyond plain rows: notices between
 // messages, a row larger than a read buffer, many rows, errors in a
 // transaction, pgconn's other operations in between, and a connection
 // killed under it.

@@ -17,7 +17,7 @@ import (
 )
 
 // managedConns opens a managed server and one connection on each path: the
-// prepared path of fast.go (--prepare once) and pgx's own (--prepare each).
+// prepared path of preparedpath.go (--prepare once) and pgx's own (--prepare each).
 func managedConns(t *testing.T) (fast, plain *conn) {
 	t.Helper()
 	if m, _ := filepath.Glob("/usr/lib/postgresql/*/bin/initdb"); len(m) == 0 {

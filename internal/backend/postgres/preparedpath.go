@@ -118,8 +118,11 @@ func (c *conn) run(st *backend.Stmt, args []any) (*prepared, *pgconn.ResultReade
 	}
 	c.ends = ends
 	// ExecStatement, not ExecPrepared: the statement's description is
-	// known from its preparation, so no Describe is sent and no
-	// RowDescription comes back to be decoded (an allocation per column).
+	// known from its preparation, so a statement that returns rows is sent
+	// without a Describe and no RowDescription comes back to be decoded (an
+	// allocation per column); one that returns none (UPDATE, BEGIN,
+	// COMMIT) has an empty description, for which pgconn (v5.12) still
+	// sends a Describe, answered by a NoData.
 	return p, c.pc.ExecStatement(bg, p.desc, c.params, c.formats, p.results), nil
 }
 
