@@ -8,6 +8,8 @@
 # read, or a tool that fails, ends the script with exit 1 in either mode.
 SMOKE=${SMOKE:-0}
 export SMOKE
+# A command that fails inside $(…) fails the script too, as set -e makes it outside.
+shopt -s inherit_errexit
 # The scripts' Python parts import bench/lib.py, leaving no __pycache__ behind.
 export PYTHONPATH="$PWD/bench${PYTHONPATH:+:$PYTHONPATH}" PYTHONDONTWRITEBYTECODE=1
 
