@@ -58,7 +58,8 @@ need_dbgauge() {
 need_gotpc() {
 	if [ -z "${GOTPC:-}" ]; then
 		GOTPC=$PWD/bench/.bin/go-tpc
-		[ -x "$GOTPC" ] || GOFLAGS= GOBIN="$PWD/bench/.bin" go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.12
+		[ -x "$GOTPC" ] || GOFLAGS= GOBIN="$PWD/bench/.bin" go install github.com/pingcap/go-tpc/cmd/go-tpc@v1.0.12 ||
+			fail "go-tpc did not install"
 	fi
 	export GOTPC
 }
@@ -83,4 +84,21 @@ need_goycsb() {
 		fi
 	fi
 	export GOYCSB
+}
+
+# need_floor: bench/.bin/floor, built afresh, and bench/.bin/sqlite_select
+# (bench/floor/c), compiled when missing against go-sqlite3's own copy of
+# SQLite with go-sqlite3's #cgo CFLAGS (sqlite3.go), at cgo's default -O2.
+need_floor() {
+	mkdir -p bench/.bin
+	go build -o bench/.bin/floor ./bench/floor || fail "bench/floor did not build"
+	if [ ! -x bench/.bin/sqlite_select ]; then
+		local amal
+		amal=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
+		gcc -O2 -std=gnu99 -DSQLITE_ENABLE_RTREE -DSQLITE_THREADSAFE=1 -DHAVE_USLEEP=1 -DSQLITE_ENABLE_FTS3 \
+			-DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_TRACE_SIZE_LIMIT=15 -DSQLITE_OMIT_DEPRECATED \
+			-DSQLITE_DEFAULT_WAL_SYNCHRONOUS=1 -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT -Wno-deprecated-declarations \
+			-I"$amal" -o bench/.bin/sqlite_select bench/floor/c/sqlite_select.c "$amal/sqlite3-binding.c" -lpthread -ldl -lm ||
+			fail "bench/floor/c/sqlite_select.c did not compile"
+	fi
 }

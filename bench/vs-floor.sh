@@ -31,13 +31,13 @@
 # interpolateParams=true, the text protocol), gogcN (GOGC=N), procsN
 # (GOMAXPROCS=N): what a driver's public API and Go's settings do to the floor.
 # SMOKE=1: 2 clients, 1 s per test and per perf pass, 1 round, scale 1 and
-# 1,000 rows, every engine and placement.
+# 1,000 rows, every engine, apart only (shared is the same path, unplaced).
 # DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 knob ENGINES "postgres mariadb sqlite"
-knob PLACES "shared apart"
+knob PLACES "shared apart" apart
 knob CLIENTS 8 2
 knob DURATION 20 1
 knob ROUNDS 3 1
@@ -46,16 +46,7 @@ knob N 100000 1000
 knob COUNT 5 1
 knob VARIANTS ""
 need_dbgauge
-mkdir -p bench/.bin
-go build -o bench/.bin/floor ./bench/floor
-if [[ " $ENGINES " == *" sqlite "* ]] && [ ! -x bench/.bin/sqlite_select ]; then
-    amal=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
-    # go-sqlite3's #cgo CFLAGS (sqlite3.go), at cgo's default -O2.
-    gcc -O2 -std=gnu99 -DSQLITE_ENABLE_RTREE -DSQLITE_THREADSAFE=1 -DHAVE_USLEEP=1 -DSQLITE_ENABLE_FTS3 \
-        -DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_TRACE_SIZE_LIMIT=15 -DSQLITE_OMIT_DEPRECATED \
-        -DSQLITE_DEFAULT_WAL_SYNCHRONOUS=1 -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT -Wno-deprecated-declarations \
-        -I"$amal" -o bench/.bin/sqlite_select bench/floor/c/sqlite_select.c "$amal/sqlite3-binding.c" -lpthread -ldl -lm
-fi
+need_floor
 exec python3 - "$@" <<'PY'
 import json, os, re, resource, shutil, subprocess
 import lib
