@@ -38,15 +38,34 @@ def setting(name):
     return v
 
 
-def int_setting(name):
-    v = setting(name)
-    if not re.fullmatch(r"\d+", v):
-        raise Failed(f"{name}={v!r}: give a whole number")
-    return int(v)
+def ints(names):
+    """The settings names (one string, space-separated), each a whole number, in order."""
+    out = []
+    for name in names.split():
+        v = setting(name)
+        if not re.fullmatch(r"\d+", v):
+            raise SystemExit(f"bench: {name}={v!r}: give a whole number")
+        out.append(int(v))
+    return out
 
 
 def words(name):
+    """The setting name's words."""
     return setting(name).split()
+
+
+def servers():
+    """The setting ENGINES: the servers to compare on, postgres and mariadb."""
+    names = words("ENGINES")
+    for e in names:
+        if e not in ("postgres", "mariadb"):
+            raise SystemExit(f"bench: unknown engine {e!r}: ENGINES takes postgres and mariadb")
+    return names
+
+
+def switch(name):
+    """Whether the setting name is on (set, and not 0)."""
+    return setting(name) not in ("", "0")
 
 
 def tail(text, n=25):

@@ -54,12 +54,7 @@ from lib import Failed, number
 
 ENGINES = lib.words("ENGINES")
 PLACES = lib.words("PLACES")
-CLIENTS = lib.int_setting("CLIENTS")
-DURATION = lib.int_setting("DURATION")
-ROUNDS = lib.int_setting("ROUNDS")
-SCALE = lib.int_setting("SCALE")
-N = lib.int_setting("N")
-COUNT = lib.int_setting("COUNT")
+CLIENTS, DURATION, ROUNDS, SCALE, N, COUNT = lib.ints("CLIENTS DURATION ROUNDS SCALE N COUNT")
 DBGAUGE = lib.setting("DBGAUGE")
 FLOOR = "bench/.bin/floor"
 if any(e not in ("postgres", "mariadb", "sqlite") for e in ENGINES) or any(p not in ("shared", "apart") for p in PLACES):

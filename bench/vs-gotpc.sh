@@ -54,17 +54,11 @@ import os, re, shutil, subprocess
 import lib
 from lib import Failed, number, run
 
-WAREHOUSES = lib.int_setting("WAREHOUSES")
-CLIENTS = lib.int_setting("CLIENTS")
-DURATION = lib.int_setting("DURATION")
-ROUNDS = lib.int_setting("ROUNDS")
-ENGINES = lib.words("ENGINES")
-CROSS = lib.setting("CROSS") not in ("", "0")
+WAREHOUSES, CLIENTS, DURATION, ROUNDS = lib.ints("WAREHOUSES CLIENTS DURATION ROUNDS")
+ENGINES = lib.servers()
+CROSS = lib.switch("CROSS")
 DBGAUGE = lib.setting("DBGAUGE")
 GOTPC = lib.setting("GOTPC")
-for e in ENGINES:
-    if e not in ("postgres", "mariadb"):
-        raise SystemExit(f"bench: unknown engine {e!r}: ENGINES takes postgres and mariadb")
 
 work = lib.workdir("dbgauge-vs-gotpc-")
 

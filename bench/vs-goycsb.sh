@@ -96,19 +96,13 @@ import os, re, shutil, signal, subprocess, sys, time
 import lib
 from lib import Failed, number, run
 
-RECORDS = lib.int_setting("RECORDS")
-CLIENTS = lib.int_setting("CLIENTS")
-DURATION = lib.int_setting("DURATION")
-ROUNDS = lib.int_setting("ROUNDS")
-ENGINES = lib.words("ENGINES")
+RECORDS, CLIENTS, DURATION, ROUNDS = lib.ints("RECORDS CLIENTS DURATION ROUNDS")
+ENGINES = lib.servers()
 WORKLOADS = lib.words("WORKLOADS")
 DBGAUGE = lib.setting("DBGAUGE")
 GOYCSB = lib.setting("GOYCSB")
 VALUE = 100  # bytes of the one value (go-ycsb: fieldcount=1 fieldlength=100)
 MIX = {"a": (0.5, 0.5), "c": (1.0, 0.0)}  # read, update proportions
-for e in ENGINES:
-    if e not in ("postgres", "mariadb"):
-        raise SystemExit(f"bench: unknown engine {e!r}: ENGINES takes postgres and mariadb")
 for w in WORKLOADS:
     if w not in MIX:
         raise SystemExit(f"bench: unknown workload {w!r}: WORKLOADS takes a and c")

@@ -42,14 +42,12 @@ import os, resource, shutil
 import lib
 from lib import number, run
 
-SCALE = lib.int_setting("SCALE")
-DURATION = lib.int_setting("DURATION")
-ROUNDS = lib.int_setting("ROUNDS")
+SCALE, DURATION, ROUNDS = lib.ints("SCALE DURATION ROUNDS")
 CLIENTS = [int(c) for c in lib.words("CLIENTS")]
 MODES = lib.words("MODES")
-LAZY = lib.setting("LAZY") not in ("", "0")
-SOCKET = lib.setting("SOCKET") not in ("", "0")
-PIN = lib.setting("PIN") not in ("", "0") and os.cpu_count() >= 2
+LAZY = lib.switch("LAZY")
+SOCKET = lib.switch("SOCKET")
+PIN = lib.switch("PIN") and os.cpu_count() >= 2
 DBGAUGE = lib.setting("DBGAUGE")
 if not MODES or any(m not in ("select-only", "tpcb", "script") for m in MODES):
     raise SystemExit("bench: MODES takes select-only, tpcb and script")

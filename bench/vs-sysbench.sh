@@ -42,16 +42,12 @@ import os, re, shutil, subprocess
 import lib
 from lib import Failed, number, run
 
-N = lib.int_setting("N")
-CLIENTS = lib.int_setting("CLIENTS")
-DURATION = lib.int_setting("DURATION")
-ROUNDS = lib.int_setting("ROUNDS")
-VALUE = lib.int_setting("VALUE")
+N, CLIENTS, DURATION, ROUNDS, VALUE = lib.ints("N CLIENTS DURATION ROUNDS VALUE")
 MODES = lib.words("MODES")
 if not MODES or any(m not in ("script", "kv") for m in MODES):
     raise SystemExit("bench: MODES takes script and kv")
 DBGAUGE = lib.setting("DBGAUGE")
-PIN = lib.setting("PIN") not in ("", "0") and os.cpu_count() >= 2
+PIN = lib.switch("PIN") and os.cpu_count() >= 2
 client_cpu = lib.on_cpus({1} if PIN else None)
 
 work = lib.workdir("dbgauge-vs-sysbench-")
