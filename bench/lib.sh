@@ -102,3 +102,9 @@ need_floor() {
 			fail "bench/floor/c/sqlite_select.c did not compile"
 	fi
 }
+
+# need_shardcheck: bench/.bin/shardcheck, built afresh (shards-netns.sh).
+need_shardcheck() {
+	mkdir -p bench/.bin
+	go build -o bench/.bin/shardcheck ./bench/shardcheck || fail "bench/shardcheck did not build"
+}

@@ -38,7 +38,7 @@ need ip iproute2
 need jq jq
 PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
 need_dbgauge
-go build -o bench/.bin/shardcheck ./bench/shardcheck
+need_shardcheck
 WORK=${WORK:-$(mktemp -d /tmp/dbgauge-shards.XXXXXX)}
 chmod 755 "$WORK"
 P=dbg31 # the namespaces' prefix
