@@ -3,7 +3,7 @@ GOLANGCI_VERSION := v2.15.0
 GOTESTSUM_VERSION := v1.13.0
 GOBIN ?= $(shell go env GOPATH)/bin
 
-.PHONY: help build run test test-short lint fmt docs bench clean
+.PHONY: help build run test test-short lint fmt docs bench bench-smoke clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -49,7 +49,10 @@ docs: ## regenerate docs/knobs.md from the catalog
 	go test ./internal/cli -run TestKnobsDoc -update
 
 bench: build ## dbgauge against its anchors (see bench/README.md)
-	bench/vs-sqlite3.sh
+	DBGAUGE=$(CURDIR)/dbgauge bench/vs-sqlite3.sh
+
+bench-smoke: ## every script in bench/ in its smoke mode, as make test runs them (bench/smoke_test.go)
+	go test -count=1 -run TestSmoke -v ./bench/
 
 clean: ## remove the binary, local results and the last test.json
 	rm -rf dbgauge results test.json

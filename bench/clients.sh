@@ -13,18 +13,20 @@
 # and puts the old value back after it: PostgreSQL's shared memory then takes
 # them (huge_pages=try), and 1,000 server processes stop faulting in
 # shared_buffers page by page (docs/backends/postgres.md, "Many clients").
+# SMOKE=1: 1,000 records, 2 and 4 clients, 1 s, no warm-up, every run.
+# DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RECORDS=${RECORDS:-100000}
-DURATION=${DURATION:-20}
+. bench/lib.sh
+knob RECORDS 100000 1000
+knob DURATION 20 1
 # Twenty seconds of warm-up: at 1,000 clients the first ten are the engines
 # filling a thousand caches of their own (SQLite's page cache per connection,
 # a PostgreSQL backend's mappings of shared_buffers), not the steady state.
-WARMUP=${WARMUP:-20}
-CLIENTS=${CLIENTS:-64,250,400,1000}
-RUNS=${RUNS:-sqlite sqlite-256k postgres}
-DBGAUGE=${DBGAUGE:-./dbgauge}
-[ -n "${DBGAUGE_BUILT:-}" ] || [ "$DBGAUGE" != ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
+knob WARMUP 20 0
+knob CLIENTS 64,250,400,1000 2,4
+knob RUNS "sqlite sqlite-256k postgres"
+need_dbgauge
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbgauge-clients.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 if [ -n "${HUGEPAGES:-}" ]; then
@@ -45,21 +47,34 @@ for run in $RUNS; do
 	"$DBGAUGE" run kv "${flags[@]}" --records "$RECORDS" --mix read=100 --clients "$CLIENTS" \
 		--duration "${DURATION}s" --warmup "${WARMUP}s" --ceiling off --results "$out" >"$work/log" 2>&1 ||
 		{ tail -20 "$work/log"; exit 1; }
-	python3 - "$out" "$run ${flags[*]}" <<'PY'
-import glob, json, sys
-out, what = sys.argv[1], sys.argv[2]
+	python3 - "$out" "$run ${flags[*]}" "$run" <<'PY'
+import glob, json, os, sys
+from lib import Failed, main, number
+out, what, run = sys.argv[1:]
 rows = []
-for p in glob.glob(out + "/**/result.json", recursive=True):
-    r = json.load(open(p))
-    if r.get("status") != "completed" or not r.get("harness"):
-        continue
-    h, s = r["harness"], r.get("server_cpu") or {}
-    own = h.get("anon_peak_bytes", 0) - h.get("engine_bytes", 0)
-    rows.append((r["config"]["clients"], r["summary"]["rate"], r["summary"]["p99_us"], h["rss_peak_bytes"], own,
-                 h["cpu_per_unit_us"], s.get("cpu_per_unit_us")))
-rows.sort()
-if not rows:
-    sys.exit(f"bench: no completed run for {what} in {out}")
+
+
+def read():
+    """Every count's cell, completed, with every figure the table prints."""
+    want = sorted(int(c) for c in os.environ["CLIENTS"].split(","))
+    for p in glob.glob(out + "/**/result.json", recursive=True):
+        r = json.load(open(p))
+        c = r["config"]["clients"]
+        if r.get("status") != "completed" or not r.get("harness"):
+            raise Failed(f"{what}, {c} clients: status {r.get('status')!r}{'' if r.get('harness') else ', no harness block'} ({p})")
+        h, s = r["harness"], r.get("server_cpu") or {}
+        fig = lambda v, name, zero=False: number(v, f"{what}, {c} clients: {name}", zero)
+        own = fig(h.get("anon_peak_bytes"), "harness.anon_peak_bytes") - fig(h.get("engine_bytes", 0), "harness.engine_bytes", zero=True)
+        # SQLite runs inside dbgauge: no server, no server CPU.
+        srv = fig(s.get("cpu_per_unit_us"), "server_cpu.cpu_per_unit_us") if run == "postgres" else None
+        rows.append((c, fig(r["summary"].get("rate"), "summary.rate"), fig(r["summary"].get("p99_us"), "summary.p99_us"),
+                     fig(h.get("rss_peak_bytes"), "harness.rss_peak_bytes"), own, fig(h.get("cpu_per_unit_us"), "harness.cpu_per_unit_us"), srv))
+    rows.sort()
+    if [r[0] for r in rows] != want:
+        raise Failed(f"{what}: results for {[r[0] for r in rows]} clients in {out}, want {want}")
+
+
+main(read)
 base = rows[0][1]
 print(f"{what}: kv read=100, {rows[0][0]} clients = 1.00")
 print("%8s %12s %8s %9s %12s %13s %15s %14s" % ("clients", "records/s", "÷ first", "p99 ms", "dbgauge RSS", "dbgauge own", "dbgauge µs/rec", "server µs/rec"))

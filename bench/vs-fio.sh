@@ -9,37 +9,47 @@
 # pg_test_fsync runs its whole suite (PG_SECS, default SECS, per test) once a round.
 # DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 #   DIR=/var/lib/db SECS=1 ROUNDS=10 bench/vs-fio.sh
+# SMOKE=1: 1 round (every test of it 1 s long already). Without
+# pg_test_fsync its columns say nan, except under SMOKE=1, which fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DIR=${DIR:-$PWD}
-SECS=${SECS:-1}
-PG_SECS=${PG_SECS:-$SECS}
-ROUNDS=${ROUNDS:-10}
-PG_TEST_FSYNC=${PG_TEST_FSYNC:-$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)}
-command -v fio >/dev/null || { echo "bench: fio is missing: apt-get install fio" >&2; exit 2; }
+. bench/lib.sh
+knob DIR "$PWD"
+knob SECS 1
+knob PG_SECS "$SECS"
+knob ROUNDS 10 1
+knob PG_TEST_FSYNC "$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)"
+need fio fio
+[ -n "$PG_TEST_FSYNC" ] || [ "$SMOKE" != 1 ] || fail "pg_test_fsync is missing: apt-get install postgresql (or PG_TEST_FSYNC=PATH)"
+need_dbgauge
 work=$(mktemp -d "$DIR/.dbgauge-vs-fio.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-# A ./dbgauge left from an older checkout would be measured instead of this one.
-[ -n "${DBGAUGE:-}" ] || { DBGAUGE=$work/dbgauge; go build -o "$DBGAUGE" ./cmd/dbgauge; }
 
 dbgauge() { # method [--direct] → ops/s
 	rm -rf "$work/r"
-	"$DBGAUGE" disk --path "$work" --block 8k --pattern rewrite --method "$1" ${2:-} --duration "${SECS}s" --results "$work/r" >/dev/null
-	python3 -c "import json,glob; print(json.load(open(glob.glob('$work/r/*/result.json')[0]))['disk']['cells'][0]['rate'])"
+	"$DBGAUGE" disk --path "$work" --block 8k --pattern rewrite --method "$1" ${2:-} --duration "${SECS}s" --results "$work/r" >"$work/log" 2>&1 ||
+		fail "dbgauge disk --method $1 ${2:-} exited $?: $(tail -5 "$work/log")"
+	num "dbgauge disk's flushes/s ($1 ${2:-})" "$(python3 -c "import lib; print(lib.result('$work/r')['disk']['cells'][0]['rate'])")"
 }
 
 fio_rate() { # fio options… → write iops
 	fio --name=vs --filename="$work/fio.dat" --size=8k --bs=8k --rw=write --ioengine=psync --invalidate=0 \
-		--time_based --runtime="$SECS" --output-format=json "$@" 2>/dev/null |
-		python3 -c "import json,sys; print(json.load(sys.stdin)['jobs'][0]['write']['iops'])"
+		--time_based --runtime="$SECS" --output-format=json "$@" >"$work/fio.json" 2>"$work/log" ||
+		fail "fio $* exited $?: $(tail -5 "$work/log")"
+	num "fio's write iops ($*)" "$(python3 -c "import json,sys; print(json.load(open('$work/fio.json'))['jobs'][0]['write']['iops'])")"
 }
 
 pg_rates() { # → "fdatasync open_datasync" ops/s for one 8 kB write
 	[ -n "$PG_TEST_FSYNC" ] || { echo "nan nan"; return; }
-	"$PG_TEST_FSYNC" -s "$PG_SECS" -f "$work/pg.dat" 2>/dev/null | awk '
+	"$PG_TEST_FSYNC" -s "$PG_SECS" -f "$work/pg.dat" >"$work/pg.out" 2>&1 || fail "pg_test_fsync exited $?: $(tail -5 "$work/pg.out")"
+	local f o
+	read -r f o < <(awk '
 		/using one 8kB write/ {one=1} /using two 8kB writes/ {one=0}
 		one && $1=="fdatasync" {f=$2} one && $1=="open_datasync" {o=$2}
-		END {print (f==""?"nan":f), (o==""?"nan":o)}'
+		END {print (f==""?"-":f), (o==""?"-":o)}' "$work/pg.out")
+	num "pg_test_fsync's fdatasync ops/sec" "$f" >/dev/null
+	num "pg_test_fsync's open_datasync ops/sec" "$o" >/dev/null
+	echo "$f $o"
 }
 
 rows="$work/rows"
@@ -53,7 +63,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		1) ff=$(fio_rate --fdatasync=1) ;;
 		2) do=$(dbgauge odsync --direct) ;;
 		3) fo=$(fio_rate --sync=dsync --direct=1) ;;
-		4) read -r pf po < <(pg_rates) ;;
+		4) pg=$(pg_rates); read -r pf po <<<"$pg" ;;
 		esac
 	done
 	(python3 - "$r" "$df" "$ff" "$pf" "$do" "$fo" "$po" <<'PY'

@@ -30,58 +30,46 @@
 # sql (MariaDB, SQLite: database/sql's Stmt and Row), interpolate (MariaDB:
 # interpolateParams=true, the text protocol), gogcN (GOGC=N), procsN
 # (GOMAXPROCS=N): what a driver's public API and Go's settings do to the floor.
-# DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge, built if missing).
+# SMOKE=1: 2 clients, 1 s per test and per perf pass, 1 round, scale 1 and
+# 1,000 rows, every engine, apart only (shared is the same path, unplaced).
+# DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -n "${DBGAUGE:-}" ] || { [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge; }
-mkdir -p bench/.bin
-go build -o bench/.bin/floor ./bench/floor
-if [[ " ${ENGINES:-postgres mariadb sqlite} " == *" sqlite "* ]] && [ ! -x bench/.bin/sqlite_select ]; then
-    amal=$(go list -m -f '{{.Dir}}' github.com/mattn/go-sqlite3)
-    # go-sqlite3's #cgo CFLAGS (sqlite3.go), at cgo's default -O2.
-    gcc -O2 -std=gnu99 -DSQLITE_ENABLE_RTREE -DSQLITE_THREADSAFE=1 -DHAVE_USLEEP=1 -DSQLITE_ENABLE_FTS3 \
-        -DSQLITE_ENABLE_FTS3_PARENTHESIS -DSQLITE_TRACE_SIZE_LIMIT=15 -DSQLITE_OMIT_DEPRECATED \
-        -DSQLITE_DEFAULT_WAL_SYNCHRONOUS=1 -DSQLITE_ENABLE_UPDATE_DELETE_LIMIT -Wno-deprecated-declarations \
-        -I"$amal" -o bench/.bin/sqlite_select bench/floor/c/sqlite_select.c "$amal/sqlite3-binding.c" -lpthread -ldl -lm
-fi
+. bench/lib.sh
+knob ENGINES "postgres mariadb sqlite"
+knob PLACES "shared apart" apart
+knob CLIENTS 8 2
+knob DURATION 20 1
+knob ROUNDS 3 1
+knob SCALE 10 1
+knob N 100000 1000
+knob COUNT 5 1
+knob VARIANTS ""
+need_dbgauge
+need_floor
 exec python3 - "$@" <<'PY'
-import glob, json, os, pwd, re, resource, shutil, socket, subprocess, sys, tempfile, time
+import json, os, re, resource, shutil, subprocess
+import lib
+from lib import Failed, number
 
-ENGINES = os.environ.get("ENGINES", "postgres mariadb sqlite").split()
-PLACES = os.environ.get("PLACES", "shared apart").split()
-CLIENTS = int(os.environ.get("CLIENTS", "8"))
-DURATION = int(os.environ.get("DURATION", "20"))
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
-SCALE = int(os.environ.get("SCALE", "10"))
-N = int(os.environ.get("N", "100000"))
-COUNT = int(os.environ.get("COUNT", "5"))
-DBGAUGE = os.environ.get("DBGAUGE", "./dbgauge")
+ENGINES = lib.words("ENGINES")
+PLACES = lib.words("PLACES")
+CLIENTS, DURATION, ROUNDS, SCALE, N, COUNT = lib.ints("CLIENTS DURATION ROUNDS SCALE N COUNT")
+DBGAUGE = lib.setting("DBGAUGE")
 FLOOR = "bench/.bin/floor"
 if any(e not in ("postgres", "mariadb", "sqlite") for e in ENGINES) or any(p not in ("shared", "apart") for p in PLACES):
-    sys.exit("bench: ENGINES takes postgres, mariadb and sqlite; PLACES shared and apart")
+    raise SystemExit("bench: ENGINES takes postgres, mariadb and sqlite; PLACES shared and apart")
 if "apart" in PLACES and os.cpu_count() < 2:
-    sys.exit("bench: PLACES=apart needs two CPUs")
+    raise SystemExit("bench: PLACES=apart needs two CPUs")
 PERF = shutil.which("perf") and subprocess.run(["perf", "stat", "-e", "raw_syscalls:sys_enter", "-x,", "true"],
                                                 capture_output=True).returncode == 0
+if lib.SMOKE and COUNT > 0 and not PERF:
+    raise SystemExit("bench: perf stat -e raw_syscalls:sys_enter does not work here (apt-get install linux-perf; root): "
+                     "a smoke run reads every figure, or give COUNT=0")
 
-work = tempfile.mkdtemp(prefix="dbgauge-vs-floor-")
-os.chmod(work, 0o755)
+work = lib.workdir("dbgauge-vs-floor-")
+servers = []  # each stopped at the end
 place = "shared"
-
-
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    return p
-
-
-def account(name):
-    d = os.path.join(work, name)
-    os.mkdir(d); os.chmod(d, 0o755)
-    if os.geteuid() != 0:
-        return d, None
-    u = pwd.getpwnam(name)
-    os.chown(d, u.pw_uid, u.pw_gid)
-    return d, (u.pw_uid, u.pw_gid)
 
 
 def tool_cpus():
@@ -114,9 +102,6 @@ def place_server(pid):
             pass
 
 
-TICK = os.sysconf("SC_CLK_TCK")
-
-
 def server_cpu(pid):
     """CPU seconds of the server's tree, the children it reaped included."""
     total = 0
@@ -126,7 +111,7 @@ def server_cpu(pid):
         except OSError:
             continue
         total += int(f[11]) + int(f[12]) + (int(f[13]) + int(f[14]) if i == 0 else 0)
-    return total / TICK
+    return total / lib.TICK
 
 
 def usage():
@@ -137,10 +122,8 @@ def usage():
 def measure(args, parse, pid=None, env=None):
     """Runs args on the tool's CPUs; returns (tps, transactions, allocs/tx or None) from parse(stdout), and the deltas."""
     u0, s0 = usage(), (server_cpu(pid) if pid else 0)
-    out = subprocess.run(args, capture_output=True, text=True, preexec_fn=tool_cpus, env=env)
+    out = lib.run(args, os.path.basename(args[0]), preexec_fn=tool_cpus, env=env)
     u1, s1 = usage(), (server_cpu(pid) if pid else 0)
-    if out.returncode != 0:
-        raise SystemExit(f"bench: `{' '.join(args)}` exited {out.returncode}:\n{(out.stdout + out.stderr)[-2000:]}")
     tps, n, allocs, loop = parse(out.stdout)
     return {"tps": tps, "user": (u1[0] - u0[0]) / n * 1e6, "sys": (u1[1] - u0[1]) / n * 1e6,
             "csw": (u1[2] - u0[2]) / n, "server": (s1 - s0) / n * 1e6 if pid else None, "allocs": allocs, "loop": loop}
@@ -151,20 +134,22 @@ def syscalls(args, parse, env=None):
     if not PERF:
         return None
     f = os.path.join(work, "perf.csv")
-    out = subprocess.run(["perf", "stat", "-e", "raw_syscalls:sys_enter", "-x,", "-o", f, "--"] + args,
-                         capture_output=True, text=True, preexec_fn=tool_cpus, env=env)
-    if out.returncode != 0:
-        raise SystemExit(f"bench: perf stat `{' '.join(args)}` exited {out.returncode}:\n{(out.stdout + out.stderr)[-2000:]}")
+    out = lib.run(["perf", "stat", "-e", "raw_syscalls:sys_enter", "-x,", "-o", f, "--"] + args, "perf stat " + os.path.basename(args[0]),
+                  preexec_fn=tool_cpus, env=env)
     _, n, _, _ = parse(out.stdout)
     for line in open(f):
         if "raw_syscalls:sys_enter" in line:
-            return int(line.split(",")[0]) / n
-    return None
+            return number(line.split(",")[0], "perf stat's raw_syscalls:sys_enter") / n
+    raise Failed(f"perf stat counted no raw_syscalls:sys_enter:\n{open(f).read()}")
 
 
 def floor_parse(out):
-    r = json.loads(out)
-    return r["tps"], r["transactions"], r["allocs_per_tx"], r["cpu_us_per_tx"]
+    try:
+        r = json.loads(out)
+    except ValueError:
+        raise Failed(f"the floor printed no JSON line:\n{lib.tail(out)}") from None
+    return (number(r.get("tps"), "the floor's tps"), number(r.get("transactions"), "the floor's transactions"),
+            number(r.get("allocs_per_tx"), "the floor's allocs_per_tx", zero=True), number(r.get("cpu_us_per_tx"), "the floor's cpu_us_per_tx"))
 
 
 def dbgauge_cmd(res, *run):
@@ -174,10 +159,11 @@ def dbgauge_cmd(res, *run):
 
 def dbgauge_parse(res):
     def parse(_):
-        r = json.load(open(glob.glob(res + "/*/result.json")[0]))
-        n = max(r["summary"]["ok"], 1)
+        r = lib.result(res)
         h = r.get("harness") or {}
-        return r["summary"]["rate"], n, h.get("allocs_per_unit"), h.get("cpu_per_unit_us")
+        return (number(r["summary"].get("rate"), "dbgauge's rate"), number(r["summary"].get("ok"), "dbgauge's transactions"),
+                number(h.get("allocs_per_unit"), "dbgauge's harness.allocs_per_unit", zero=True),
+                number(h.get("cpu_per_unit_us"), "dbgauge's harness.cpu_per_unit_us"))
     return parse
 
 
@@ -185,37 +171,20 @@ class Postgres:
     name, anchor = "postgres", "pgbench"
 
     def __init__(self):
-        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
-        self.bin = os.environ.get("PG_BIN", bins[-1] if bins else "")
-        if not os.path.exists(os.path.join(self.bin, "pgbench")):
-            sys.exit("bench: no PostgreSQL server or pgbench found: apt-get install postgresql (or PG_BIN=…)")
-        self.dir, ids = account("postgres")
-        demote = (lambda: (os.setgid(ids[1]), os.setuid(ids[0]))) if ids else None
-        port = free_port()
-        data = os.path.join(self.dir, "data")
-        subprocess.run([os.path.join(self.bin, "initdb"), "-D", data, "-U", "bench", "--auth=trust", "-N"],
-                       preexec_fn=demote, check=True, stdout=subprocess.DEVNULL)
-        log = open(os.path.join(self.dir, "postgres.log"), "w")
-        self.srv = subprocess.Popen([os.path.join(self.bin, "postgres"), "-D", data, "-p", str(port), "-c", "listen_addresses=127.0.0.1",
-                                     "-c", "unix_socket_directories=" + self.dir, "-c", f"max_connections={CLIENTS + 20}",
-                                     "-c", "autovacuum=off", "-c", "shared_buffers=512MB"],
-                                    preexec_fn=demote, stdout=log, stderr=log)
-        self.env = dict(os.environ, PGHOST="127.0.0.1", PGPORT=str(port), PGUSER="bench", PGDATABASE="postgres")
-        for _ in range(300):
-            if subprocess.run([os.path.join(self.bin, "pg_isready"), "-q"], env=self.env).returncode == 0:
-                break
-            time.sleep(0.1)
-        subprocess.run([os.path.join(self.bin, "pgbench"), "-i", "-q", "-s", str(SCALE)], env=self.env, check=True,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.dsn = f"postgres://bench@127.0.0.1:{port}/postgres?sslmode=disable"
+        self.srv = lib.Postgres(work, CLIENTS + 20, ["shared_buffers=512MB"])
+        servers.append(self.srv)
+        self.pid = self.srv.start().srv.pid
+        self.env = self.srv.env()
+        lib.run([self.srv.tool("pgbench"), "-i", "-q", "-s", str(SCALE)], "pgbench -i", env=self.env)
+        self.dsn = self.srv.dsn("postgres")
         self.res = os.path.join(work, "pg-results")
 
     def tests(self):
         def c(d):
             def parse(out):
-                n = int(re.search(r"number of transactions actually processed: (\d+)", out).group(1))
-                return float(re.search(r"tps = ([\d.]+) \(without initial connection time\)", out).group(1)), n, None, None
-            return [os.path.join(self.bin, "pgbench"), "-M", "prepared", "-S", "-n", "-c", str(CLIENTS),
+                n = lib.grab(r"number of transactions actually processed: (\d+)", out, "pgbench's transactions")
+                return lib.grab(r"tps = ([\d.]+) \(without initial connection time\)", out, "pgbench's tps"), n, None, None
+            return [self.srv.tool("pgbench"), "-M", "prepared", "-S", "-n", "-c", str(CLIENTS),
                     "-j", str(min(CLIENTS, os.cpu_count())), "-T", str(d)], parse, self.env
         def floor(d):
             return [FLOOR, "pg", "-dsn", self.dsn, "-scale", str(SCALE), "-clients", str(CLIENTS), "-duration", f"{d}s"], floor_parse, None
@@ -223,42 +192,22 @@ class Postgres:
             return dbgauge_cmd(self.res, "tpcb", "--select-only", "--db", self.dsn, "--scale", str(SCALE), "--duration", f"{d}s"), dbgauge_parse(self.res), None
         return {"c": c, "floor": floor, "dbgauge": dbgauge}
 
-    def stop(self):
-        self.srv.terminate(); self.srv.wait()
-
 
 class MariaDB:
     name, anchor = "mariadb", "sysbench"
 
     def __init__(self):
-        mariadbd, install = shutil.which("mariadbd") or "/usr/sbin/mariadbd", shutil.which("mariadb-install-db")
-        if not os.path.exists(mariadbd) or not install or not shutil.which("sysbench"):
-            sys.exit("bench: needs mariadbd, mariadb-install-db and sysbench: apt-get install mariadb-server sysbench")
-        self.dir, ids = account("mysql")
-        user = ["--user=mysql"] if ids else []
-        port = free_port()
-        data, sock = os.path.join(self.dir, "data"), os.path.join(self.dir, "mysqld.sock")
-        subprocess.run([install, "--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"] + user,
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        log = open(os.path.join(self.dir, "mariadb.log"), "w")
-        self.srv = subprocess.Popen([mariadbd, "--no-defaults", "--datadir=" + data, "--port=" + str(port), "--bind-address=127.0.0.1",
-                                     "--socket=" + sock, "--pid-file=" + os.path.join(self.dir, "mysqld.pid"), "--skip-name-resolve",
-                                     f"--max-connections={CLIENTS + 50}", "--innodb-buffer-pool-size=512M"] + user, stdout=log, stderr=log)
-        for _ in range(600):
-            if subprocess.run(["mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "SELECT 1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-                break
-            if self.srv.poll() is not None:
-                sys.exit("bench: mariadbd exited: see " + log.name)
-            time.sleep(0.1)
-        subprocess.run(["mariadb", "--no-defaults", "-S", sock, "-uroot", "-e",
-                        "CREATE USER bench@'127.0.0.1'; GRANT ALL ON *.* TO bench@'127.0.0.1'; CREATE DATABASE bench"], check=True)
-        self.sb = ["sysbench", "oltp_point_select", "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={port}",
-                   "--mysql-user=bench", "--mysql-db=bench", "--tables=1", f"--table-size={N}"]
-        subprocess.run(self.sb + ["prepare"], check=True, stdout=subprocess.DEVNULL)
-        self.dsn = f"mysql://bench@tcp(127.0.0.1:{port})/bench"
-        self.driver_dsn = f"bench@tcp(127.0.0.1:{port})/bench"
-        self.script = os.path.join(self.dir, "point_select.sql")
+        if not shutil.which("sysbench"):
+            raise SystemExit("bench: sysbench is missing: apt-get install sysbench")
+        self.srv = lib.MariaDB(work, CLIENTS + 50, ["--innodb-buffer-pool-size=512M"])
+        servers.append(self.srv)
+        self.pid = self.srv.start().srv.pid
+        self.srv.create("bench")
+        self.sb = self.srv.sysbench("bench", N)
+        lib.run(self.sb + ["prepare"], "sysbench prepare")
+        self.dsn = self.srv.dsn("bench")
+        self.driver_dsn = f"bench@tcp(127.0.0.1:{self.srv.port})/bench"
+        self.script = os.path.join(self.srv.dir, "point_select.sql")
         with open(self.script, "w") as f:
             f.write(f"\\set id random(1, {N})\nSELECT c FROM sbtest1 WHERE id = :id;\n")
         self.res = os.path.join(work, "mariadb-results")
@@ -266,17 +215,14 @@ class MariaDB:
     def tests(self):
         def c(d):
             def parse(out):
-                m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out)
-                return float(m.group(2)), int(m.group(1)), None, None
+                m = r"transactions:\s+(\d+)\s+\(([\d.]+) per sec"
+                return lib.grab(m, out, "sysbench's transactions per second", group=2), lib.grab(m, out, "sysbench's transactions"), None, None
             return self.sb + [f"--threads={CLIENTS}", f"--time={d}", "--rand-type=uniform", "--report-interval=0", "run"], parse, None
         def floor(d):
             return [FLOOR, "mysql", "-dsn", self.driver_dsn, "-rows", str(N), "-clients", str(CLIENTS), "-duration", f"{d}s"], floor_parse, None
         def dbgauge(d):
             return dbgauge_cmd(self.res, "script", "-f", self.script, "--db", self.dsn, "--duration", f"{d}s"), dbgauge_parse(self.res), None
         return {"c": c, "floor": floor, "dbgauge": dbgauge}
-
-    def stop(self):
-        self.srv.terminate(); self.srv.wait()
 
 
 class SQLite:
@@ -285,15 +231,18 @@ class SQLite:
     def __init__(self):
         self.dir = os.path.join(work, "sqlite"); os.mkdir(self.dir)
         self.file = os.path.join(self.dir, "pgbench.db")
-        subprocess.run([DBGAUGE, "load", "tpcb", "--scale", str(SCALE), "--db", "sqlite:" + self.file], check=True, stdout=subprocess.DEVNULL)
+        lib.run([DBGAUGE, "load", "tpcb", "--scale", str(SCALE), "--db", "sqlite:" + self.file], "dbgauge load tpcb")
         self.res = os.path.join(work, "sqlite-results")
-        self.srv = None
+        self.pid = None  # SQLite runs inside each tool
 
     def tests(self):
         def c(d):
             def parse(out):
-                r = json.loads(out)
-                return r["tps"], r["transactions"], None, None
+                try:
+                    r = json.loads(out)
+                except ValueError:
+                    raise Failed(f"sqlite_select printed no JSON line:\n{lib.tail(out)}") from None
+                return number(r.get("tps"), "sqlite_select's tps"), number(r.get("transactions"), "sqlite_select's transactions"), None, None
             return ["bench/.bin/sqlite_select", self.file, str(SCALE), str(CLIENTS), str(d)], parse, None
         def floor(d):
             return [FLOOR, "sqlite", "-path", self.file, "-scale", str(SCALE), "-clients", str(CLIENTS), "-duration", f"{d}s"], floor_parse, None
@@ -301,12 +250,9 @@ class SQLite:
             return dbgauge_cmd(self.res, "tpcb", "--select-only", "--db", "sqlite:" + self.file, "--scale", str(SCALE), "--duration", f"{d}s"), dbgauge_parse(self.res), None
         return {"c": c, "floor": floor, "dbgauge": dbgauge}
 
-    def stop(self):
-        pass
-
 
 TOOLS = ["c", "floor", "dbgauge"]
-VARIANTS = os.environ.get("VARIANTS", "").split()
+VARIANTS = lib.words("VARIANTS")
 
 
 def variant(eng, name, floor):
@@ -329,10 +275,13 @@ def variant(eng, name, floor):
         return args, parse, env
     return f if f(1) else None
 
-med = lambda xs: sorted(xs)[len(xs) // 2]
+med = lib.med
 fmt = lambda v, f="%.2f": "n/a" if v is None else f % v
-engines = []
-try:
+
+
+def body():
+    global place
+    engines = []
     for e in ENGINES:
         engines.append({"postgres": Postgres, "mariadb": MariaDB, "sqlite": SQLite}[e]())
     print("%-9s %-7s %5s %-13s %11s %9s %9s %9s %9s %8s %10s" % ("engine", "place", "round", "tool", "tx/s", "µs user", "µs sys", "µs loop", "ctxsw/tx", "allocs", "server µs"), flush=True)
@@ -345,13 +294,13 @@ try:
                 tests["floor:" + v] = variant(eng, v, tests["floor"])
         TOOLS_E = tools[eng.name] = TOOLS + [t for t in tests if t.startswith("floor:")]
         for place in PLACES:
-            if eng.srv:
-                place_server(eng.srv.pid)
+            if eng.pid:
+                place_server(eng.pid)
             for r in range(ROUNDS):
                 k = r % len(TOOLS_E)
                 for tool in TOOLS_E[k:] + TOOLS_E[:k]:
                     args, parse, env = tests[tool](DURATION)
-                    m = measure(args, parse, eng.srv.pid if eng.srv else None, env)
+                    m = measure(args, parse, eng.pid, env)
                     got.setdefault((eng.name, place, tool), []).append(m)
                     print("%-9s %-7s %5d %-13s %11.0f %9.2f %9.2f %9s %9.3f %8s %10s" % (eng.name, place, r + 1, tool, m["tps"], m["user"], m["sys"], fmt(m["loop"]),
                                                                                      m["csw"], fmt(m["allocs"], "%.1f"), fmt(m["server"])), flush=True)
@@ -385,8 +334,7 @@ try:
     print(f"{os.cpu_count()} CPUs; shared: server and tool on every CPU; apart: server on CPU 0, tool on CPU 1 (SQLite: the tool on CPU 1); "
           f"CPU = user + system of the tool's process (rusage), start and end included; µs loop = the Go tools' own count over the "
           f"measured loop alone (the floor's report, dbgauge's harness block: its measure phase); server µs = the server's process tree's")
-finally:
-    for eng in engines:
-        eng.stop()
-    shutil.rmtree(work, ignore_errors=True)
+
+
+lib.main(body, cleanup=[lambda: [s.stop() for s in servers], lambda: shutil.rmtree(work, ignore_errors=True)])
 PY

@@ -75,215 +75,74 @@
 #     of result.json). go-ycsb checks nothing.
 #
 #   RECORDS=100000 CLIENTS=8 DURATION=20 ROUNDS=3 ENGINES="postgres mariadb" WORKLOADS="a c" bench/vs-goycsb.sh
-# go-ycsb is built into bench/.bin when missing (go install …@v1.0.3 refuses
-# it: its go.mod has a replace directive; the module as the proxy serves it is
-# built as the main module instead, with its own go.mod and go.sum);
-# GOYCSB=PATH runs another. VERBOSE=1 shows each command and its seconds on
-# stderr. DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge,
-# built when missing).
+# SMOKE=1: 1,000 records, 2 clients, 1 s per test, 1 round, both engines and
+# workloads. go-ycsb is built into bench/.bin when missing (bench/lib.sh,
+# need_goycsb); GOYCSB=PATH runs another. VERBOSE=1 shows each command and its
+# seconds on stderr. DBGAUGE=PATH measures another build of dbgauge (default:
+# this checkout, built afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -n "${DBGAUGE:-}" ] || { [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge; }
-if [ -z "${GOYCSB:-}" ] && [ ! -x bench/.bin/go-ycsb ]; then
-    tmp=$(mktemp -d)
-    src=$(cd "$tmp" && go mod download -json github.com/pingcap/go-ycsb@v1.0.3 | python3 -c 'import json, sys; print(json.load(sys.stdin)["Dir"])')
-    cp -r "$src" "$tmp/go-ycsb" && chmod -R u+w "$tmp/go-ycsb"
-    mkdir -p bench/.bin
-    echo "bench: building go-ycsb v1.0.3 into bench/.bin (a few minutes)" >&2
-    (cd "$tmp/go-ycsb" && nice -n 19 go build -o "$tmp/go-ycsb.bin" ./cmd/go-ycsb) || { rm -rf "$tmp"; exit 1; }
-    mv "$tmp/go-ycsb.bin" bench/.bin/go-ycsb
-    rm -rf "$tmp"
-fi
+. bench/lib.sh
+knob RECORDS 100000 1000
+knob CLIENTS 8 2
+knob DURATION 20 1
+knob ROUNDS 3 1
+knob ENGINES "postgres mariadb"
+knob WORKLOADS "a c"
+need_dbgauge
+need_goycsb
 exec python3 - "$@" <<'PY'
-import glob, json, os, pwd, re, resource, shutil, signal, socket, subprocess, sys, tempfile, time
+import os, re, shutil, signal, subprocess, sys, time
+import lib
+from lib import Failed, number, run
 
-RECORDS = int(os.environ.get("RECORDS", "100000"))
-CLIENTS = int(os.environ.get("CLIENTS", "8"))
-DURATION = int(os.environ.get("DURATION", "20"))
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
-ENGINES = os.environ.get("ENGINES", "postgres mariadb").split()
-WORKLOADS = os.environ.get("WORKLOADS", "a c").split()
-VERBOSE = os.environ.get("VERBOSE", "") not in ("", "0")
-DBGAUGE = os.environ.get("DBGAUGE", "./dbgauge")
-GOYCSB = os.environ.get("GOYCSB", "bench/.bin/go-ycsb")
+RECORDS, CLIENTS, DURATION, ROUNDS = lib.ints("RECORDS CLIENTS DURATION ROUNDS")
+ENGINES = lib.servers()
+WORKLOADS = lib.words("WORKLOADS")
+DBGAUGE = lib.setting("DBGAUGE")
+GOYCSB = lib.setting("GOYCSB")
 VALUE = 100  # bytes of the one value (go-ycsb: fieldcount=1 fieldlength=100)
 MIX = {"a": (0.5, 0.5), "c": (1.0, 0.0)}  # read, update proportions
-for e in ENGINES:
-    if e not in ("postgres", "mariadb"):
-        sys.exit(f"bench: unknown engine {e!r}: ENGINES takes postgres and mariadb")
 for w in WORKLOADS:
     if w not in MIX:
-        sys.exit(f"bench: unknown workload {w!r}: WORKLOADS takes a and c")
+        raise SystemExit(f"bench: unknown workload {w!r}: WORKLOADS takes a and c")
 
-work = tempfile.mkdtemp(prefix="dbgauge-vs-goycsb-")
-os.chmod(work, 0o755)
-signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers and remove work on kill too
+work = lib.workdir("dbgauge-vs-goycsb-")
 
 
-class Failed(Exception):
-    """A command the comparison depends on failed: what ran and what it said."""
+def engine(name):
+    """The engine's throwaway server, 1 GB of buffers so that both tables stay in memory. To
+    make the engine's work per statement alike, keys compare byte by byte in both tables:
+    PostgreSQL without a locale (C collation for go-ycsb's VARCHAR key; dbgauge's is BYTEA);
+    the MariaDB database latin1_bin (create)."""
+    if name == "postgres":
+        return lib.Postgres(work, 2 * CLIENTS + 50, ["shared_buffers=1GB", "max_wal_size=4GB"], initdb=["--no-locale", "-E", "UTF8"])
+    return lib.MariaDB(work, 2 * CLIENTS + 50, ["--innodb-buffer-pool-size=1G", "--innodb-log-file-size=1G"])
 
 
-def free_port():
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close()
-    return p
-
-
-def account(name):
-    """The account a server runs as when we are root (both refuse root), and its folder."""
-    d = os.path.join(work, name)
-    os.mkdir(d)
-    os.chmod(d, 0o755)
-    if os.geteuid() != 0:
-        return d, None
-    u = pwd.getpwnam(name)
-    os.chown(d, u.pw_uid, u.pw_gid)
-    return d, (u.pw_uid, u.pw_gid)
-
-
-def run(args, what, ok=(0,), **kw):
-    t = time.monotonic()
-    out = subprocess.run(args, capture_output=True, text=True, **kw)
-    if VERBOSE:
-        print(f"  [{time.monotonic() - t:6.1f} s] {' '.join(args)}", file=sys.stderr, flush=True)
-    if out.returncode not in ok:
-        tail = "\n".join((out.stdout + out.stderr).strip().splitlines()[-25:])
-        raise Failed(f"{what}: `{' '.join(args)}` exited {out.returncode}:\n{tail}")
-    return out
-
-
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
-class Postgres:
-    name = "postgres"
-
-    def __init__(self):
-        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
-        self.bin = os.environ.get("PG_BIN", bins[-1] if bins else "")
-        if not os.path.exists(os.path.join(self.bin, "postgres")):
-            raise Failed("no PostgreSQL server found: apt-get install postgresql (or PG_BIN=…)")
-        self.dir, ids = account("postgres")
-        self.demote = (lambda: (os.setgid(ids[1]), os.setuid(ids[0]))) if ids else None
-        self.port = free_port()
-        self.srv = None
-
-    def start(self):
-        data = os.path.join(self.dir, "data")
-        # --no-locale: C collation, so that go-ycsb's VARCHAR keys compare
-        # byte by byte, as dbgauge's BYTEA keys do.
-        run([os.path.join(self.bin, "initdb"), "-D", data, "-U", "bench", "--auth=trust", "-N", "--no-locale", "-E", "UTF8"],
-            "initdb", preexec_fn=self.demote)
-        self.log = open(os.path.join(self.dir, "postgres.log"), "w")
-        self.srv = subprocess.Popen([os.path.join(self.bin, "postgres"), "-D", data, "-p", str(self.port),
-                                     "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=" + self.dir,
-                                     "-c", f"max_connections={2 * CLIENTS + 50}", "-c", "autovacuum=off",
-                                     "-c", "shared_buffers=1GB", "-c", "max_wal_size=4GB"],
-                                    preexec_fn=self.demote, stdout=self.log, stderr=self.log)
-        for _ in range(300):
-            if subprocess.run([os.path.join(self.bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(self.port)]).returncode == 0:
-                return
-            if self.srv.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise Failed("postgres did not start: " + open(self.log.name).read()[-2000:])
-
-    def sql(self, db, *stmts):
-        args = [os.path.join(self.bin, "psql"), "-X", "-q", "-tA", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1", "-p", str(self.port), "-U", "bench", "-d", db]
-        for s in stmts:
-            args += ["-c", s]
-        return run(args, "psql").stdout
-
-    def create(self, db):
-        self.sql("postgres", f"CREATE DATABASE {db}")
-
-    def lazy(self, db, on):
-        """Commits unflushed for the loads only (new sessions take it)."""
-        self.sql("postgres", f"ALTER DATABASE {db} SET synchronous_commit = off" if on else f"ALTER DATABASE {db} RESET synchronous_commit")
-
-    def dsn(self, db):
-        return f"postgres://bench@127.0.0.1:{self.port}/{db}?sslmode=disable"
-
-    def goycsb(self, db):
-        return ["pg", "-p", "pg.host=127.0.0.1", "-p", f"pg.port={self.port}", "-p", "pg.user=bench", "-p", f"pg.db={db}",
-                "-p", "pg.sslmode=disable"]
-
-    def settle(self, db):
-        self.sql(db, "VACUUM ANALYZE", "CHECKPOINT")
-
-    def version(self):
-        return subprocess.run([os.path.join(self.bin, "postgres"), "--version"], capture_output=True, text=True).stdout.strip()
-
-    def stop(self):
-        if self.srv:
-            self.srv.terminate(); self.srv.wait()
-
-
-class MariaDB:
-    name = "mariadb"
-
-    def __init__(self):
-        self.mariadbd = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
-        self.install = shutil.which("mariadb-install-db")
-        if not os.path.exists(self.mariadbd) or not self.install or not shutil.which("mariadb"):
-            raise Failed("needs mariadbd, mariadb-install-db and mariadb: apt-get install mariadb-server mariadb-client")
-        self.dir, ids = account("mysql")
-        self.user = ["--user=mysql"] if ids else []
-        self.port = free_port()
-        self.sock = os.path.join(self.dir, "mysqld.sock")
-        self.srv = None
-
-    def start(self):
-        data = os.path.join(self.dir, "data")
-        run([self.install, "--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"] + self.user,
-            "mariadb-install-db")
-        self.log = open(os.path.join(self.dir, "mariadb.log"), "w")
-        self.srv = subprocess.Popen([self.mariadbd, "--no-defaults", "--datadir=" + data, "--port=" + str(self.port),
-                                     "--bind-address=127.0.0.1", "--socket=" + self.sock, "--pid-file=" + os.path.join(self.dir, "mysqld.pid"),
-                                     "--skip-name-resolve", f"--max-connections={2 * CLIENTS + 50}", "--innodb-buffer-pool-size=1G",
-                                     "--innodb-log-file-size=1G"] + self.user, stdout=self.log, stderr=self.log)
-        for _ in range(600):
-            if subprocess.run(["mariadb", "--no-defaults", "-S", self.sock, "-uroot", "-e", "SELECT 1"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-                break
-            if self.srv.poll() is not None:
-                raise Failed("mariadbd exited: " + open(self.log.name).read()[-2000:])
-            time.sleep(0.1)
-        else:
-            raise Failed("mariadbd did not start: " + open(self.log.name).read()[-2000:])
-        self.sql("", "CREATE USER bench@'127.0.0.1'", "GRANT ALL ON *.* TO bench@'127.0.0.1'")
-
-    def sql(self, db, *stmts):
-        return run(["mariadb", "--no-defaults", "-S", self.sock, "-uroot", "-NB"] + ([db] if db else []) + ["-e", "; ".join(stmts)], "mariadb").stdout
-
-    def create(self, db):
+def create(eng, db):
+    if eng.name == "postgres":
+        eng.create(db)
+    else:
         # latin1_bin: go-ycsb's VARCHAR keys compare byte by byte, as
         # dbgauge's VARBINARY keys do (its values are ASCII letters).
-        self.sql("", f"CREATE DATABASE {db} CHARACTER SET latin1 COLLATE latin1_bin")
+        eng.create(db, "CHARACTER SET latin1 COLLATE latin1_bin")
 
-    def lazy(self, db, on):
-        """Commits unflushed for the loads only."""
-        self.sql("", f"SET GLOBAL innodb_flush_log_at_trx_commit = {2 if on else 1}")
 
-    def dsn(self, db):
-        return f"mysql://bench@tcp(127.0.0.1:{self.port})/{db}"
+def lazy(eng, db, on):
+    """Commits unflushed for the loads only (PostgreSQL: new sessions take it)."""
+    if eng.name == "postgres":
+        eng.sql("postgres", f"ALTER DATABASE {db} SET synchronous_commit = off" if on else f"ALTER DATABASE {db} RESET synchronous_commit")
+    else:
+        eng.sql("", f"SET GLOBAL innodb_flush_log_at_trx_commit = {2 if on else 1}")
 
-    def goycsb(self, db):
-        return ["mysql", "-p", "mysql.host=127.0.0.1", "-p", f"mysql.port={self.port}", "-p", "mysql.user=bench", "-p", f"mysql.db={db}",
-                "-p", "mysql.force_index=false"]
 
-    def settle(self, db):
-        pass
-
-    def version(self):
-        v = subprocess.run([self.mariadbd, "--version"], capture_output=True, text=True).stdout
-        return "MariaDB " + v.split(" for ")[0].split("Ver ")[-1].strip()
-
-    def stop(self):
-        if self.srv:
-            self.srv.terminate(); self.srv.wait()
+def goycsb_args(eng, db):
+    if eng.name == "postgres":
+        return ["pg", "-p", "pg.host=127.0.0.1", "-p", f"pg.port={eng.port}", "-p", "pg.user=bench", "-p", f"pg.db={db}",
+                "-p", "pg.sslmode=disable"]
+    return ["mysql", "-p", "mysql.host=127.0.0.1", "-p", f"mysql.port={eng.port}", "-p", "mysql.user=bench", "-p", f"mysql.db={db}",
+            "-p", "mysql.force_index=false"]
 
 
 def props(wl, ops):
@@ -304,22 +163,22 @@ def goycsb_totals(out):
     """The final measurements go-ycsb printed after its run: {op: (count, ops/s)}."""
     tail = out.split("Run finished", 1)
     if len(tail) != 2:
-        raise Failed("go-ycsb printed no 'Run finished':\n" + "\n".join(out.splitlines()[-25:]))
+        raise Failed("go-ycsb printed no 'Run finished':\n" + lib.tail(out))
     got = {m.group(1): (int(m.group(3)), float(m.group(4))) for m in TOTAL.finditer(tail[1])}
     if "TOTAL" not in got:
-        raise Failed("go-ycsb printed no TOTAL line:\n" + "\n".join(out.splitlines()[-25:]))
+        raise Failed("go-ycsb printed no TOTAL line:\n" + lib.tail(out))
     return got
 
 
 def goycsb_load(eng, db):
-    run([GOYCSB, "load"] + eng.goycsb(db) + props("c", RECORDS) + ["--interval", "3600"], "go-ycsb load")
+    run([GOYCSB, "load"] + goycsb_args(eng, db) + props("c", RECORDS) + ["--interval", "3600"], "go-ycsb load")
 
 
 def goycsb_run(eng, db, wl):
     """go-ycsb run for DURATION s (SIGINT): ops/s, client CPU µs per op, failed."""
     eng.settle(db)
-    args = [GOYCSB, "run"] + eng.goycsb(db) + props(wl, 10**12) + ["--interval", "3600"]
-    t0, t = time.monotonic(), cpu()
+    args = [GOYCSB, "run"] + goycsb_args(eng, db) + props(wl, 10**12) + ["--interval", "3600"]
+    t0, t = time.monotonic(), lib.cpu()
     p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         out, _ = p.communicate(timeout=DURATION)
@@ -330,15 +189,16 @@ def goycsb_run(eng, db, wl):
         except subprocess.TimeoutExpired:
             p.kill(); p.communicate()
             raise Failed("go-ycsb run did not stop within 60 s of SIGINT")
-    used = cpu() - t
-    if VERBOSE:
+    used = lib.cpu() - t
+    if lib.VERBOSE:
         print(f"  [{time.monotonic() - t0:6.1f} s] {' '.join(args)}", file=sys.stderr, flush=True)
     if p.returncode != 0:
-        raise Failed(f"go-ycsb run exited {p.returncode}:\n" + "\n".join(out.strip().splitlines()[-25:]))
+        raise Failed(f"go-ycsb run exited {p.returncode}:\n" + lib.tail(out))
     got = goycsb_totals(out)
     n, rate = got["TOTAL"]
+    n = number(n, "go-ycsb's TOTAL count")
     bad = sum(c for k, (c, _) in got.items() if k.endswith("_ERROR"))
-    return rate, used / max(n, 1) * 1e6, bad
+    return number(rate, "go-ycsb's TOTAL OPS"), used / n * 1e6, bad
 
 
 def dbgauge_run(eng, db, wl):
@@ -348,55 +208,58 @@ def dbgauge_run(eng, db, wl):
     res = os.path.join(work, "results")
     shutil.rmtree(res, ignore_errors=True)
     eng.settle(db)
-    t = cpu()
+    t = lib.cpu()
     run([DBGAUGE, "run", "kv", "--preset", "ycsb-" + wl, "--records", str(RECORDS), "--value-bytes", str(VALUE),
          "--clients", str(CLIENTS), "--duration", f"{DURATION}s", "--warmup", "0", "--progress", "0", "--ceiling", "off",
          "--db", eng.dsn(db), "--results", res], "dbgauge run kv")
-    used = cpu() - t
-    r = json.load(open(glob.glob(res + "/**/result.json", recursive=True)[0]))
+    used = lib.cpu() - t
+    r = lib.result(res)
     s = r["summary"]
-    return s["rate"], used / max(s["ok"], 1) * 1e6, s.get("failed", 0), r["harness"]["cpu_per_unit_us"]
+    ok = number(s.get("ok"), "dbgauge's operations done")
+    return (number(s.get("rate"), "dbgauge's ops/s"), used / ok * 1e6, int(number(s.get("failed", 0), "dbgauge's failed", zero=True)),
+            number((r.get("harness") or {}).get("cpu_per_unit_us"), "dbgauge's harness.cpu_per_unit_us"))
 
 
-def med(xs):
-    return sorted(xs)[len(xs) // 2]
+def compare(eng, name, versions, medians):
+    eng.start()
+    versions.append(eng.version())
+    create(eng, "ycsb")
+    lazy(eng, "ycsb", True)
+    run([DBGAUGE, "load", "kv", "--records", str(RECORDS), "--value-bytes", str(VALUE), "--db", eng.dsn("ycsb")], "dbgauge load kv")
+    goycsb_load(eng, "ycsb")
+    lazy(eng, "ycsb", False)
+    n = int(number(eng.sql("ycsb", "SELECT count(*) FROM usertable").split()[-1], "the records in usertable"))
+    if n != RECORDS:
+        raise Failed(f"go-ycsb load left {n} records in usertable, not {RECORDS}")
+    for wl in WORKLOADS:
+        rows = []
+        for r in range(1, ROUNDS + 1):
+            if r % 2:
+                d = dbgauge_run(eng, "ycsb", wl); g = goycsb_run(eng, "ycsb", wl)
+            else:
+                g = goycsb_run(eng, "ycsb", wl); d = dbgauge_run(eng, "ycsb", wl)
+            rows.append((d, g))
+            print("%-8s %2s %5d %13.0f %13.0f %7.3f %14.1f %14.1f %10s" % (
+                name, wl.upper(), r, d[0], g[0], d[0] / g[0], d[1], g[1], f"{d[2]}/{g[2]}"), flush=True)
+        medians.append((name, wl, rows))
 
 
-print("%-8s %2s %5s %13s %13s %7s %14s %14s %10s" % (
-    "engine", "wl", "round", "dbgauge ops/s", "go-ycsb ops/s", "÷", "dbgauge µs/op", "go-ycsb µs/op", "failed d/g"), flush=True)
-versions, problems, medians = [], [], []
-try:
+def body():
+    print("%-8s %2s %5s %13s %13s %7s %14s %14s %10s" % (
+        "engine", "wl", "round", "dbgauge ops/s", "go-ycsb ops/s", "÷", "dbgauge µs/op", "go-ycsb µs/op", "failed d/g"), flush=True)
+    versions, problems, medians = [], [], []
     for name in ENGINES:
         eng = None
         try:
-            eng = Postgres() if name == "postgres" else MariaDB()
-            eng.start()
-            versions.append(eng.version())
-            eng.create("ycsb")
-            eng.lazy("ycsb", True)
-            run([DBGAUGE, "load", "kv", "--records", str(RECORDS), "--value-bytes", str(VALUE), "--db", eng.dsn("ycsb")], "dbgauge load kv")
-            goycsb_load(eng, "ycsb")
-            eng.lazy("ycsb", False)
-            n = int(eng.sql("ycsb", "SELECT count(*) FROM usertable").split()[-1])
-            if n != RECORDS:
-                raise Failed(f"go-ycsb load left {n} records in usertable, not {RECORDS}")
-            for wl in WORKLOADS:
-                rows = []
-                for r in range(1, ROUNDS + 1):
-                    if r % 2:
-                        d = dbgauge_run(eng, "ycsb", wl); g = goycsb_run(eng, "ycsb", wl)
-                    else:
-                        g = goycsb_run(eng, "ycsb", wl); d = dbgauge_run(eng, "ycsb", wl)
-                    rows.append((d, g))
-                    print("%-8s %2s %5d %13.0f %13.0f %7.3f %14.1f %14.1f %10s" % (
-                        name, wl.upper(), r, d[0], g[0], d[0] / g[0], d[1], g[1], f"{d[2]}/{g[2]}"), flush=True)
-                medians.append((name, wl, rows))
+            eng = engine(name)
+            compare(eng, name, versions, medians)
         except Failed as e:
             problems.append(f"{name}: {e}")
             print(f"{name}: FAILED: {e}", flush=True)
         finally:
             if eng:
                 eng.stop()
+    med = lib.med
     for name, wl, rows in medians:
         ratios = sorted(d[0] / g[0] for d, g in rows)
         print("median %s %s dbgauge ÷ go-ycsb ops/s: %.3f  (%d rounds, %.3f–%.3f); ops/s dbgauge %.0f, go-ycsb %.0f; "
@@ -408,8 +271,9 @@ try:
     print(f"{RECORDS} records of one {VALUE}-byte value, zipfian, {CLIENTS} clients, {DURATION} s per test, TCP loopback, "
           f"server and client share the CPUs, 1 GB of buffers in both engines; go-ycsb v1.0.3 ({GOYCSB}), "
           f"{', '.join(versions)}; client CPU = user + system of each tool's process", flush=True)
-finally:
-    shutil.rmtree(work, ignore_errors=True)
-if problems:
-    sys.exit("bench: " + "; ".join(p.splitlines()[0] for p in problems))
+    if problems:
+        raise Failed("; ".join(p.splitlines()[0] for p in problems))
+
+
+lib.main(body, cleanup=[lambda: shutil.rmtree(work, ignore_errors=True)])
 PY

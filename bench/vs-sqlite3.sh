@@ -7,12 +7,16 @@
 # --prepare once figure shows what keeping statements buys.
 # Rounds alternate anchor and dbgauge, so that drift on a noisy machine hits both.
 # Prints, per durability, the rate of each and the ratio dbgauge / sqlite3.
+#   N=10000 ROUNDS=3 bench/vs-sqlite3.sh
+# SMOKE=1: 200 rows, 1 round. DBGAUGE=PATH measures another build of dbgauge
+# (default: this checkout, built afresh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-N=${N:-10000}
-ROUNDS=${ROUNDS:-3}
-command -v sqlite3 >/dev/null || { echo "bench: sqlite3 is missing: apt-get install sqlite3" >&2; exit 2; }
-[ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge
+. bench/lib.sh
+knob N 10000 200
+knob ROUNDS 3 1
+need sqlite3 sqlite3
+need_dbgauge
 work=$(mktemp -d "${TMPDIR:-/tmp}/dbgauge-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 text=$(printf 'abcdefghijklmnopqrstuvwxyz%.0s' 1 2 3 4 | cut -c1-100)
@@ -29,14 +33,15 @@ anchor() { # durability → inserts/s
 	t0=$(date +%s.%N)
 	sqlite3 "$db" <"$work/script.sql" >/dev/null
 	t1=$(date +%s.%N)
-	python3 -c "print($N / ($t1 - $t0))"
+	num "sqlite3's inserts/s" "$(python3 -c "print($N / ($t1 - $t0))")"
 }
 
 dbgauge() { # durability prepare → inserts/s
 	local out="$work/results"
 	rm -rf "$out"
-	./dbgauge run insert --units "$N" --durability "$1" --prepare "$2" --results "$out" >/dev/null 2>&1
-	python3 -c "import json,glob; print(json.load(open(glob.glob('$out/*/result.json')[0]))['summary']['rate'])"
+	"$DBGAUGE" run insert --units "$N" --durability "$1" --prepare "$2" --results "$out" >"$work/log" 2>&1 ||
+		fail "dbgauge run insert --durability $1 --prepare $2 exited $?: $(tail -5 "$work/log")"
+	num "dbgauge's inserts/s (--durability $1 --prepare $2)" "$(python3 -c "import lib; print(lib.result('$out')['summary']['rate'])")"
 }
 
 printf '%-10s %5s %14s %14s %14s %8s %8s\n' durability round "sqlite3/s" "each/s" "once/s" "each÷" "once÷"

@@ -22,93 +22,56 @@
 # gap is in the queries, not in the client. Then the medians.
 #
 # N=100000 rows, CLIENTS=8, DURATION=20 s, ROUNDS=3, VALUE=120 bytes (the
-# size of sbtest's c column).
-# DBGAUGE=PATH measures another build of dbgauge (default ./dbgauge, built if missing).
+# size of sbtest's c column); SMOKE=1: 1,000 rows, 2 clients, 1 s, 1 round.
+# DBGAUGE=PATH measures another build of dbgauge (default: this checkout, built afresh).
 # PIN=1 gives the server CPU 0 and the tool under test CPU 1 (sched_setaffinity).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-[ -n "${DBGAUGE:-}" ] || { [ -x ./dbgauge ] || go build -o dbgauge ./cmd/dbgauge; }
+. bench/lib.sh
+knob N 100000 1000
+knob CLIENTS 8 2
+knob DURATION 20 1
+knob ROUNDS 3 1
+knob VALUE 120
+knob MODES "script kv"
+knob PIN 0
+need sysbench sysbench
+need_dbgauge
 exec python3 - "$@" <<'PY'
-import json, glob, os, pwd, re, resource, shutil, socket, subprocess, sys, tempfile, time
+import os, re, shutil, subprocess
+import lib
+from lib import Failed, number, run
 
-N = int(os.environ.get("N", "100000"))
-CLIENTS = int(os.environ.get("CLIENTS", "8"))
-DURATION = int(os.environ.get("DURATION", "20"))
-ROUNDS = int(os.environ.get("ROUNDS", "3"))
-VALUE = int(os.environ.get("VALUE", "120"))
-MODES = os.environ.get("MODES", "script kv").split()
+N, CLIENTS, DURATION, ROUNDS, VALUE = lib.ints("N CLIENTS DURATION ROUNDS VALUE")
+MODES = lib.words("MODES")
 if not MODES or any(m not in ("script", "kv") for m in MODES):
-    sys.exit("bench: MODES takes script and kv")
-DBGAUGE = os.environ.get("DBGAUGE", "./dbgauge")
-PIN = os.environ.get("PIN", "") not in ("", "0") and os.cpu_count() >= 2
-MARIADBD = shutil.which("mariadbd") or "/usr/sbin/mariadbd"
-INSTALL = shutil.which("mariadb-install-db")
-if not os.path.exists(MARIADBD) or not INSTALL or not shutil.which("sysbench"):
-    sys.exit("bench: needs mariadbd, mariadb-install-db and sysbench: apt-get install mariadb-server sysbench")
+    raise SystemExit("bench: MODES takes script and kv")
+DBGAUGE = lib.setting("DBGAUGE")
+PIN = lib.switch("PIN") and os.cpu_count() >= 2
+client_cpu = lib.on_cpus({1} if PIN else None)
 
-work = tempfile.mkdtemp(prefix="dbgauge-vs-sysbench-")
-os.chmod(work, 0o755)
-user = []
-as_user = None
-if os.geteuid() == 0:  # mariadbd refuses root
-    u = pwd.getpwnam("mysql")
-    as_user = (u.pw_uid, u.pw_gid)
-    os.chown(work, *as_user)
-    user = ["--user=mysql"]
+work = lib.workdir("dbgauge-vs-sysbench-")
+eng = lib.MariaDB(work, CLIENTS + 50, cpus={0} if PIN else None)
 
-def server_cpu():
-    if PIN:
-        os.sched_setaffinity(0, {0})
 
-def client_cpu():
-    if PIN:
-        os.sched_setaffinity(0, {1})
-
-s = socket.socket(); s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]; s.close()
-data, sock = os.path.join(work, "data"), os.path.join(work, "mysqld.sock")
-subprocess.run([INSTALL, "--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal", "--skip-test-db"] + user,
-               check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-log = open(os.path.join(work, "mariadb.log"), "w")
-srv = subprocess.Popen([MARIADBD, "--no-defaults", "--datadir=" + data, "--port=" + str(port), "--bind-address=127.0.0.1",
-                        "--socket=" + sock, "--pid-file=" + os.path.join(work, "mysqld.pid"), "--skip-name-resolve",
-                        f"--max-connections={CLIENTS + 50}"] + user, preexec_fn=server_cpu, stdout=log, stderr=log)
-
-def cpu():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-TICK = os.sysconf("SC_CLK_TCK")
-
-def server_cpu_now():
-    # mariadbd is one process: its threads' user + system time.
-    f = open(f"/proc/{srv.pid}/stat").read().rsplit(")", 1)[1].split()
-    return (int(f[11]) + int(f[12])) / TICK
-
-try:
-    for _ in range(600):
-        if subprocess.run(["mariadb", "--no-defaults", "-S", sock, "-uroot", "-e", "SELECT 1"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode == 0:
-            break
-        if srv.poll() is not None:
-            sys.exit("bench: mariadbd exited: see " + log.name)
-        time.sleep(0.1)
-    subprocess.run(["mariadb", "--no-defaults", "-S", sock, "-uroot", "-e",
-                    "CREATE USER bench@'127.0.0.1'; GRANT ALL ON *.* TO bench@'127.0.0.1'; CREATE DATABASE bench"], check=True)
-    sb = ["sysbench", "oltp_point_select", "--db-driver=mysql", "--mysql-host=127.0.0.1", f"--mysql-port={port}",
-          "--mysql-user=bench", "--mysql-db=bench", "--tables=1", f"--table-size={N}"]
-    subprocess.run(sb + ["prepare"], check=True, stdout=subprocess.DEVNULL)
-    dsn = f"mysql://bench@tcp(127.0.0.1:{port})/bench"
+def body():
+    eng.start()
+    eng.create("bench")
+    sb = eng.sysbench("bench", N)
+    run(sb + ["prepare"], "sysbench prepare")
+    dsn = eng.dsn("bench")
     common = ["--db", dsn, "--records", str(N), "--value-bytes", str(VALUE)]
-    subprocess.run([DBGAUGE, "load", "kv"] + common, check=True, stdout=subprocess.DEVNULL)
+    run([DBGAUGE, "load", "kv"] + common, "dbgauge load kv")
+    server_cpu = lambda: lib.process_cpu(eng.srv.pid)  # mariadbd is one process: its threads' user + system time
 
     def sysbench():
-        t, st = cpu(), server_cpu_now()
-        out = subprocess.run(sb + [f"--threads={CLIENTS}", f"--time={DURATION}", "--rand-type=uniform", "--report-interval=0", "run"],
-                             check=True, capture_output=True, text=True, preexec_fn=client_cpu).stdout
-        used, sused = cpu() - t, server_cpu_now() - st
-        m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out)
-        n = int(m.group(1))
-        return float(m.group(2)), used / n * 1e6, sused / n * 1e6
+        t, st = lib.cpu(), server_cpu()
+        out = run(sb + [f"--threads={CLIENTS}", f"--time={DURATION}", "--rand-type=uniform", "--report-interval=0", "run"],
+                  "sysbench run", preexec_fn=client_cpu).stdout
+        used, sused = lib.cpu() - t, server_cpu() - st
+        n = lib.grab(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out, "sysbench's transactions")
+        rate = lib.grab(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out, "sysbench's transactions per second", group=2)
+        return rate, used / n * 1e6, sused / n * 1e6
 
     script = os.path.join(work, "point_select.sql")
     with open(script, "w") as f:
@@ -121,14 +84,13 @@ try:
             cmd = ["run", "kv", "--mix", "read=100"] + common
         else:
             cmd = ["run", "script", "-f", script, "--db", dsn]
-        t, st = cpu(), server_cpu_now()
-        subprocess.run([DBGAUGE] + cmd + ["--clients", str(CLIENTS), "--duration", f"{DURATION}s",
-                        "--warmup", "0", "--ceiling", "off", "--results", res],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=client_cpu)
-        used, sused = cpu() - t, server_cpu_now() - st
-        r = json.load(open(glob.glob(res + "/*/result.json")[0]))
-        n = max(r["summary"]["ok"], 1)
-        return r["summary"]["rate"], used / n * 1e6, sused / n * 1e6
+        t, st = lib.cpu(), server_cpu()
+        run([DBGAUGE] + cmd + ["--clients", str(CLIENTS), "--duration", f"{DURATION}s", "--warmup", "0", "--ceiling", "off", "--results", res],
+            "dbgauge " + " ".join(cmd[:2]), preexec_fn=client_cpu)
+        used, sused = lib.cpu() - t, server_cpu() - st
+        s = lib.result(res)["summary"]
+        n = number(s.get("ok"), f"dbgauge {mode}'s reads done")
+        return number(s.get("rate"), f"dbgauge {mode}'s reads/s"), used / n * 1e6, sused / n * 1e6
 
     tests = [("sysbench", sysbench)] + [(m, lambda m=m: dbgauge(m)) for m in MODES]
     print("%5s %-9s %11s %9s %14s %14s" % ("round", "test", "reads/s", "÷ sysb", "client µs/read", "server µs/read"))
@@ -142,7 +104,7 @@ try:
             rate, c, sv = out[name]
             got[name].append((rate / out["sysbench"][0], rate, c, sv))
             print("%5d %-9s %11.0f %9.3f %14.2f %14.2f" % (r + 1, name, rate, rate / out["sysbench"][0], c, sv), flush=True)
-    med = lambda xs: sorted(xs)[len(xs) // 2]
+    med = lib.med
     for name, _ in tests:
         g = got[name]
         ratios = [x[0] for x in g]
@@ -151,12 +113,11 @@ try:
             line += f", ÷ sysbench {med(ratios):.3f} ({len(g)} rounds, {min(ratios):.3f}–{max(ratios):.3f})"
         line += f"; client CPU {med([x[2] for x in g]):.2f} µs/read, server CPU {med([x[3] for x in g]):.2f} µs/read"
         print(line)
-    ver = subprocess.run(["sysbench", "--version"], capture_output=True, text=True).stdout.strip()
+    ver = run(["sysbench", "--version"], "sysbench --version").stdout.strip()
     print(f"{N} rows ({VALUE}-byte values), {CLIENTS} clients, {DURATION} s per test, TCP loopback, "
           f"{'server on CPU 0, client on CPU 1' if PIN else 'server and client share the CPUs'}, {ver}, "
-          f"{subprocess.run([MARIADBD, '--version'], capture_output=True, text=True).stdout.split(' for ')[0].split('Ver ')[-1]}, "
-          "client CPU = user + system of each tool's process")
-finally:
-    srv.terminate(); srv.wait()
-    shutil.rmtree(work, ignore_errors=True)
+          f"{eng.version()}, client CPU = user + system of each tool's process")
+
+
+lib.main(body, cleanup=[eng.stop, lambda: shutil.rmtree(work, ignore_errors=True)])
 PY

@@ -10,24 +10,8 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
+	"github.com/dbgauge/dbgauge/internal/testenv"
 )
-
-// build compiles dbgauge into a temporary folder, with -race when the tests
-// have it: the build then reuses the packages the test build compiled, instead
-// of compiling every dependency again without it (90 s on a cold cache).
-func build(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "dbgauge")
-	args := []string{"build", "-o", bin}
-	if raceBuild {
-		args = append(args, "-race")
-	}
-	out, err := exec.Command("go", append(args, ".")...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
 
 // TestKill9 kills dbgauge without warning 10 s into a 60 s run: the result
 // left behind parses and holds at least 9 seconds of the series.
@@ -35,7 +19,7 @@ func TestKill9(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 10 s")
 	}
-	bin := build(t)
+	bin := testenv.Build(t, ".")
 	dir := t.TempDir()
 	// As for a user who probed this disk today: the run starts at once.
 	env := append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
@@ -75,7 +59,7 @@ func TestKill9(t *testing.T) {
 
 // TestExitStatus runs the binary: the status reaches the shell.
 func TestExitStatus(t *testing.T) {
-	bin := build(t)
+	bin := testenv.Build(t, ".")
 	err := exec.Command(bin, "run", "nms", "--require", "calls/s>>16").Run()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/dbgauge/dbgauge/internal/child"
 	"github.com/dbgauge/dbgauge/internal/hostinfo"
@@ -103,6 +104,25 @@ func execRoot(ctx context.Context, env *Env, cancel context.CancelFunc) error {
 	return root.Execute()
 }
 
+// runsFlag says why load or check WORKLOAD refuses a flag that run WORKLOAD
+// takes (--results, --ceiling, --clients…): neither measures nor writes a
+// result. "" for any other command or flag.
+func runsFlag(cmd *cobra.Command, err error) string {
+	var unknown *pflag.NotExistError
+	if !errors.As(err, &unknown) || !cmd.HasParent() {
+		return ""
+	}
+	does := map[string]string{
+		"load":  "load only fills the dataset: it measures nothing and writes no result",
+		"check": "check only runs the checks: it measures nothing and writes no result",
+	}[cmd.Parent().Name()]
+	run, _, ferr := cmd.Root().Find([]string{"run", cmd.Name()})
+	if does == "" || ferr != nil || run.Flags().Lookup(unknown.GetSpecifiedName()) == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (a flag of dbgauge run %s; %s)", cmd.Name(), does)
+}
+
 func newRoot(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dbgauge",
@@ -123,7 +143,7 @@ acknowledged was lost, and writes a result that survives anything.`,
 	}
 	root.SetUsageFunc(usage)
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%s: %w", cmd.CommandPath(), err)}
+		return usageError{fmt.Errorf("%s: %w%s", cmd.CommandPath(), err, runsFlag(cmd, err))}
 	})
 	profile := root.PersistentFlags().String("cpuprofile", "", "write a CPU profile of dbgauge's own process to `FILE` (go tool pprof FILE), for work on the harness's cost")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {

@@ -59,6 +59,13 @@ func TestHelpOnlyItsOwn(t *testing.T) {
 		if code != ExitUsage || !strings.Contains(errs, "unknown flag: --"+name) {
 			t.Errorf("load tpcb --%s: exit %d, %q", name, code, errs)
 		}
+		// run tpcb takes each of them: the refusal says whose it is.
+		if !strings.Contains(errs, "(a flag of dbgauge run tpcb; load only fills the dataset") {
+			t.Errorf("load tpcb --%s: %q does not say it is run's", name, errs)
+		}
+	}
+	if _, _, errs := runCLI(t, nil, "load", "tpcb", "--bogus=1"); !strings.Contains(errs, "unknown flag: --bogus: see") {
+		t.Errorf("load tpcb --bogus, which run lacks too: %q", errs)
 	}
 	code, out, _ = runCLI(t, nil, "crash", "insert", "--help")
 	if code != 0 || !strings.Contains(out, "--cycles int") {

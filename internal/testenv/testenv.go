@@ -2,7 +2,8 @@
 // a tool or a kernel ability it needs. Where one is missing the test skips,
 // saying what is missing and how to get it; under CI=true it fails instead,
 // because .ci/run installs everything the suite needs there and a skip
-// would hide a test that never ran. Only test files import it (archtest).
+// would hide a test that never ran. Build compiles a main package for a
+// test that runs it as a user would. Only test files import it (archtest).
 package testenv
 
 import (

@@ -1,6 +1,6 @@
 //go:build !race
 
-package main
+package testenv
 
 // raceBuild: the tests run without the race detector.
 const raceBuild = false
