@@ -47,14 +47,9 @@ func TestClassify(t *testing.T) {
 }
 
 func TestRebind(t *testing.T) {
-	cases := map[string]string{
+	backendtest.Rewrites(t, "rebind", rebind, map[string]string{
 		"SELECT 1":                               "SELECT 1",
 		"UPDATE t SET a = ? WHERE b = ?":         "UPDATE t SET a = $1 WHERE b = $2",
 		"SELECT '?' , ? FROM \"q?\" WHERE x = ?": "SELECT '?' , $1 FROM \"q?\" WHERE x = $2",
-	}
-	for in, want := range cases {
-		if got := rebind(in); got != want {
-			t.Errorf("rebind(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }
