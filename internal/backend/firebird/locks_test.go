@@ -2,8 +2,6 @@ package firebird
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"strings"
 	"testing"
 
@@ -18,23 +16,9 @@ import (
 // is shown waiting by the lock table (fb_lock_print), which MON$ cannot.
 func TestLockView(t *testing.T) {
 	db := openManaged(t)
-	defer db.Close()
 	ctx := context.Background()
-	a, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	for _, q := range []string{"CREATE TABLE lv (id INT NOT NULL PRIMARY KEY, val INT)", "CREATE TABLE flag (id INT)", "INSERT INTO lv VALUES (1, 10)"} {
-		if err := a.ExecScript(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a := backendtest.Conn(t, ctx, db, "CREATE TABLE lv (id INT NOT NULL PRIMARY KEY, val INT)", "CREATE TABLE flag (id INT)", "INSERT INTO lv VALUES (1, 10)")
+	b := backendtest.Conn(t, ctx, db)
 	var lw backend.LockWaiter = db
 
 	// Running, not waiting: a loop that ends when flag has a row (read
@@ -64,36 +48,13 @@ func TestLockView(t *testing.T) {
 	}
 
 	// A table lock of SNAPSHOT TABLE STABILITY: a reads lv, b's update waits.
-	stable := driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelSerializable)}
-	a.(*conn).txOpts, b.(*conn).txOpts = stable, stable
-	if err := a.Begin(ctx); err != nil {
-		t.Fatal(err)
+	tableStability(a, b)
+	read := func(ctx context.Context) error {
+		var v int64
+		return a.QueryRow(ctx, &backend.Stmt{SQL: "SELECT val FROM lv WHERE id = 1"}, nil, &v)
 	}
-	var v int64
-	if err := a.QueryRow(ctx, &backend.Stmt{SQL: "SELECT val FROM lv WHERE id = 1"}, nil, &v); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if view, err = lw.LockView(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_, err := b.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 12 WHERE id = 1"})
-		done <- err
-	}()
-	w = backendtest.LookUntil(t, view, func(w backend.LockWait) bool { return w.Waiting })
+	w = backendtest.WaitBehind(t, lw, a, b, read, a.Commit)
 	if !strings.HasPrefix(w.Seen, "the lock table (fb_lock_print): ") || !strings.Contains(w.Seen, "table LV") {
 		t.Errorf("a statement waiting for a table of SNAPSHOT TABLE STABILITY is shown %+v, want the lock table's request for LV", w)
-	}
-	if err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Rollback(ctx); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 // TestTableStabilityLocksLate: SNAPSHOT TABLE STABILITY (--isolation
@@ -18,7 +19,6 @@ import (
 // committed before C read. A before B, B before C, C before A.
 func TestTableStabilityLocksLate(t *testing.T) {
 	db := openManaged(t)
-	defer db.Close()
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -26,23 +26,13 @@ func TestTableStabilityLocksLate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	var cs [3]backend.Conn
-	for i := range cs {
-		c, err := db.Conn(ctx)
-		must(err)
-		defer c.Close()
-		cs[i] = c
-	}
-	must(cs[0].ExecScript(ctx, "CREATE TABLE l (k INT NOT NULL PRIMARY KEY, v VARCHAR(100))"))
+	a := backendtest.Conn(t, ctx, db, "CREATE TABLE l (k INT NOT NULL PRIMARY KEY, v VARCHAR(100))")
+	b, c := backendtest.Conn(t, ctx, db), backendtest.Conn(t, ctx, db)
 	for _, k := range []int{4, 8} {
-		_, err := cs[0].Exec(ctx, &backend.Stmt{SQL: "INSERT INTO l VALUES (?, '')"}, k)
+		_, err := a.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO l VALUES (?, '')"}, k)
 		must(err)
 	}
-	stable := driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelSerializable)}
-	for _, c := range cs {
-		c.(*conn).txOpts = stable
-	}
-	a, b, c := cs[0], cs[1], cs[2]
+	tableStability(a, b, c)
 	read := func(c backend.Conn, k int) string {
 		var v string
 		must(c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT v FROM l WHERE k = ?"}, []any{k}, &v))
@@ -69,5 +59,14 @@ func TestTableStabilityLocksLate(t *testing.T) {
 	if aReads != "" || c4 != ",b" || c8 != "" {
 		t.Fatalf("a read k4 %q (want b's commit unseen), c read k4 %q and k8 %q (want b's seen, a's not): "+
 			"no longer the anomaly docs/isolation.md describes", aReads, c4, c8)
+	}
+}
+
+// tableStability has the connections' transactions begin as SNAPSHOT TABLE
+// STABILITY, as --isolation serializable makes them.
+func tableStability(cs ...backend.Conn) {
+	stable := driver.TxOptions{Isolation: driver.IsolationLevel(sql.LevelSerializable)}
+	for _, c := range cs {
+		c.(*conn).txOpts = stable
 	}
 }
