@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 // TestPreparedPathAllocations: a point read and an update on the prepared
@@ -18,27 +18,7 @@ func TestPreparedPathAllocations(t *testing.T) {
 	if err := c.ExecScript(ctx, "CREATE TABLE a (id int PRIMARY KEY, bal int, filler char(84)); INSERT INTO a SELECT g, 0, '' FROM generate_series(1, 1000) g"); err != nil {
 		t.Fatal(err)
 	}
-	sel := &backend.Stmt{SQL: "SELECT bal FROM a WHERE id = ?"}
-	upd := &backend.Stmt{SQL: "UPDATE a SET bal = bal + ? WHERE id = ?"}
-	var bal int64
-	args, dest := make([]any, 2), []any{&bal}
+	args := make([]any, 2)
 	args[0], args[1] = 7, 5 // boxed once, as tpcb's draws below 256 are
-	read := func() {
-		if err := c.QueryRow(ctx, sel, args[1:2], dest...); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write := func() {
-		if n, err := c.Exec(ctx, upd, args...); err != nil || n != 1 {
-			t.Fatal(n, err)
-		}
-	}
-	read()
-	write()
-	if a := testing.AllocsPerRun(500, read); a > 1 {
-		t.Errorf("a point read allocates %.1f times", a)
-	}
-	if a := testing.AllocsPerRun(500, write); a > 1 {
-		t.Errorf("an update allocates %.1f times", a)
-	}
+	backendtest.PreparedAllocs(t, ctx, c, args, 1, 1)
 }
