@@ -246,11 +246,7 @@ var (
 
 func sqlSuite(t *testing.T, db backend.SQLDB) {
 	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := Conn(t, ctx, db)
 	must := func(err error) { t.Helper(); noError(t, err) }
 	// Writing transactions as the engine counts them at once: PostgreSQL
 	// publishes xact_commit late (at most once a second per backend).
@@ -311,7 +307,7 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 
 	// A duplicate key rolls the unit back; it is not retried.
 	must(c.Begin(ctx))
-	_, err = c.Exec(ctx, ins, 1, "dup")
+	_, err := c.Exec(ctx, ins, 1, "dup")
 	if cl := dberr.ClassOf(err); cl != dberr.Rollback {
 		t.Errorf("duplicate key: class %v (err %v), want rollback", cl, err)
 	}
@@ -322,11 +318,7 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 	}
 
 	// Two connections write one after the other; the second sees the first.
-	c2, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2 := Conn(t, ctx, db)
 	must(c2.Begin(ctx))
 	if _, err := c2.Exec(ctx, ins, 4, "other conn"); err != nil {
 		t.Fatal(err)
