@@ -76,42 +76,45 @@ func scanLikeDatabaseSQL(dest any, src driver.Value) error {
 	case sql.Scanner:
 		return d.Scan(src)
 	case *[]byte:
-		var n sql.Null[[]byte]
-		err := n.Scan(src)
-		*d = n.V
-		return err
-	case *string:
-		return nullCheck(&sql.Null[string]{}, src, func(v string) { *d = v })
-	case *int64:
-		return nullCheck(&sql.Null[int64]{}, src, func(v int64) { *d = v })
-	case *int:
-		return nullCheck(&sql.Null[int]{}, src, func(v int) { *d = v })
-	case *int32:
-		return nullCheck(&sql.Null[int32]{}, src, func(v int32) { *d = v })
-	case *float64:
-		return nullCheck(&sql.Null[float64]{}, src, func(v float64) { *d = v })
-	case *bool:
-		return nullCheck(&sql.Null[bool]{}, src, func(v bool) { *d = v })
-	case *time.Time:
-		return nullCheck(&sql.Null[time.Time]{}, src, func(v time.Time) { *d = v })
+		return scanNullable(d, src)
 	case *any:
-		var n sql.Null[any]
-		err := n.Scan(src)
-		*d = n.V
-		return err
+		return scanNullable(d, src)
+	}
+	for _, scan := range []func(any, driver.Value) (bool, error){
+		scanNotNull[string], scanNotNull[int64], scanNotNull[int], scanNotNull[int32], scanNotNull[float64], scanNotNull[bool], scanNotNull[time.Time],
+	} {
+		if ok, err := scan(dest, src); ok {
+			return err
+		}
 	}
 	panic("no such destination")
 }
 
-func nullCheck[T any](n *sql.Null[T], src driver.Value, set func(T)) error {
+// scanNullable stores src in *d as sql.Null[T] converts it, NULL as T's
+// zero value.
+func scanNullable[T any](d *T, src driver.Value) error {
+	var n sql.Null[T]
+	err := n.Scan(src)
+	*d = n.V
+	return err
+}
+
+// scanNotNull stores src in dest, a *T (false: dest is not), as sql.Null[T]
+// converts it, and refuses NULL, as database/sql does for a T.
+func scanNotNull[T any](dest any, src driver.Value) (bool, error) {
+	d, ok := dest.(*T)
+	if !ok {
+		return false, nil
+	}
+	var n sql.Null[T]
 	if err := n.Scan(src); err != nil {
-		return err
+		return true, err
 	}
 	if !n.Valid {
-		return sql.ErrNoRows // any error: database/sql refuses NULL here
+		return true, sql.ErrNoRows // any error: database/sql refuses NULL here
 	}
-	set(n.V)
-	return nil
+	*d = n.V
+	return true, nil
 }
 
 func equal(a, b any) bool {
@@ -126,24 +129,24 @@ func equal(a, b any) bool {
 			return ok1 && ok2 && bytes.Equal(xb, yb)
 		}
 		return *x == *b.(*any)
-	case *sql.NullString:
-		return *x == *b.(*sql.NullString)
-	case *sql.NullInt64:
-		return *x == *b.(*sql.NullInt64)
-	case *string:
-		return *x == *b.(*string)
-	case *int64:
-		return *x == *b.(*int64)
-	case *int:
-		return *x == *b.(*int)
-	case *int32:
-		return *x == *b.(*int32)
-	case *float64:
-		return *x == *b.(*float64)
-	case *bool:
-		return *x == *b.(*bool)
 	case *time.Time:
 		return x.Equal(*b.(*time.Time))
 	}
+	for _, same := range []func(a, b any) (bool, bool){
+		sameAs[sql.NullString], sameAs[sql.NullInt64], sameAs[string], sameAs[int64], sameAs[int], sameAs[int32], sameAs[float64], sameAs[bool],
+	} {
+		if eq, ok := same(a, b); ok {
+			return eq
+		}
+	}
 	return false
+}
+
+// sameAs compares a and b where both are a *T (false: a is not).
+func sameAs[T comparable](a, b any) (equal, ok bool) {
+	x, ok := a.(*T)
+	if !ok {
+		return false, false
+	}
+	return *x == *b.(*T), true
 }

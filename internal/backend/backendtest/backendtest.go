@@ -63,6 +63,51 @@ func OpenSQL(t *testing.T, driver, dsn string, stmts ...string) *sql.DB {
 	return db
 }
 
+// Conn opens a connection of db with ctx (a connection keeps the context
+// it was opened with, as a run's do) and runs stmts on it; the test's
+// cleanup closes it, before the db that Open gave (cleanups run last first).
+func Conn(t *testing.T, ctx context.Context, db backend.SQLDB, stmts ...string) backend.Conn {
+	t.Helper()
+	c, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, q := range stmts {
+		if err := c.ExecScript(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c
+}
+
+// Rows fails the test at once unless table holds want rows in db; when
+// names the moment ("after the restart") in what the failure says.
+func Rows(t *testing.T, db *sql.DB, table string, want int, when string) {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT count(*) FROM " + table).Scan(&n); err != nil || n != want {
+		t.Fatalf("%s: %d rows (%v), want %d", when, n, err, want)
+	}
+}
+
+// TimedBackup runs backup (of a running server, whose pool is db) and
+// returns how long it took, then commits late on db: a row written after
+// the backup, which its restore must not hold. A failure of either ends the
+// test.
+func TimedBackup(t *testing.T, backup func() error, db *sql.DB, late string) time.Duration {
+	t.Helper()
+	t0 := time.Now()
+	if err := backup(); err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(t0)
+	if _, err := db.Exec(late); err != nil {
+		t.Fatal(err)
+	}
+	return took
+}
+
 // Run runs the suite for spec. kvOverSQL wraps a SQL engine as key-value
 // (sqlkv.Wrap), so that the KV part runs on SQL engines too; nil skips it.
 func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.KVDB) {
@@ -201,11 +246,7 @@ var (
 
 func sqlSuite(t *testing.T, db backend.SQLDB) {
 	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := Conn(t, ctx, db)
 	must := func(err error) { t.Helper(); noError(t, err) }
 	// Writing transactions as the engine counts them at once: PostgreSQL
 	// publishes xact_commit late (at most once a second per backend).
@@ -266,7 +307,7 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 
 	// A duplicate key rolls the unit back; it is not retried.
 	must(c.Begin(ctx))
-	_, err = c.Exec(ctx, ins, 1, "dup")
+	_, err := c.Exec(ctx, ins, 1, "dup")
 	if cl := dberr.ClassOf(err); cl != dberr.Rollback {
 		t.Errorf("duplicate key: class %v (err %v), want rollback", cl, err)
 	}
@@ -277,11 +318,7 @@ func sqlSuite(t *testing.T, db backend.SQLDB) {
 	}
 
 	// Two connections write one after the other; the second sees the first.
-	c2, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c2.Close()
+	c2 := Conn(t, ctx, db)
 	must(c2.Begin(ctx))
 	if _, err := c2.Exec(ctx, ins, 4, "other conn"); err != nil {
 		t.Fatal(err)

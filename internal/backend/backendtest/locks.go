@@ -31,12 +31,7 @@ func LockView(t *testing.T, spec backend.Spec, c LockViewCase) {
 	if !ok {
 		t.Fatalf("%T has no lock view", db)
 	}
-	a, b := conns(t, db.(backend.SQLDB))
-	for _, q := range c.Setup {
-		if err := a.ExecScript(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a, b := Conn(t, ctx, db.(backend.SQLDB), c.Setup...), Conn(t, ctx, db.(backend.SQLDB))
 	view, err := lw.LockView(ctx, b)
 	if err != nil {
 		t.Fatal(err)
@@ -52,31 +47,29 @@ func LockView(t *testing.T, spec backend.Spec, c LockViewCase) {
 	}
 }
 
-// conns opens two connections of db, closed when the test ends.
-func conns(t *testing.T, db backend.SQLDB) (backend.Conn, backend.Conn) {
-	t.Helper()
-	var out [2]backend.Conn
-	for i := range out {
-		c, err := db.Conn(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close() })
-		out[i] = c
-	}
-	return out[0], out[1]
-}
-
 // RowWait has a update row 1 of lv in a transaction and b update it too,
 // looks through b's lock view until it shows the wait (returned), then
 // rolls a back and b after it, both of which must succeed.
 func RowWait(t *testing.T, lw backend.LockWaiter, a, b backend.Conn) backend.LockWait {
 	t.Helper()
+	update := func(ctx context.Context) error {
+		_, err := a.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 11 WHERE id = 1"})
+		return err
+	}
+	return WaitBehind(t, lw, a, b, update, a.Rollback)
+}
+
+// WaitBehind has a begin a transaction and take a lock in it (hold), and b
+// begin one and update row 1 of lv, which must wait for a's lock; it looks
+// through b's lock view until it shows the wait (returned), then ends a's
+// transaction (end) and b's (rolled back), all of which must succeed.
+func WaitBehind(t *testing.T, lw backend.LockWaiter, a, b backend.Conn, hold, end func(context.Context) error) backend.LockWait {
+	t.Helper()
 	ctx := context.Background()
 	if err := a.Begin(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Exec(ctx, &backend.Stmt{SQL: "UPDATE lv SET val = 11 WHERE id = 1"}); err != nil {
+	if err := hold(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.Begin(ctx); err != nil {
@@ -92,7 +85,7 @@ func RowWait(t *testing.T, lw backend.LockWaiter, a, b backend.Conn) backend.Loc
 		done <- err
 	}()
 	w := LookUntil(t, view, func(w backend.LockWait) bool { return w.Waiting })
-	if err := a.Rollback(ctx); err != nil {
+	if err := end(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

@@ -10,34 +10,31 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
+// needServer skips t (fails it in CI) where no Firebird server is installed.
+func needServer(t *testing.T) {
+	t.Helper()
+	_, _, _, _, err := FindServer()
+	testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
+}
+
+// openManaged opens a managed server (--db managed, two connections) with
+// set; the test's cleanup stops it.
 func openManaged(t *testing.T, set ...backend.KeyValue) managedDB {
 	t.Helper()
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
-	}
-	db, err := Spec.Open(context.Background(), backend.Options{DB: managed, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once, Set: set, Conns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return db.(managedDB)
+	needServer(t)
+	return backendtest.Open(t, Spec, backend.Options{DB: managed, Set: set, Conns: 2}).(managedDB)
 }
 
 // TestNoTransactionLeak: ended transactions leave the driver connection's set
 // (see forget); a change in the driver that defeats forget fails here.
 func TestNoTransactionLeak(t *testing.T) {
-	db := openManaged(t)
-	defer db.Close()
 	ctx := context.Background()
-	bc, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := bc.(*conn)
-	defer c.Close()
+	c := backendtest.Conn(t, ctx, openManaged(t)).(*conn)
 	var n int64
 	for range 50 {
 		if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT count(*) FROM RDB$RELATIONS"}, nil, &n); err != nil {
@@ -54,13 +51,7 @@ func TestNoTransactionLeak(t *testing.T) {
 func TestShutdown(t *testing.T) {
 	db := openManaged(t)
 	ctx := context.Background()
-	bc, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bc.ExecScript(ctx, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	bc := backendtest.Conn(t, ctx, db, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY)")
 	if _, err := bc.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO t1 (id) VALUES (?)"}, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -76,16 +67,8 @@ func TestShutdown(t *testing.T) {
 // only the reading attachment; the counters must still see the clients'.
 func TestStatsSuperClassic(t *testing.T) {
 	db := openManaged(t, backend.KeyValue{Key: "ServerMode", Value: "SuperClassic"})
-	defer db.Close()
 	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.ExecScript(ctx, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.Conn(t, ctx, db, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY)")
 	before, err := db.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -114,15 +97,8 @@ func TestStatsSuperClassic(t *testing.T) {
 // versions an open snapshot kept alive, per table.
 func TestRecordVersions(t *testing.T) {
 	db := openManaged(t)
-	defer db.Close()
 	ctx := context.Background()
-	c, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.ExecScript(ctx, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY, v INTEGER)"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.Conn(t, ctx, db, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY, v INTEGER)")
 	for i := range 20 {
 		if _, err := c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO t1 (id, v) VALUES (?, 0)"}, i); err != nil {
 			t.Fatal(err)
@@ -160,7 +136,6 @@ func TestRecordVersions(t *testing.T) {
 // given appears nowhere in it.
 func TestBadLogin(t *testing.T) {
 	db := openManaged(t)
-	defer db.Close()
 	dsn := "firebird://SYSDBA:notThePassword42@127.0.0.1:" + strconv.Itoa(db.srv.Port) + "/" + db.srv.Database
 	_, err := Spec.Open(context.Background(), backend.Options{DB: dsn, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once})
 	var bad *knob.Error

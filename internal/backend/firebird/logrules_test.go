@@ -1,8 +1,9 @@
 package firebird
 
 import (
-	"reflect"
 	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 )
 
 // TestLogRules: the kinds of trouble the engine's log shows, the harmless
@@ -13,11 +14,5 @@ func TestLogRules(t *testing.T) {
 		"\tinternal Firebird consistency check (wrong record length (183), file: vio.cpp line: 1380)\n" +
 		"\tPage type 4 lock denied\n\tPage type 5 lock denied\n" +
 		"\tI/O error during \"read\" operation for file \"/db/fb_table_x\"\n"
-	got := map[string]int{}
-	for _, a := range LogRules.Scan(text) {
-		got[a.Kind] = a.Count
-	}
-	if want := map[string]int{"bugcheck": 1, "lock denied": 2, "io error": 1}; !reflect.DeepEqual(got, want) {
-		t.Errorf("%v, want %v", got, want)
-	}
+	backendtest.LogKinds(t, LogRules, text, map[string]int{"bugcheck": 1, "lock denied": 2, "io error": 1})
 }

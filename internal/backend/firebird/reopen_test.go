@@ -11,7 +11,6 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/server"
-	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestFirebirdReopen: a server killed with SIGKILL (its whole process tree,
@@ -19,9 +18,7 @@ import (
 // with a new SYSDBA password: the committed rows are there, the online
 // validation passes, and Close removes the instance.
 func TestFirebirdReopen(t *testing.T) {
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	for _, mode := range []string{"Super", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
 			ctx := context.Background()
@@ -74,9 +71,7 @@ func TestFirebirdReopen(t *testing.T) {
 // not open again, and Reopen says so at once, with Firebird's words,
 // instead of waiting for a server that will never serve it.
 func TestFirebirdReopenBroken(t *testing.T) {
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	f, _ := startFilled(t, "Super")
 	if err := f.Kill(); err != nil {
 		t.Fatal(err)

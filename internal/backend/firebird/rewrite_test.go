@@ -1,9 +1,13 @@
 package firebird
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+)
 
 func TestRewrite(t *testing.T) {
-	cases := map[string]string{
+	backendtest.Rewrites(t, "Rewrite", Rewrite, map[string]string{
 		"SELECT id FROM t WHERE k = ? ORDER BY id LIMIT 1 FOR UPDATE WITH LOCK": "SELECT id FROM t WHERE k = ? ORDER BY id ROWS 1 FOR UPDATE WITH LOCK",
 		"UPDATE t SET a = ? WHERE b = 0 ORDER BY id LIMIT ?":                    "UPDATE t SET a = ? WHERE b = 0 ORDER BY id ROWS ?",
 		"SELECT id FROM freq_channel WHERE id % ? = ? ORDER BY id":              "SELECT id FROM freq_channel WHERE MOD(id, ?) = ? ORDER BY id",
@@ -11,12 +15,7 @@ func TestRewrite(t *testing.T) {
 		"SELECT nms_call(?, ?)":        "SELECT nms_call(?, ?) FROM RDB$DATABASE",
 		"SELECT fromage FROM t":        "SELECT fromage FROM t",
 		"INSERT INTO t (a) VALUES (?)": "INSERT INTO t (a) VALUES (?)",
-	}
-	for in, want := range cases {
-		if got := Rewrite(in); got != want {
-			t.Errorf("Rewrite(%q)\n = %q\nwant %q", in, got, want)
-		}
-	}
+	})
 }
 
 // TestCreateIfNotExists: the CREATE … IF NOT EXISTS forms Firebird 3 lacks

@@ -10,13 +10,10 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/server"
-	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 func TestFirebird(t *testing.T) {
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
-	}
+	needServer(t)
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
 			f, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, PageSize: 16384, ForcedWrites: mode != "Super",
@@ -68,9 +65,7 @@ func startFilled(t *testing.T, mode string) (*Server, *sql.DB) {
 // TestFirebirdCrashRestart: after a kill -9 and a restart, the server answers
 // again on the same port and keeps what was committed before.
 func TestFirebirdCrashRestart(t *testing.T) {
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) {
 			f, _ := startFilled(t, mode)
@@ -89,15 +84,7 @@ func TestFirebirdCrashRestart(t *testing.T) {
 				t.Errorf("recovery note %q", note)
 			}
 			// A new pool: the old one's connections died with the server.
-			again, err := sql.Open("firebirdsql", f.DSN())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer again.Close()
-			var n int
-			if err := again.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 5000 {
-				t.Fatalf("after the restart: %d rows (%v), want 5000", n, err)
-			}
+			backendtest.Rows(t, backendtest.OpenSQL(t, "firebirdsql", f.DSN()), "t", 5000, "after the restart")
 			t.Logf("recovery note: %q", note)
 		})
 	}
@@ -106,9 +93,7 @@ func TestFirebirdCrashRestart(t *testing.T) {
 // TestFirebirdBackup: nbackup of the running database, restored into a new
 // file the same server opens, holds the rows committed before it.
 func TestFirebirdBackup(t *testing.T) {
-	if _, _, _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	for _, mode := range []string{"Super", "SuperClassic", "Classic"} {
 		t.Run(mode, func(t *testing.T) { firebirdBackup(t, mode) })
 	}
@@ -118,30 +103,14 @@ func firebirdBackup(t *testing.T, mode string) {
 	ctx := context.Background()
 	f, db := startFilled(t, mode)
 	bk := filepath.Join(f.DataDir, "backup.nbk")
-	t0 := time.Now()
-	if err := f.NBackup(ctx, bk); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(t0)
-	// Rows after the backup must not be in the restore.
-	if _, err := db.Exec("INSERT INTO t VALUES (5000, 'late')"); err != nil {
-		t.Fatal(err)
-	}
+	took := backendtest.TimedBackup(t, func() error { return f.NBackup(ctx, bk) }, db, "INSERT INTO t VALUES (5000, 'late')")
 	to := filepath.Join(f.DataDir, "restored.fdb")
-	t0 = time.Now()
+	t0 := time.Now()
 	if err := f.NRestore(ctx, bk, to); err != nil {
 		t.Fatal(err)
 	}
 	restored := time.Since(t0)
-	rdb, err := sql.Open("firebirdsql", f.DSNFor(to))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
-	var n int
-	if err := rdb.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 5000 {
-		t.Fatalf("restored: %d rows (%v), want 5000", n, err)
-	}
+	backendtest.Rows(t, backendtest.OpenSQL(t, "firebirdsql", f.DSNFor(to)), "t", 5000, "restored")
 	if out, err := f.ServiceOn(ctx, to, "action_validate"); err != nil {
 		t.Errorf("validation of the restored database: %v: %s", err, out)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
@@ -16,44 +17,30 @@ func gerr(code int, sys syscall.Errno) error {
 }
 
 func TestClassify(t *testing.T) {
-	cases := []struct {
-		err   error
-		class dberr.Class
-		kind  dberr.Kind
-		code  string
-	}{
-		{gerr(codeCantBeWriter, 0), dberr.Retryable, dberr.Busy, "GDBM_CANT_BE_WRITER"},
-		{gerr(codeFileWriteError, syscall.ENOSPC), dberr.Unavailable, dberr.IO, "GDBM_FILE_WRITE_ERROR"},
-		{gerr(codeFileSyncError, syscall.EIO), dberr.Unavailable, dberr.IO, "GDBM_FILE_SYNC_ERROR"},
-		{gerr(codeFileOpenError, syscall.EACCES), dberr.Unavailable, dberr.IO, "GDBM_FILE_OPEN_ERROR"},
-		{gerr(codeDirOverflow, 0), dberr.Unavailable, dberr.IO, "GDBM_DIR_OVERFLOW"},
-		{gerr(codeMallocError, 0), dberr.Unavailable, dberr.Other, "GDBM_MALLOC_ERROR"},
-		{gerr(codeMalformedData, 0), dberr.Rollback, dberr.Constraint, "GDBM_MALFORMED_DATA"},
-		{gerr(codeCannotReplace, 0), dberr.Rollback, dberr.Constraint, "GDBM_CANNOT_REPLACE"},
-		{gerr(codeBadMagicNumber, 0), dberr.Fatal, dberr.Corrupt, "GDBM_BAD_MAGIC_NUMBER"},
-		{gerr(codeNeedRecovery, 0), dberr.Fatal, dberr.Corrupt, "GDBM_NEED_RECOVERY"},
-		{gerr(codeBadBucket, 0), dberr.Fatal, dberr.Corrupt, "GDBM_BAD_BUCKET"},
-		{gerr(codeFileEOF, 0), dberr.Fatal, dberr.Corrupt, "GDBM_FILE_EOF"},
-		{gerr(codeOptBadval, 0), dberr.Fatal, dberr.Other, "GDBM_OPT_BADVAL"},
-		{gerr(codeReaderCantStore, 0), dberr.Fatal, dberr.Other, "GDBM_READER_CANT_STORE"},
-		{gerr(99, 0), dberr.Fatal, dberr.Other, "GDBM_ERROR_99"},
-		{fmt.Errorf("commit: %w", gerr(codeFileWriteError, syscall.EIO)), dberr.Unavailable, dberr.IO, "GDBM_FILE_WRITE_ERROR"},
-		{fmt.Errorf("stat: %w", syscall.ENOSPC), dberr.Unavailable, dberr.IO, ""},
-		{&fs.PathError{Op: "remove", Path: "x", Err: syscall.EIO}, dberr.Unavailable, dberr.IO, ""},
-		{backend.TableError("t"), dberr.Fatal, dberr.Other, ""},
-		{errTxOpen, dberr.Fatal, dberr.Other, ""},
-		{errClosed, dberr.Unavailable, dberr.Connection, ""},
-		{partial(gerr(codeFileWriteError, syscall.ENOSPC), 2, 5), dberr.Fatal, dberr.Other, "partial_commit"},
-	}
-	for _, c := range cases {
-		cl, kind, code := dberr.Describe(classify(c.err))
-		if cl != c.class || kind != c.kind || code != c.code {
-			t.Errorf("classify(%v) = %v/%v/%q, want %v/%v/%q", c.err, cl, kind, code, c.class, c.kind, c.code)
-		}
-	}
-	if classify(nil) != nil {
-		t.Error("classify(nil) is not nil")
-	}
+	backendtest.Classify(t, classify, backendtest.HoldKind|backendtest.HoldCode, []backendtest.ClassCase{
+		{Err: gerr(codeCantBeWriter, 0), Class: dberr.Retryable, Kind: dberr.Busy, Code: "GDBM_CANT_BE_WRITER"},
+		{Err: gerr(codeFileWriteError, syscall.ENOSPC), Class: dberr.Unavailable, Kind: dberr.IO, Code: "GDBM_FILE_WRITE_ERROR"},
+		{Err: gerr(codeFileSyncError, syscall.EIO), Class: dberr.Unavailable, Kind: dberr.IO, Code: "GDBM_FILE_SYNC_ERROR"},
+		{Err: gerr(codeFileOpenError, syscall.EACCES), Class: dberr.Unavailable, Kind: dberr.IO, Code: "GDBM_FILE_OPEN_ERROR"},
+		{Err: gerr(codeDirOverflow, 0), Class: dberr.Unavailable, Kind: dberr.IO, Code: "GDBM_DIR_OVERFLOW"},
+		{Err: gerr(codeMallocError, 0), Class: dberr.Unavailable, Kind: dberr.Other, Code: "GDBM_MALLOC_ERROR"},
+		{Err: gerr(codeMalformedData, 0), Class: dberr.Rollback, Kind: dberr.Constraint, Code: "GDBM_MALFORMED_DATA"},
+		{Err: gerr(codeCannotReplace, 0), Class: dberr.Rollback, Kind: dberr.Constraint, Code: "GDBM_CANNOT_REPLACE"},
+		{Err: gerr(codeBadMagicNumber, 0), Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "GDBM_BAD_MAGIC_NUMBER"},
+		{Err: gerr(codeNeedRecovery, 0), Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "GDBM_NEED_RECOVERY"},
+		{Err: gerr(codeBadBucket, 0), Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "GDBM_BAD_BUCKET"},
+		{Err: gerr(codeFileEOF, 0), Class: dberr.Fatal, Kind: dberr.Corrupt, Code: "GDBM_FILE_EOF"},
+		{Err: gerr(codeOptBadval, 0), Class: dberr.Fatal, Kind: dberr.Other, Code: "GDBM_OPT_BADVAL"},
+		{Err: gerr(codeReaderCantStore, 0), Class: dberr.Fatal, Kind: dberr.Other, Code: "GDBM_READER_CANT_STORE"},
+		{Err: gerr(99, 0), Class: dberr.Fatal, Kind: dberr.Other, Code: "GDBM_ERROR_99"},
+		{Err: fmt.Errorf("commit: %w", gerr(codeFileWriteError, syscall.EIO)), Class: dberr.Unavailable, Kind: dberr.IO, Code: "GDBM_FILE_WRITE_ERROR"},
+		{Err: fmt.Errorf("stat: %w", syscall.ENOSPC), Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: &fs.PathError{Op: "remove", Path: "x", Err: syscall.EIO}, Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: backend.TableError("t"), Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: errTxOpen, Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: errClosed, Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: partial(gerr(codeFileWriteError, syscall.ENOSPC), 2, 5), Class: dberr.Fatal, Kind: dberr.Other, Code: "partial_commit"},
+	})
 	// The system error stays reachable.
 	if err := classify(gerr(codeFileWriteError, syscall.ENOSPC)); !errors.Is(err, syscall.ENOSPC) {
 		t.Errorf("%v does not wrap ENOSPC", err)

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/dberr"
-	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
 // TestCancelKills: statements hand the driver no cancelable context, so the
@@ -15,20 +15,10 @@ import (
 // statement in flight (KILL from another connection), as canceled, and
 // every statement after it.
 func TestCancelKills(t *testing.T) {
-	if _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
-	db, err := Spec.Open(context.Background(), backend.Options{DB: "mariadb:managed", Dir: t.TempDir(), Prepare: backend.Once, Durability: backend.Sync, Conns: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	needServer(t)
+	db := backendtest.Open(t, Spec, backend.Options{DB: "mariadb:managed", Conns: 2})
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := db.(backend.SQLDB).Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := backendtest.Conn(t, ctx, db.(backend.SQLDB))
 	var one int64
 	if err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT 1"}, nil, &one); err != nil || one != 1 {
 		t.Fatalf("SELECT 1: %d, %v", one, err)
@@ -36,7 +26,7 @@ func TestCancelKills(t *testing.T) {
 	time.AfterFunc(200*time.Millisecond, cancel)
 	start := time.Now()
 	var slept int64
-	err = c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT SLEEP(30)"}, nil, &slept)
+	err := c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT SLEEP(30)"}, nil, &slept)
 	if took := time.Since(start); took > 10*time.Second {
 		t.Fatalf("the statement ran %v after its context ended", took)
 	}

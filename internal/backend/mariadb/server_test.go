@@ -17,10 +17,15 @@ import (
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
+// needServer skips t (fails it in CI) where no MariaDB server is installed.
+func needServer(t *testing.T) {
+	t.Helper()
+	_, _, err := FindServer()
+	testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
+}
+
 func TestMariaDB(t *testing.T) {
-	if _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
-	}
+	needServer(t)
 	m, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +91,7 @@ func startFilled(t *testing.T, dir string) (*Server, *sql.DB) {
 // TestMariaDBCrashRestart: after a kill -9 and a restart, the server answers
 // again and keeps what was committed before.
 func TestMariaDBCrashRestart(t *testing.T) {
-	if _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	m, db := startFilled(t, t.TempDir())
 	pid := m.Pid()
 	note, err := m.CrashRestart(context.Background())
@@ -103,19 +106,14 @@ func TestMariaDBCrashRestart(t *testing.T) {
 	}
 	// The pool's idle connection died with the server: the driver reports
 	// it as bad and database/sql dials again.
-	var n int
-	if err := db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 20000 {
-		t.Fatalf("after the restart: %d rows (%v), want 20000", n, err)
-	}
+	backendtest.Rows(t, db, "t", 20000, "after the restart")
 	t.Logf("recovery note: %q", note)
 }
 
 // TestMariaDBBackup: mariabackup of a running server, restored into a new
 // server, holds the rows committed before it.
 func TestMariaDBBackup(t *testing.T) {
-	if _, _, err := FindServer(); err != nil {
-		testenv.Need(t, err)
-	}
+	needServer(t)
 	if _, err := FindMariabackup(); err != nil {
 		testenv.Need(t, err) // .ci/run installs mariadb-backup: in CI this never skips
 	}
@@ -123,15 +121,7 @@ func TestMariaDBBackup(t *testing.T) {
 	dir := t.TempDir()
 	m, db := startFilled(t, dir)
 	bk := filepath.Join(filepath.Dir(m.DataDir), "backup")
-	t0 := time.Now()
-	if err := m.Backup(ctx, bk); err != nil {
-		t.Fatal(err)
-	}
-	took := time.Since(t0)
-	// Rows after the backup must not be in the restore.
-	if _, err := db.Exec("INSERT INTO t VALUES (20001, 'late')"); err != nil {
-		t.Fatal(err)
-	}
+	took := backendtest.TimedBackup(t, func() error { return m.Backup(ctx, bk) }, db, "INSERT INTO t VALUES (20001, 'late')")
 	r, err := m.Restore(ctx, RestoreConfig{Backup: bk, Name: "backup", Log: filepath.Join(dir, "restore.log")})
 	if err != nil {
 		t.Fatal(err)
@@ -140,15 +130,7 @@ func TestMariaDBBackup(t *testing.T) {
 	if r.Port == m.Port || r.SocketDir == m.SocketDir {
 		t.Errorf("the restored server shares port %d or socket %s", r.Port, r.SocketDir)
 	}
-	rdb, err := sql.Open("mysql", r.DSN(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rdb.Close()
-	var n int
-	if err := rdb.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 20000 {
-		t.Fatalf("restored: %d rows (%v), want 20000", n, err)
-	}
+	backendtest.Rows(t, backendtest.OpenSQL(t, "mysql", r.DSN(false)), "t", 20000, "restored")
 	if _, err := r.StopClean(); err != nil {
 		t.Error(err)
 	}

@@ -11,37 +11,26 @@ import (
 	pebbledb "github.com/cockroachdb/pebble/v2"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
 func TestClassify(t *testing.T) {
-	cases := []struct {
-		err   error
-		class dberr.Class
-		kind  dberr.Kind
-	}{
-		{nil, dberr.OK, ""},
-		{pebbledb.ErrClosed, dberr.Unavailable, dberr.Connection},
-		{errors.WithStack(pebbledb.ErrClosed), dberr.Unavailable, dberr.Connection},
-		{pebbledb.ErrBatchTooLarge, dberr.Rollback, dberr.Constraint},
-		{pebbledb.ErrReadOnly, dberr.Fatal, dberr.Other},
-		{pebbledb.ErrNotIndexed, dberr.Fatal, dberr.Other},
-		{pebbledb.ErrDBNotPristine, dberr.Fatal, dberr.Other},
-		{errors.Mark(errors.New("bad block checksum"), pebbledb.ErrCorruption), dberr.Fatal, dberr.Corrupt},
-		{fmt.Errorf("read: %w", errors.Mark(errors.New("bad block"), pebbledb.ErrCorruption)), dberr.Fatal, dberr.Corrupt},
-		{newFatal("pebble: fatal commit error: %v", syscall.EIO), dberr.Fatal, dberr.IO},
-		{fmt.Errorf("commit: %w", syscall.ENOSPC), dberr.Unavailable, dberr.IO},
-		{&fs.PathError{Op: "write", Path: "x", Err: syscall.EIO}, dberr.Unavailable, dberr.IO},
-		{errors.Wrap(syscall.EAGAIN, "pebble: could not lock"), dberr.Unavailable, dberr.IO},
-		{backend.TableError("t"), dberr.Fatal, dberr.Other},
-		{fmt.Errorf("%w: %q", errBadName, ""), dberr.Fatal, dberr.Other},
-		{context.Canceled, dberr.Canceled, dberr.Interrupted},
-	}
-	for _, c := range cases {
-		got := classify(c.err)
-		cl, kind, _ := dberr.Describe(got)
-		if cl != c.class || (c.err != nil && kind != c.kind) {
-			t.Errorf("classify(%v) = %v/%v, want %v/%v", c.err, cl, kind, c.class, c.kind)
-		}
-	}
+	backendtest.Classify(t, classify, backendtest.HoldKind, []backendtest.ClassCase{
+		{Err: pebbledb.ErrClosed, Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: errors.WithStack(pebbledb.ErrClosed), Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: pebbledb.ErrBatchTooLarge, Class: dberr.Rollback, Kind: dberr.Constraint},
+		{Err: pebbledb.ErrReadOnly, Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: pebbledb.ErrNotIndexed, Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: pebbledb.ErrDBNotPristine, Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: errors.Mark(errors.New("bad block checksum"), pebbledb.ErrCorruption), Class: dberr.Fatal, Kind: dberr.Corrupt},
+		{Err: fmt.Errorf("read: %w", errors.Mark(errors.New("bad block"), pebbledb.ErrCorruption)), Class: dberr.Fatal, Kind: dberr.Corrupt},
+		{Err: newFatal("pebble: fatal commit error: %v", syscall.EIO), Class: dberr.Fatal, Kind: dberr.IO},
+		{Err: fmt.Errorf("commit: %w", syscall.ENOSPC), Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: &fs.PathError{Op: "write", Path: "x", Err: syscall.EIO}, Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: errors.Wrap(syscall.EAGAIN, "pebble: could not lock"), Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: backend.TableError("t"), Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: fmt.Errorf("%w: %q", errBadName, ""), Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: context.Canceled, Class: dberr.Canceled, Kind: dberr.Interrupted},
+	})
 }

@@ -11,43 +11,34 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
 func TestClassify(t *testing.T) {
 	pg := func(code string) error { return &pgconn.PgError{Code: code, Message: "x"} }
-	cases := []struct {
-		err   error
-		class dberr.Class
-		kind  dberr.Kind
-	}{
-		{pg("40001"), dberr.Retryable, dberr.Serialization},
-		{pg("40P01"), dberr.Retryable, dberr.Deadlock},
-		{pg("55P03"), dberr.Retryable, dberr.Lock},
-		{pg("40002"), dberr.Rollback, dberr.Other},
-		{pg("23505"), dberr.Rollback, dberr.Unique},
-		{pg("23514"), dberr.Rollback, dberr.Check},
-		{pg("23503"), dberr.Rollback, dberr.Constraint},
-		{pg("57P01"), dberr.Unavailable, dberr.Connection},
-		{pg("57P03"), dberr.Unavailable, dberr.Connection},
-		{pg("08006"), dberr.Unavailable, dberr.Connection},
-		{pg("53300"), dberr.Unavailable, dberr.Other},
-		{pg("53100"), dberr.Unavailable, dberr.IO},
-		{pg("57014"), dberr.Canceled, dberr.Interrupted},
-		{pg("XX001"), dberr.Fatal, dberr.Corrupt},
-		{pg("42601"), dberr.Fatal, dberr.Other},
-		{pg("28P01"), dberr.Fatal, dberr.Other},
-		{fmt.Errorf("wrapped: %w", pg("40P01")), dberr.Retryable, dberr.Deadlock},
-		{&net.OpError{Op: "read", Err: syscall.ECONNRESET}, dberr.Unavailable, dberr.Connection},
-		{io.ErrUnexpectedEOF, dberr.Unavailable, dberr.Connection},
-		{context.Canceled, dberr.Canceled, dberr.Interrupted},
-	}
-	for _, c := range cases {
-		class, kind, _ := dberr.Describe(classify(c.err))
-		if class != c.class || kind != c.kind {
-			t.Errorf("classify(%v) = %v/%v, want %v/%v", c.err, class, kind, c.class, c.kind)
-		}
-	}
+	backendtest.Classify(t, classify, backendtest.HoldKind, []backendtest.ClassCase{
+		{Err: pg("40001"), Class: dberr.Retryable, Kind: dberr.Serialization},
+		{Err: pg("40P01"), Class: dberr.Retryable, Kind: dberr.Deadlock},
+		{Err: pg("55P03"), Class: dberr.Retryable, Kind: dberr.Lock},
+		{Err: pg("40002"), Class: dberr.Rollback, Kind: dberr.Other},
+		{Err: pg("23505"), Class: dberr.Rollback, Kind: dberr.Unique},
+		{Err: pg("23514"), Class: dberr.Rollback, Kind: dberr.Check},
+		{Err: pg("23503"), Class: dberr.Rollback, Kind: dberr.Constraint},
+		{Err: pg("57P01"), Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: pg("57P03"), Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: pg("08006"), Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: pg("53300"), Class: dberr.Unavailable, Kind: dberr.Other},
+		{Err: pg("53100"), Class: dberr.Unavailable, Kind: dberr.IO},
+		{Err: pg("57014"), Class: dberr.Canceled, Kind: dberr.Interrupted},
+		{Err: pg("XX001"), Class: dberr.Fatal, Kind: dberr.Corrupt},
+		{Err: pg("42601"), Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: pg("28P01"), Class: dberr.Fatal, Kind: dberr.Other},
+		{Err: fmt.Errorf("wrapped: %w", pg("40P01")), Class: dberr.Retryable, Kind: dberr.Deadlock},
+		{Err: &net.OpError{Op: "read", Err: syscall.ECONNRESET}, Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: io.ErrUnexpectedEOF, Class: dberr.Unavailable, Kind: dberr.Connection},
+		{Err: context.Canceled, Class: dberr.Canceled, Kind: dberr.Interrupted},
+	})
 	orig := pg("40001")
 	var pe *pgconn.PgError
 	if !errors.As(classify(orig), &pe) || !errors.Is(pe, orig) {
@@ -56,14 +47,9 @@ func TestClassify(t *testing.T) {
 }
 
 func TestRebind(t *testing.T) {
-	cases := map[string]string{
+	backendtest.Rewrites(t, "rebind", rebind, map[string]string{
 		"SELECT 1":                               "SELECT 1",
 		"UPDATE t SET a = ? WHERE b = ?":         "UPDATE t SET a = $1 WHERE b = $2",
 		"SELECT '?' , ? FROM \"q?\" WHERE x = ?": "SELECT '?' , $1 FROM \"q?\" WHERE x = $2",
-	}
-	for in, want := range cases {
-		if got := rebind(in); got != want {
-			t.Errorf("rebind(%q) = %q, want %q", in, got, want)
-		}
-	}
+	})
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 )
 
@@ -19,19 +20,8 @@ func TestSyncsCounted(t *testing.T) {
 	const n = 25
 	counts := map[backend.Durability]map[string]int64{}
 	for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
-		db, err := sqlite.Spec.Open(ctx, backend.Options{DB: "sqlite", Dir: t.TempDir(), Durability: d, Prepare: backend.Once, Conns: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		c, err := db.(backend.SQLDB).Conn(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if err := c.ExecScript(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY)"); err != nil {
-			t.Fatal(err)
-		}
+		db := backendtest.Open(t, sqlite.Spec, backend.Options{DB: "sqlite", Durability: d, Conns: 1})
+		c := backendtest.Conn(t, ctx, db.(backend.SQLDB), "CREATE TABLE t (id INTEGER PRIMARY KEY)")
 		before := stats(t, db)
 		ins := &backend.Stmt{SQL: "INSERT INTO t (id) VALUES (?)"}
 		for i := range n {
