@@ -27,9 +27,18 @@ func Embedded(s Spec) Spec {
 
 // Served completes the Spec of an engine that is a server, dbgauge's
 // (Manages) or the user's (a DSN beginning with one of schemes): its
-// throwaway form is the first it manages, and Match takes both.
+// throwaway form is the first it manages, Match takes both, and Preflight
+// looks only at a server of the user's (a managed one is not there yet).
 func Served(s Spec, schemes ...string) Spec {
 	s.Throwaway = s.Manages[0]
+	if pf := s.Preflight; pf != nil {
+		s.Preflight = func(db string) error {
+			if s.Managed(db) {
+				return nil
+			}
+			return pf(db)
+		}
+	}
 	s.Match = func(db string) bool {
 		return s.Managed(db) || slices.ContainsFunc(schemes, func(p string) bool { return strings.HasPrefix(db, p) })
 	}

@@ -105,3 +105,29 @@ func DirSize(dir string) int64 {
 	})
 	return n
 }
+
+// ServerBackup is a managed server's backup, taken into its Path and
+// described by its BackupInfo (measured once taken): an engine's backup
+// embeds it and says how it restores. Each restore is a DB that goes with
+// its Close, so Cleanup has nothing left to do.
+type ServerBackup struct {
+	BackupInfo
+	// Logs is where the servers restored from it write their logs.
+	Logs string
+}
+
+// Info says how the backup was taken.
+func (b *ServerBackup) Info() BackupInfo { return b.BackupInfo }
+
+// Cleanup has nothing to do: each restore goes with its Close.
+func (b *ServerBackup) Cleanup() error { return nil }
+
+// OnlyItsPoint refuses a restore to another point than the backup's own,
+// for an engine that keeps no log to roll it forward with; what names the
+// backup ("an nbackup level-0 backup").
+func (b *ServerBackup) OnlyItsPoint(to RestoreTarget, what string) error {
+	if to.Kind != RestoreBackup {
+		return fmt.Errorf("%s restores to its own consistency point only", what)
+	}
+	return nil
+}

@@ -25,6 +25,8 @@ type Managed struct {
 	stopped bool
 }
 
+var _ Server = (*Managed)(nil)
+
 // LogRules are the engine's rules for its log.
 func (m *Managed) LogRules() *server.LogRules { return m.Rules }
 

@@ -134,6 +134,20 @@ func (in *Instance) Beside(name string) (*Instance, error) {
 	return sib, nil
 }
 
+// Restored is Beside with a copy of backup (a folder the account reads: a
+// prepared physical backup) as the new server's data, made by the account.
+func (in *Instance) Restored(name, backup string) (*Instance, error) {
+	sib, err := in.Beside(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := in.Account.Run("cp", "-a", backup, sib.DataDir); err != nil {
+		sib.Discard()
+		return nil, err
+	}
+	return sib, nil
+}
+
 // socketDir makes a short folder for a Unix socket, owned by the account.
 func (in *Instance) socketDir() (string, error) {
 	d, err := os.MkdirTemp("", "dbgauge-sock-")

@@ -115,6 +115,16 @@ func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.
 		t.Helper()
 		return Open(t, spec, o)
 	}
+	t.Run("managed_is_a_server", func(t *testing.T) {
+		// What Spec.Manages promises, the DB its throwaway form opens keeps:
+		// the session finds a server (its log, its death) and can crash it.
+		db := open(t, backend.Options{Durability: backend.Sync})
+		_, server := db.(backend.Server)
+		_, recoverer := db.(backend.Recoverer)
+		if server != spec.Serves() || recoverer != spec.Serves() {
+			t.Fatalf("%s (manages %v) opens a DB that is a backend.Server: %v, a Recoverer: %v", spec.Throwaway, spec.Manages, server, recoverer)
+		}
+	})
 	t.Run("durability_read_back", func(t *testing.T) { durability(t, spec, open) })
 	t.Run("isolation_read_back", func(t *testing.T) { isolation(t, spec, open) })
 	t.Run("unknown_setting_refused", func(t *testing.T) {

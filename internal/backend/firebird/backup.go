@@ -22,32 +22,28 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if err := m.srv.NBackup(ctx, path); err != nil {
 		return nil, errors.New(hide(m.srv.Password, err.Error()))
 	}
-	return &nbackup{d: m.db, path: path}, nil
+	return &nbackup{d: m.db, ServerBackup: backend.ServerBackup{BackupInfo: backend.BackupInfo{
+		Method: "nbackup level 0 through the services API (fbsvcmgr action_nbak), flushed",
+		Path:   path, Bytes: backend.FileSize(path),
+		Note: "removed with the instance after the run",
+	}}}, nil
 }
 
 type nbackup struct {
-	d    *db
-	path string
-}
-
-func (b *nbackup) Info() backend.BackupInfo {
-	return backend.BackupInfo{
-		Method: "nbackup level 0 through the services API (fbsvcmgr action_nbak), flushed",
-		Path:   b.path, Bytes: backend.FileSize(b.path),
-		Note: "removed with the instance after the run",
-	}
+	backend.ServerBackup
+	d *db
 }
 
 // Restore restores the backup into a new database file beside the live one
 // (nbackup -R through the services API) and opens it through the same
 // running server; closing the DB removes the file.
 func (b *nbackup) Restore(ctx context.Context, to backend.RestoreTarget) (backend.DB, error) {
-	if to.Kind != backend.RestoreBackup {
-		return nil, errors.New("an nbackup level-0 backup restores to its own consistency point only")
+	if err := b.OnlyItsPoint(to, "an nbackup level-0 backup"); err != nil {
+		return nil, err
 	}
 	srv := b.d.srv
 	file := filepath.Join(srv.DataDir, "restore-"+to.Kind+".fdb")
-	if err := srv.NRestore(ctx, b.path, file); err != nil {
+	if err := srv.NRestore(ctx, b.Path, file); err != nil {
 		return nil, errors.New(hide(srv.Password, err.Error()))
 	}
 	r := restoredDB{db: &db{prepare: b.d.prepare, conf: b.d.conf}, inst: srv, file: file}
@@ -57,9 +53,6 @@ func (b *nbackup) Restore(ctx context.Context, to backend.RestoreTarget) (backen
 	}
 	return r, nil
 }
-
-// Cleanup has nothing to do: each restored file goes with its Close.
-func (b *nbackup) Cleanup() error { return nil }
 
 // restoredDB is a restored database file served by the managed server. Its
 // db has no server: closing it leaves the server running.

@@ -13,9 +13,6 @@ import (
 // (port 3050 when none; the driver's parameters after ?, e.g.
 // wire_crypt=true) and checks that a server answers at its host and port.
 func preflight(db string) error {
-	if db == managed {
-		return nil
-	}
 	u, err := url.Parse(db)
 	if err != nil || u.Host == "" || len(u.Path) < 2 {
 		return knob.Bad("write it as firebird://user:password@host:3050/path/to/db.fdb", "--db %q is not a Firebird connection string", redact.DSN(db))

@@ -538,7 +538,6 @@ func (d *db) managed() managedDB {
 }
 
 var (
-	_ backend.Server    = managedDB{}
 	_ backend.Recoverer = managedDB{}
 	_ backend.Statser   = (*db)(nil)
 	_ backend.SQLDB     = managedDB{}

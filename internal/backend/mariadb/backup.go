@@ -20,35 +20,30 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(filepath.Dir(m.srv.DataDir), "backup")
+	path := filepath.Join(m.srv.Base, "backup")
 	if err := m.srv.Backup(ctx, path); err != nil {
 		return nil, err
 	}
-	return &mariaBackup{d: m.db, path: path, logs: dir}, nil
+	return &mariaBackup{d: m.db, ServerBackup: backend.ServerBackup{Logs: dir, BackupInfo: backend.BackupInfo{
+		Method: "mariabackup --backup, then --prepare (both timed)",
+		Path:   path, Bytes: backend.DirSize(path),
+		Note: "removed with the datadir after the run",
+	}}}, nil
 }
 
 type mariaBackup struct {
-	d    *db
-	path string
-	logs string
-}
-
-func (b *mariaBackup) Info() backend.BackupInfo {
-	return backend.BackupInfo{
-		Method: "mariabackup --backup, then --prepare (both timed)",
-		Path:   b.path, Bytes: backend.DirSize(b.path),
-		Note: "removed with the datadir after the run",
-	}
+	backend.ServerBackup
+	d *db
 }
 
 // Restore copies the prepared backup into a fresh datadir and starts a new
 // server on it; closing the DB stops that server and removes its folder.
 func (b *mariaBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backend.DB, error) {
-	if to.Kind != backend.RestoreBackup {
-		return nil, errors.New("a mariabackup backup restores to its own consistency point only")
+	if err := b.OnlyItsPoint(to, "a mariabackup backup"); err != nil {
+		return nil, err
 	}
-	srv, err := b.d.srv.Restore(ctx, RestoreConfig{Backup: b.path, Name: to.Kind,
-		Log: filepath.Join(b.logs, "mariadb-restore-"+to.Kind+".log")})
+	srv, err := b.d.srv.Restore(ctx, RestoreConfig{Backup: b.Path, Name: to.Kind,
+		Log: filepath.Join(b.Logs, "mariadb-restore-"+to.Kind+".log")})
 	if err != nil {
 		return nil, err
 	}
@@ -59,6 +54,3 @@ func (b *mariaBackup) Restore(ctx context.Context, to backend.RestoreTarget) (ba
 	}
 	return d.managed(), nil
 }
-
-// Cleanup has nothing to do: each restored server goes with its Close.
-func (b *mariaBackup) Cleanup() error { return nil }

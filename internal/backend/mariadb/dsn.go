@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
@@ -68,9 +67,6 @@ func driverDSN(db string) (*mysql.Config, error) {
 
 // preflight reads --db and checks that a server answers where it points.
 func preflight(db string) error {
-	if slices.Contains(managed, db) {
-		return nil
-	}
 	cfg, err := driverDSN(db)
 	if err != nil {
 		return err

@@ -64,17 +64,13 @@ type RestoreConfig struct {
 // options and account); it returns once root can log in. StopClean removes
 // it.
 func (m *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) {
-	in, err := m.Beside("restore-" + r.Name)
+	in, err := m.Restored("restore-"+r.Name, r.Backup)
 	if err != nil {
 		return nil, err
 	}
 	q := &Server{Instance: in, bin: m.bin, settings: m.settings, login: m.Password}
-	err = m.Account.Run("cp", "-a", r.Backup, q.DataDir)
-	if err == nil {
-		q.recipe(r.Log)
-		err = q.Launch(ctx) // Launch kills a server that did not come up
-	}
-	if err != nil {
+	q.recipe(r.Log)
+	if err := q.Launch(ctx); err != nil { // Launch kills a server that did not come up
 		in.Discard()
 		return nil, err
 	}

@@ -396,7 +396,6 @@ type managedDB struct {
 }
 
 var (
-	_ backend.Server    = managedDB{}
 	_ backend.Recoverer = managedDB{}
 	_ backend.Statser   = (*db)(nil)
 	_ backend.SQLDB     = managedDB{}

@@ -23,26 +23,21 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(filepath.Dir(m.srv.DataDir), "basebackup")
+	path := filepath.Join(m.srv.Base, "basebackup")
 	if err := m.srv.BaseBackup(ctx, path); err != nil {
 		return nil, err
 	}
-	return &pgBackup{d: m.db, path: path, logs: dir}, nil
+	return &pgBackup{d: m.db, ServerBackup: backend.ServerBackup{Logs: dir, BackupInfo: backend.BackupInfo{
+		Method: "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
+		Path:   path, Bytes: backend.DirSize(path), RollForward: true,
+		Note: "removed with the cluster after the run",
+	}}}, nil
 }
 
 type pgBackup struct {
+	backend.ServerBackup
 	d        *db
-	path     string
-	logs     string
 	archived bool
-}
-
-func (b *pgBackup) Info() backend.BackupInfo {
-	return backend.BackupInfo{
-		Method: "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
-		Path:   b.path, Bytes: backend.DirSize(b.path), RollForward: true,
-		Note: "removed with the cluster after the run",
-	}
 }
 
 // Restore starts a fresh cluster from the base backup in archive recovery.
@@ -55,7 +50,7 @@ func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backe
 		}
 		b.archived = true
 	}
-	r := RestoreConfig{Backup: b.path, Name: to.Kind, Log: filepath.Join(b.logs, "postgres-restore-"+to.Kind+".log")}
+	r := RestoreConfig{Backup: b.Path, Name: to.Kind, Log: filepath.Join(b.Logs, "postgres-restore-"+to.Kind+".log")}
 	switch to.Kind {
 	case backend.RestoreTime:
 		r.Until = to.Time
@@ -73,9 +68,6 @@ func (b *pgBackup) Restore(ctx context.Context, to backend.RestoreTarget) (backe
 	}
 	return d.managed(), nil
 }
-
-// Cleanup has nothing to do: each restored cluster goes with its Close.
-func (b *pgBackup) Cleanup() error { return nil }
 
 // archiveAll switches to a new WAL segment and waits until the archive
 // holds the one it closed (at most a minute).

@@ -43,15 +43,12 @@ func (p *Server) Restore(ctx context.Context, r RestoreConfig) (*Server, error) 
 	if p.Archive == "" {
 		return nil, fmt.Errorf("the server keeps no WAL archive")
 	}
-	in, err := p.Beside("restore-" + r.Name)
+	in, err := p.Restored("restore-"+r.Name, r.Backup)
 	if err != nil {
 		return nil, err
 	}
 	q := &Server{Instance: in, Bin: p.Bin, User: p.User, Database: p.Database}
-	err = p.Account.Run("cp", "-a", r.Backup, q.DataDir)
-	if err == nil {
-		err = q.recoverFrom(p.Archive, r)
-	}
+	err = q.recoverFrom(p.Archive, r)
 	if err == nil {
 		err = q.signal("recovery.signal")
 	}

@@ -18,9 +18,6 @@ import (
 // as pgx does, and checks that a server answers at its host and port (a
 // Unix socket: that the socket is there).
 func preflight(db string) error {
-	if db == managed {
-		return nil
-	}
 	cfg, err := pgx.ParseConfig(db)
 	if err != nil {
 		return knob.Bad("write it as postgres://user:password@host:5432/db", "--db %q is not a PostgreSQL connection string: %v", redact.DSN(db), redact.DSN(err.Error()))

@@ -373,7 +373,6 @@ type managedDB struct {
 }
 
 var (
-	_ backend.Server    = managedDB{}
 	_ backend.Recoverer = managedDB{}
 	_ backend.Restarter = managedDB{}
 	_ backend.Statser   = (*db)(nil)
