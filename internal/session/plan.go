@@ -1,7 +1,3 @@
-// Package session runs one session: it validates a request into a Plan, then
-// opens the backend, applies the settings, loads the data, runs the phases,
-// runs the checks, judges the requirements and records it all in a result
-// that is saved as the run goes.
 package session
 
 import (
