@@ -2,9 +2,7 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -20,13 +18,10 @@ type Instance struct {
 	*Process // nil until Launch
 	Recipe   Recipe
 	Account  Account
-	// Dir is the run's folder (absolute): the server's log goes there.
-	Dir string
-	// Base holds the data folder and what the engine keeps beside it (an
-	// instance's configuration, a backup, a replica's or a restore's own
-	// Base); StopClean removes it.
-	Base      string
-	DataDir   string // Base/data, or a killed server's data (Reopened)
+	// Dir is the run's folder (absolute) of a server New made: its log
+	// goes there.
+	Dir       string
+	DataDir   string // Base()/data
 	SocketDir string // a short folder of its own for its Unix socket; "" when it has none
 	Port      int
 	Password  string        // dbgauge's account's on it, random; never printed
@@ -92,9 +87,14 @@ func New(engine string, cfg Config, accounts ...string) (*Instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Instance{Account: acct, Dir: dir, Base: f.Base, DataDir: filepath.Join(f.Base, "data"), SocketDir: f.Socket,
+	return &Instance{Account: acct, Dir: dir, DataDir: filepath.Join(f.Base, "data"), SocketDir: f.Socket,
 		Note: f.Note, Password: Secret(), memory: cfg.Memory, cpus: cfg.CPUs}, nil
 }
+
+// Base is the folder that holds the data folder and what the engine keeps
+// beside it (an instance's configuration, a backup, a replica's or a
+// restore's own folders); StopClean removes it.
+func (in *Instance) Base() string { return filepath.Dir(in.DataDir) }
 
 // Reopened is an Instance on the data a killed server left in dataDir (its
 // Base is dataDir's folder), run by the same account, with a socket folder
@@ -104,7 +104,7 @@ func Reopened(dataDir string, socket bool, accounts ...string) (*Instance, error
 	if err != nil {
 		return nil, err
 	}
-	in := &Instance{Account: acct, Base: filepath.Dir(dataDir), DataDir: dataDir, Dir: filepath.Dir(filepath.Dir(dataDir))}
+	in := &Instance{Account: acct, DataDir: dataDir}
 	if socket {
 		if in.SocketDir, err = in.socketDir(); err != nil {
 			return nil, err
@@ -118,14 +118,14 @@ func Reopened(dataDir string, socket bool, accounts ...string) (*Instance, error
 // note, a socket folder of its own, no memory limit or CPUs of this one's.
 // The caller fills its DataDir and Launches it; StopClean removes it all.
 func (in *Instance) Beside(name string) (*Instance, error) {
-	base := filepath.Join(in.Base, name)
+	base := filepath.Join(in.Base(), name)
 	if err := os.Mkdir(base, 0o700); err != nil {
 		return nil, err
 	}
 	if err := in.Account.Own(base); err != nil {
 		return nil, err
 	}
-	sib := &Instance{Account: in.Account, Dir: in.Dir, Base: base, DataDir: filepath.Join(base, "data"), Password: in.Password, Note: in.Note}
+	sib := &Instance{Account: in.Account, Dir: in.Dir, DataDir: filepath.Join(base, "data"), Password: in.Password, Note: in.Note}
 	var err error
 	if sib.SocketDir, err = in.socketDir(); err != nil {
 		_ = os.RemoveAll(base)
@@ -245,7 +245,7 @@ func (in *Instance) StopClean() (time.Duration, error) {
 // Discard removes Base and the socket folder: a server that stopped, or
 // never came up.
 func (in *Instance) Discard() {
-	_ = os.RemoveAll(in.Base)
+	_ = os.RemoveAll(in.Base())
 	if in.SocketDir != "" {
 		_ = os.RemoveAll(in.SocketDir)
 	}
@@ -255,20 +255,10 @@ func (in *Instance) Discard() {
 // (nil: dbgauge's own) and stdin, until ctx ends. Its error names the
 // program and ends with the last lines of its output, the password hidden.
 func (in *Instance) Tool(ctx context.Context, env []string, stdin, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.SysProcAttr = in.Account.SysProcAttr()
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Dir, cmd.Env = "/", env
-	cmd.Stdin = strings.NewReader(stdin)
+	cmd := in.Account.Command(ctx, name, args...)
+	cmd.Env, cmd.Stdin = env, strings.NewReader(stdin)
 	out, err := cmd.CombinedOutput()
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s: %w", filepath.Base(name), context.Cause(ctx))
-	case err != nil:
-		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, in.Hide(LastLines(string(out), 5)))
-	}
-	return nil
+	return ranErr(ctx, name, err, in.Hide(LastLines(string(out), 5)))
 }
 
 // Hide replaces the server's password in s.

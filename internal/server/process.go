@@ -131,20 +131,34 @@ func (a Account) RunEnv(env []string, name string, args ...string) error {
 // killed (SIGKILL) and the error wraps ctx's cause (a timeout's cause says
 // what ran out).
 func (a Account) RunContext(ctx context.Context, env []string, name string, args ...string) error {
+	cmd := a.Command(ctx, name, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	out, err := cmd.CombinedOutput()
+	return ranErr(ctx, name, err, strings.TrimSpace(string(out)))
+}
+
+// Command is a command run as the account, in "/", in a process group of
+// its own (SysProcAttr) that the end of ctx kills whole (SIGKILL), its
+// output waited for 5 s more at most.
+func (a Account) Command(ctx context.Context, name string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.SysProcAttr = a.SysProcAttr() // a group of its own: the kill reaches its children
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 5 * time.Second
 	cmd.Dir = "/"
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	out, err := cmd.CombinedOutput()
+	return cmd
+}
+
+// ranErr is a command's error: what ended ctx when that stopped it, else
+// the program's name, its error and what it said.
+func ranErr(ctx context.Context, name string, err error, said string) error {
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return fmt.Errorf("%s: %w", filepath.Base(name), context.Cause(ctx))
 	case err != nil:
-		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, strings.TrimSpace(string(out)))
+		return fmt.Errorf("%s: %w: %s", filepath.Base(name), err, said)
 	}
 	return nil
 }

@@ -1,7 +1,5 @@
 package server
 
-import "sort"
-
 // Node is one server of a topology: its name and the one it follows (its
 // upstream: "primary", or another node's name).
 type Node struct{ Name, Follows string }
@@ -25,27 +23,6 @@ var Topologies = map[string]Topology{
 	"1":        {Name: "1", Nodes: []Node{{"r1", Primary}}},
 	"2-direct": {Name: "2-direct", Nodes: []Node{{"r1", Primary}, {"r2", Primary}}},
 	"2-chain":  {Name: "2-chain", Nodes: []Node{{"r1", Primary}, {"r2", "r1"}}},
-}
-
-// TopologyNames lists the names of Topologies in order.
-func TopologyNames() []string {
-	var names []string
-	for n := range Topologies {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// Direct lists the nodes that follow the primary itself.
-func (t Topology) Direct() []Node {
-	var out []Node
-	for _, n := range t.Nodes {
-		if n.Follows == Primary {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // StartTopology starts t's nodes in order, each by follow from its

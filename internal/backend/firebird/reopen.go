@@ -62,7 +62,7 @@ func Reopen(ctx context.Context, dataDir, logPath string) (*Server, error) {
 		return nil, err
 	}
 	in.Password = server.Secret()
-	f := &Server{Instance: in, Root: filepath.Join(in.Base, "instance"),
+	f := &Server{Instance: in, Root: filepath.Join(in.Base(), "instance"),
 		Database: filepath.Join(dataDir, "dbgauge.fdb"), reopened: true,
 		Log: strings.TrimSuffix(logPath, filepath.Ext(logPath)) + "-firebird.log"}
 	if _, err := os.Stat(f.Database); err != nil {

@@ -119,9 +119,8 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	_ = os.RemoveAll(in.SocketDir) // Firebird listens on TCP only
 	in.SocketDir = ""
-	f := &Server{Instance: in, Root: filepath.Join(in.Base, "instance"), Database: filepath.Join(in.DataDir, "dbgauge.fdb"),
-		Log: filepath.Join(in.Dir, "firebird.log"), Mode: mode, conf: server.Settings{"ServerMode": mode}.With(cfg.Conf)}
-	f.conf["ServerMode"] = mode
+	f := &Server{Instance: in, Root: filepath.Join(in.Base(), "instance"), Database: filepath.Join(in.DataDir, "dbgauge.fdb"),
+		Log: filepath.Join(in.Dir, "firebird.log"), Mode: mode, conf: server.Settings(cfg.Conf).With(map[string]string{"ServerMode": mode})}
 	if err := f.makeInstance(root, f.conf); err != nil {
 		return nil, err
 	}
@@ -291,9 +290,8 @@ func (f *Server) ServiceOn(ctx context.Context, database, action string, args ..
 		return "", errors.New("no fbsvcmgr: apt-get install firebird3.0-utils")
 	}
 	all := append([]string{"127.0.0.1/" + strconv.Itoa(f.Port) + ":service_mgr", action, "dbname", database}, args...)
-	cmd := exec.CommandContext(ctx, svc, all...)
-	cmd.SysProcAttr = f.Account.SysProcAttr()
-	cmd.Dir, cmd.Env = "/", f.env
+	cmd := f.Account.Command(ctx, svc, all...)
+	cmd.Env = f.env
 	out, err := cmd.CombinedOutput()
 	return strings.TrimSpace(string(out)), err
 }

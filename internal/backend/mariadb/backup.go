@@ -20,7 +20,7 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(m.srv.Base, "backup")
+	path := filepath.Join(m.srv.Base(), "backup")
 	if err := m.srv.Backup(ctx, path); err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	path := filepath.Join(m.srv.Base, "basebackup")
+	path := filepath.Join(m.srv.Base(), "basebackup")
 	if err := m.srv.BaseBackup(ctx, path); err != nil {
 		return nil, err
 	}

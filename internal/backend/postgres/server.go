@@ -108,7 +108,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	p := &Server{Instance: in, Bin: bin, User: "dbgauge", Database: "postgres"}
 	settings := server.Settings(cfg.Settings)
 	if cfg.Archive {
-		p.Archive = filepath.Join(in.Base, "archive")
+		p.Archive = filepath.Join(in.Base(), "archive")
 		if err := os.Mkdir(p.Archive, 0o700); err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 // initdb makes the cluster in DataDir, dbgauge's user its superuser with
 // the password (through a file of the account's, removed at once).
 func (p *Server) initdb() error {
-	pwfile := filepath.Join(p.Base, "pwfile")
+	pwfile := filepath.Join(p.Base(), "pwfile")
 	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
 		return err
 	}
