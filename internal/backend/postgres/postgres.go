@@ -45,7 +45,7 @@ var Spec = backend.Served(backend.Spec{
 	// On a server of the user's fsync is the server's: read back, and the
 	// verdict judges it (Owns).
 	Owns:    owns,
-	Flushes: "pg_stat_wal.wal_sync, the WAL's flushes",
+	Flushes: "the WAL's flushes: pg_stat_wal.wal_sync (14 to 17), the fsyncs of pg_stat_io's object wal (18 on)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "Parse once per connection, then Bind/Execute (pgbench -M prepared), through pgconn",
 		backend.Each: "pgx's describe-exec mode: every use parses and describes the statement anew (an unnamed statement)",

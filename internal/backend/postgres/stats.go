@@ -46,33 +46,11 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		}
 		return nil
 	}
-	queries := []struct {
-		min   int
-		q     string
-		names []string
-	}{
-		{0, `SELECT xact_commit, xact_rollback, blks_hit, blks_read, deadlocks, tup_inserted, tup_updated, tup_deleted, temp_bytes
-			FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_database WHERE datname = current_database()`,
-			[]string{"commits", "rollbacks", "blks_hit", "blks_read", "deadlocks", "tup_inserted", "tup_updated", "tup_deleted", "temp_bytes"}},
-		// pg_stat_wal arrived in 14; wal_sync counts the WAL flushes.
-		{140000, `SELECT wal_records, wal_bytes::bigint, wal_write, wal_sync FROM pg_stat_wal`,
-			[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
-		{0, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`, []string{"checkpoints"}},
-		{0, `SELECT coalesce(sum(n_dead_tup), 0)::bigint, coalesce(sum(n_live_tup), 0)::bigint FROM pg_stat_user_tables`,
-			[]string{"dead_tuples", "live_tuples"}},
-		// The next transaction id: only writing transactions take one.
-		{130000, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, []string{"write_xacts"}},
-	}
-	for _, q := range queries {
-		if d.version < q.min || (q.names[0] == "checkpoints" && d.version >= 170000) {
+	for _, q := range statQueries {
+		if d.version < q.since || (q.until != 0 && d.version >= q.until) {
 			continue
 		}
 		if err := read(q.q, q.names...); err != nil {
-			return nil, classify(err)
-		}
-	}
-	if d.version >= 170000 {
-		if err := read(`SELECT num_timed + num_requested FROM pg_stat_checkpointer`, "checkpoints"); err != nil {
 			return nil, classify(err)
 		}
 	}
@@ -85,6 +63,32 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	d.self.Add(1)
 	m["commits"] -= self
 	return m, nil
+}
+
+// statQueries are Stats' reads, each from the server version since (as
+// server_version_num) until the one where it moved.
+var statQueries = []struct {
+	since, until int
+	q            string
+	names        []string
+}{
+	{0, 0, `SELECT xact_commit, xact_rollback, blks_hit, blks_read, deadlocks, tup_inserted, tup_updated, tup_deleted, temp_bytes
+		FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_database WHERE datname = current_database()`,
+		[]string{"commits", "rollbacks", "blks_hit", "blks_read", "deadlocks", "tup_inserted", "tup_updated", "tup_deleted", "temp_bytes"}},
+	// pg_stat_wal arrived in 14; wal_sync counts the WAL flushes. 18 moved
+	// the writes and the flushes to pg_stat_io.
+	{140000, 180000, `SELECT wal_records, wal_bytes::bigint, wal_write, wal_sync FROM pg_stat_wal`,
+		[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
+	{180000, 0, `SELECT wal_records, wal_bytes::bigint FROM pg_stat_wal`, []string{"wal_records", "wal_bytes"}},
+	{180000, 0, `SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal'`,
+		[]string{"wal_writes", "flushes"}},
+	// 17 moved the checkpoints to pg_stat_checkpointer.
+	{0, 170000, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`, []string{"checkpoints"}},
+	{170000, 0, `SELECT num_timed + num_requested FROM pg_stat_checkpointer`, []string{"checkpoints"}},
+	{0, 0, `SELECT coalesce(sum(n_dead_tup), 0)::bigint, coalesce(sum(n_live_tup), 0)::bigint FROM pg_stat_user_tables`,
+		[]string{"dead_tuples", "live_tuples"}},
+	// The next transaction id: only writing transactions take one.
+	{130000, 0, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, []string{"write_xacts"}},
 }
 
 // settled waits, up to 5 s, until no backend of the database is left but
