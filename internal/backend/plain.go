@@ -3,6 +3,7 @@ package backend
 import (
 	"bytes"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,20 +100,9 @@ func Plain(v any, dbType string) any {
 		return x
 	case string:
 		return plainString(x, KindOf(dbType))
-	case int:
-		return int64(x)
-	case int8:
-		return int64(x)
-	case int16:
-		return int64(x)
-	case int32:
-		return int64(x)
-	case uint8:
-		return int64(x)
-	case uint16:
-		return int64(x)
-	case uint32:
-		return int64(x)
+	case int, int8, int16, int32, uint8, uint16, uint32:
+		n, _ := driver.DefaultParameterConverter.ConvertValue(x) // int64: each of these fits
+		return n
 	case uint64:
 		if x <= math.MaxInt64 {
 			return int64(x)

@@ -436,7 +436,7 @@ func assignable(dest []any) bool {
 // assign stores a driver value in dest as database/sql's Scan does: bytes
 // copied (the driver's buffer is reused), NULL refused except into
 // *[]byte, *any and a Scanner. The usual pairs are stored here; the other
-// conversions go through database/sql's own (its Null types' Scan).
+// conversions go through database/sql's own (sql.Null[T]'s Scan).
 func assign(dest any, v driver.Value) error {
 	switch d := dest.(type) {
 	case sql.Scanner:
@@ -467,30 +467,13 @@ func assign(dest any, v driver.Value) error {
 			*d = x
 			return nil
 		}
-		var n sql.NullInt64
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "int64")
-		}
-		*d = n.Int64
-		return nil
+		return scanNotNull(d, v, "int64")
 	case *int:
 		if x, ok := v.(int64); ok {
 			*d = int(x)
 			return nil
 		}
-		var n sql.NullInt64
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "int")
-		}
-		*d = int(n.Int64)
-		return nil
-	case *int32:
-		var n sql.NullInt32
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "int32")
-		}
-		*d = n.Int32
-		return nil
+		return scanNotNull(d, v, "int")
 	case *string:
 		switch x := v.(type) {
 		case []byte:
@@ -500,35 +483,29 @@ func assign(dest any, v driver.Value) error {
 			*d = x
 			return nil
 		}
-		var n sql.NullString
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "string")
-		}
-		*d = n.String
-		return nil
+		return scanNotNull(d, v, "string")
+	case *int32:
+		return scanNotNull(d, v, "int32")
 	case *float64:
-		var n sql.NullFloat64
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "float64")
-		}
-		*d = n.Float64
-		return nil
+		return scanNotNull(d, v, "float64")
 	case *bool:
-		var n sql.NullBool
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "bool")
-		}
-		*d = n.Bool
-		return nil
+		return scanNotNull(d, v, "bool")
 	case *time.Time:
-		var n sql.NullTime
-		if err := n.Scan(v); err != nil || !n.Valid {
-			return nullOr(err, "time.Time")
-		}
-		*d = n.Time
-		return nil
+		return scanNotNull(d, v, "time.Time")
 	}
 	return fmt.Errorf("unsupported Scan, storing driver.Value type %T into type %T", v, dest)
+}
+
+// scanNotNull stores v in d through database/sql's own conversion (its
+// Null[T]'s Scan), refusing NULL as database/sql's Scan into a plain type
+// does.
+func scanNotNull[T any](d *T, v driver.Value, into string) error {
+	var n sql.Null[T]
+	if err := n.Scan(v); err != nil || !n.Valid {
+		return nullOr(err, into)
+	}
+	*d = n.V
+	return nil
 }
 
 // nullOr is database/sql's error for NULL into a plain type, or err.

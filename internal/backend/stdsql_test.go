@@ -40,6 +40,13 @@ func TestAssign(t *testing.T) {
 		{"int64<-nil", nil, func() any { return new(int64) }},
 		{"string<-nil", nil, func() any { return new(string) }},
 		{"int64<-text", []byte("x"), func() any { return new(int64) }},
+		{"int<-bytes", []byte("77"), func() any { return new(int) }},
+		{"int32<-nil", nil, func() any { return new(int32) }},
+		{"float64<-nil", nil, func() any { return new(float64) }},
+		{"bool<-bytes", []byte("true"), func() any { return new(bool) }},
+		{"bool<-nil", nil, func() any { return new(bool) }},
+		{"time<-nil", nil, func() any { return new(time.Time) }},
+		{"time<-string", "2026-11-26", func() any { return new(time.Time) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want, got := c.new(), c.new()
@@ -81,7 +88,7 @@ func scanLikeDatabaseSQL(dest any, src driver.Value) error {
 		return scanNullable(d, src)
 	}
 	for _, scan := range []func(any, driver.Value) (bool, error){
-		scanNotNull[string], scanNotNull[int64], scanNotNull[int], scanNotNull[int32], scanNotNull[float64], scanNotNull[bool], scanNotNull[time.Time],
+		refNotNull[string], refNotNull[int64], refNotNull[int], refNotNull[int32], refNotNull[float64], refNotNull[bool], refNotNull[time.Time],
 	} {
 		if ok, err := scan(dest, src); ok {
 			return err
@@ -99,9 +106,9 @@ func scanNullable[T any](d *T, src driver.Value) error {
 	return err
 }
 
-// scanNotNull stores src in dest, a *T (false: dest is not), as sql.Null[T]
+// refNotNull stores src in dest, a *T (false: dest is not), as sql.Null[T]
 // converts it, and refuses NULL, as database/sql does for a T.
-func scanNotNull[T any](dest any, src driver.Value) (bool, error) {
+func refNotNull[T any](dest any, src driver.Value) (bool, error) {
 	d, ok := dest.(*T)
 	if !ok {
 		return false, nil
