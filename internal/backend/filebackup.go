@@ -92,7 +92,8 @@ func SyncFile(path string) error {
 	return err
 }
 
-// DirSize is the bytes of the files under dir.
+// DirSize is the bytes of the files under dir (dir's own when it is a
+// file).
 func DirSize(dir string) int64 {
 	var n int64
 	_ = filepath.WalkDir(dir, func(_ string, e os.DirEntry, err error) error {
@@ -114,6 +115,23 @@ type ServerBackup struct {
 	BackupInfo
 	// Logs is where the servers restored from it write their logs.
 	Logs string
+}
+
+// TakeServerBackup makes the folder the restored servers' logs go to
+// (logs; "" for none), has take write the backup into path and describes
+// it: info with its Path and Bytes (a file's, or a folder's files') filled
+// in. An engine's Backup embeds what it returns.
+func TakeServerBackup(ctx context.Context, logs, path string, take func(ctx context.Context, path string) error, info BackupInfo) (ServerBackup, error) {
+	if logs != "" {
+		if err := os.MkdirAll(logs, 0o755); err != nil {
+			return ServerBackup{}, err
+		}
+	}
+	if err := take(ctx, path); err != nil {
+		return ServerBackup{}, err
+	}
+	info.Path, info.Bytes = path, DirSize(path)
+	return ServerBackup{BackupInfo: info, Logs: logs}, nil
 }
 
 // Info says how the backup was taken.

@@ -18,15 +18,14 @@ var (
 // Backup takes a level-0 nbackup of the managed database through the
 // running server (the services API) into the instance's data folder.
 func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, error) {
-	path := filepath.Join(m.srv.DataDir, "backup.nbk")
-	if err := m.srv.NBackup(ctx, path); err != nil {
+	b, err := backend.TakeServerBackup(ctx, "", filepath.Join(m.srv.DataDir, "backup.nbk"), m.srv.NBackup, backend.BackupInfo{
+		Method: "nbackup level 0 through the services API (fbsvcmgr action_nbak), flushed",
+		Note:   "removed with the instance after the run",
+	})
+	if err != nil {
 		return nil, errors.New(hide(m.srv.Password, err.Error()))
 	}
-	return &nbackup{d: m.db, ServerBackup: backend.ServerBackup{BackupInfo: backend.BackupInfo{
-		Method: "nbackup level 0 through the services API (fbsvcmgr action_nbak), flushed",
-		Path:   path, Bytes: backend.FileSize(path),
-		Note: "removed with the instance after the run",
-	}}}, nil
+	return &nbackup{d: m.db, ServerBackup: b}, nil
 }
 
 type nbackup struct {

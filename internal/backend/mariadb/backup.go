@@ -3,7 +3,6 @@ package mariadb
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -17,18 +16,14 @@ var _ backend.Backuper = managedDB{}
 // the copy is no datadir), into the server's folder. The restored servers'
 // logs go to dir.
 func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(m.srv.Base(), "backup")
-	if err := m.srv.Backup(ctx, path); err != nil {
-		return nil, err
-	}
-	return &mariaBackup{d: m.db, ServerBackup: backend.ServerBackup{Logs: dir, BackupInfo: backend.BackupInfo{
+	b, err := backend.TakeServerBackup(ctx, dir, filepath.Join(m.srv.Base(), "backup"), m.srv.Backup, backend.BackupInfo{
 		Method: "mariabackup --backup, then --prepare (both timed)",
-		Path:   path, Bytes: backend.DirSize(path),
-		Note: "removed with the datadir after the run",
-	}}}, nil
+		Note:   "removed with the datadir after the run",
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &mariaBackup{d: m.db, ServerBackup: b}, nil
 }
 
 type mariaBackup struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,18 +19,15 @@ func (m managedDB) Backup(ctx context.Context, dir string) (backend.Backup, erro
 	if m.srv.Archive == "" {
 		return nil, errors.New("the server was started without a WAL archive")
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	b, err := backend.TakeServerBackup(ctx, dir, filepath.Join(m.srv.Base(), "basebackup"), m.srv.BaseBackup, backend.BackupInfo{
+		Method:      "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
+		RollForward: true,
+		Note:        "removed with the cluster after the run",
+	})
+	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(m.srv.Base(), "basebackup")
-	if err := m.srv.BaseBackup(ctx, path); err != nil {
-		return nil, err
-	}
-	return &pgBackup{d: m.db, ServerBackup: backend.ServerBackup{Logs: dir, BackupInfo: backend.BackupInfo{
-		Method: "pg_basebackup (plain, WAL streamed, fast checkpoint) with the WAL archived",
-		Path:   path, Bytes: backend.DirSize(path), RollForward: true,
-		Note: "removed with the cluster after the run",
-	}}}, nil
+	return &pgBackup{d: m.db, ServerBackup: b}, nil
 }
 
 type pgBackup struct {
