@@ -237,11 +237,10 @@ func (c *conn) Begin(_ context.Context, write bool) error {
 }
 
 func (c *conn) Commit(context.Context) error {
-	tx := c.tx
+	tx := c.end()
 	if tx == nil {
 		return errNoTx
 	}
-	c.tx = nil
 	if !tx.Writable() {
 		return classify(tx.Rollback())
 	}
@@ -254,12 +253,18 @@ func (c *conn) Commit(context.Context) error {
 }
 
 func (c *conn) Rollback(context.Context) error {
-	tx := c.tx
-	if tx == nil {
-		return nil
+	if tx := c.end(); tx != nil {
+		return classify(tx.Rollback())
 	}
+	return nil
+}
+
+// end takes the open transaction off the connection (nil: there is none),
+// which Commit and Rollback then end.
+func (c *conn) end() *bolt.Tx {
+	tx := c.tx
 	c.tx = nil
-	return classify(tx.Rollback())
+	return tx
 }
 
 func (c *conn) bucket(table string) (*bolt.Bucket, error) {
