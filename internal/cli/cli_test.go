@@ -120,6 +120,13 @@ func TestRequire(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "verdict: PASS") {
 		t.Fatalf("exit %d for requirements that hold:\n%s", code, out)
 	}
+	// 30 units end the measure phase within its first seconds: too short
+	// to say whether it held level, so "steady" is not met, and says why.
+	code, out, _ = runCLI(t, nil, "run", "insert", "--units", "30", "--results", dir, "--require", "steady")
+	if code != ExitUnmet || !strings.Contains(out, "✗ steady  measured cannot tell: too short to tell: 0 whole seconds measured") ||
+		!strings.Contains(out, "trend    cannot tell: too short to tell") {
+		t.Fatalf("exit %d for --require steady on a run of 30 units:\n%s", code, out)
+	}
 }
 
 func TestInterrupt(t *testing.T) {

@@ -81,6 +81,10 @@ func runHeader(r *result.Result) header {
 		}
 		h.Badges = append(h.Badges, badge{"durability: " + r.Durability.Verdict, cls})
 	}
+	if st := r.Steady; st != nil {
+		cls := map[string]string{result.Level: "good", result.NotSteady: "warn", result.CannotTell: "warn"}[st.Verdict]
+		h.Badges = append(h.Badges, badge{"trend: " + st.Verdict, cls})
+	}
 	if hr := r.Harness; hr != nil && hr.Limit != "" {
 		cls := map[string]string{result.LimitYes: "bad", result.LimitMaybe: "warn", result.LimitNo: "good"}[hr.Limit]
 		h.Badges = append(h.Badges, badge{"harness the limit: " + hr.Limit, cls})
@@ -569,6 +573,9 @@ func outcomeSection(r *result.Result) *section {
 		s.Items = append(s.Items, item{Title: "Disk ceiling and durability", Table: t,
 			Note: "The commit rate judged against the flushes per second the data folder's device made in the probe."})
 	}
+	if st := r.Steady; st != nil {
+		s.Items = append(s.Items, steadyItem(st))
+	}
 	if h := r.Harness; h != nil && h.Verdict != "" {
 		placed := "no: where the kernel put it"
 		if h.Placed {
@@ -590,6 +597,27 @@ func outcomeSection(r *result.Result) *section {
 			Note: "dbgauge's own CPU (rusage) over the measure phase, beside the busy time of the CPUs it ran on (/proc/stat)."})
 	}
 	return s
+}
+
+// steadyItem is the measure phase's trend: the verdict, then the rate's
+// and the p99's change over the phase with their intervals.
+func steadyItem(st *result.Steady) item {
+	t := &table{Head: []string{"series", "trend", "change over the phase", "95 % interval", "per 10 min", "mean"}, Num: []bool{false, false, true, true, true, true}}
+	for _, d := range []struct {
+		name string
+		d    *result.Drift
+		unit string
+	}{{"rate", st.Rate, "/s"}, {"p99", st.P99, " µs"}} {
+		if d.d == nil {
+			continue
+		}
+		cls := map[string]string{result.Level: "good", result.Falling: "bad", result.Rising: "bad", result.Unclear: "warn"}[d.d.Trend]
+		t.Rows = append(t.Rows, []cell{{Text: d.name}, {Text: d.d.Trend, Class: cls},
+			{Text: fmt.Sprintf("%+.1f %%", d.d.ChangePct)}, {Text: fmt.Sprintf("%+.1f to %+.1f %%", d.d.LoPct, d.d.HiPct)},
+			{Text: fmt.Sprintf("%+.1f %%", d.d.Per10MinPct)}, {Text: rate(d.d.Mean) + d.unit}})
+	}
+	return item{Title: "Did the run hold level?", Table: t,
+		Note: fmt.Sprintf("%s: %s. %s; level means within ±%g %% over the %.0f s measured, the interval too.", st.Verdict, st.Why, st.Method, st.TolerancePct, st.Seconds)}
 }
 
 func ceiling(d *result.Durability) string {

@@ -535,6 +535,7 @@ func summarize(out *result.Result, ss []Shard) {
 	}
 	sum.Figures = figures(out.Phase("measure"), ss)
 	out.Summary = sum
+	out.Steady = verdict.Steady(out) // from the whole's seconds: its rate (the merged seconds have no p99)
 	if len(out.Config.Require) == 0 {
 		return
 	}

@@ -118,6 +118,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%s\n", label, HarnessLine(h, r.Config.Unit))
 	}
+	if st := r.Steady; st != nil {
+		fmt.Fprintf(tw, "  trend\t%s: %s\n", st.Verdict, st.Why)
+	}
 	if sc := r.ServerCPU; sc != nil && r.Server != nil {
 		fmt.Fprintf(tw, "  server cpu\t%s used %.2f cores (%.1f µs of CPU per %s), %d processes at the end\n",
 			r.Server.Engine, sc.Cores, sc.CPUPerUnitUs, r.Config.Unit, sc.Processes)
@@ -232,6 +235,9 @@ func mark(ok bool) string {
 
 // Measured formats what a requirement measured, in its unit.
 func Measured(v result.Verdict) string {
+	if v.Detail != "" {
+		return v.Detail
+	}
 	switch v.Unit {
 	case "ms":
 		return fmt.Sprintf("%.3g ms", v.Got)

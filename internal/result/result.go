@@ -62,6 +62,9 @@ type Result struct {
 	// Durability judges a run's commit rate against the data folder's
 	// flush ceiling; nil where no local folder could be probed.
 	Durability *Durability `json:"durability,omitempty"`
+	// Steady says whether the measure phase held level: the trend of its
+	// rate and its p99 (verdict.Steady); nil when no measure phase ran.
+	Steady *Steady `json:"steady,omitempty"`
 	// UnitLog names the file of --log-units in the result folder.
 	UnitLog string `json:"unit_log,omitempty"`
 	// Disk holds what `dbgauge disk` measured (its result has no phases).
@@ -690,6 +693,9 @@ type Verdict struct {
 	Got     float64 `json:"got"`
 	Unit    string  `json:"unit,omitempty"` // "ms" for latencies, "/s" for rates
 	OK      bool    `json:"ok"`
+	// Detail says what was measured in words where the figure is no
+	// number (steady: the trend's verdict and why).
+	Detail string `json:"detail,omitempty"`
 }
 
 // Disk is a run of the fsync-ceiling probe on one folder.
@@ -757,6 +763,44 @@ const (
 	NotDurableByDesign = "not durable by design" // --durability lazy or off, or settings that read back so
 	CannotJudge        = "cannot judge"          // the engine does not count what the verdict needs
 	NotMeasurable      = "not measurable"        // the data folder's device has no flush ceiling
+)
+
+// Steady is the verdict on the measure phase's trend: whether its rate and
+// its p99 held level, or fell or rose by more than the tolerance over the
+// phase, each with its 95 % interval (docs/results.md says how).
+type Steady struct {
+	Verdict string `json:"verdict"` // Level, NotSteady or CannotTell
+	// Why says it in one line ("the rate fell 12 % over the 10 min
+	// measured [-14, -10]").
+	Why          string  `json:"why"`
+	TolerancePct float64 `json:"tolerance_pct"` // a change over the phase within ± this is level
+	Seconds      float64 `json:"seconds"`       // the measure phase's length judged
+	Method       string  `json:"method"`
+	Rate         *Drift  `json:"rate,omitempty"` // nil: too short to fit
+	P99          *Drift  `json:"p99,omitempty"`
+}
+
+// Drift is one series' fitted change over the measure phase, in percent of
+// its mean, with the 95 % interval; Per10MinPct is the same pace over ten
+// minutes.
+type Drift struct {
+	Trend       string  `json:"trend"` // Level, Falling, Rising or Unclear
+	Mean        float64 `json:"mean"`
+	ChangePct   float64 `json:"change_pct"`
+	LoPct       float64 `json:"lo_pct"`
+	HiPct       float64 `json:"hi_pct"`
+	Per10MinPct float64 `json:"per_10min_pct"`
+	Blocks      int     `json:"blocks"`
+}
+
+// The values of Steady.Verdict and of Drift.Trend.
+const (
+	Level      = "steady"      // within the tolerance, the interval too
+	NotSteady  = "not steady"  // the rate fell or rose, or the p99 rose, beyond the tolerance
+	CannotTell = "cannot tell" // too short, or an interval too wide to say
+	Falling    = "falling"     // the interval below zero, the change beyond the tolerance
+	Rising     = "rising"      // the interval above zero, the change beyond the tolerance
+	Unclear    = "unclear"     // neither level nor clearly moving: the interval is too wide
 )
 
 // Change is a server-wide setting dbgauge changed on a server of the

@@ -42,7 +42,7 @@ var Knobs = []knob.Spec{
 	{Name: "commit", Default: "unit", Values: "op|unit|every:N", Usage: "commit every operation, every unit, or every N units"},
 	{Name: "prepare", Default: "once", Kind: knob.Choice, Choices: names(backend.Once, backend.Each), Usage: "prepare statements once per connection, or at every use"},
 	{Name: "set", Values: "key=value", Repeat: true, Uses: knob.ForLoad | knob.ForCheck, Usage: "a raw engine setting (repeatable); read back and recorded"},
-	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16" or "p99<=20ms" (repeatable); exit 1 when unmet`},
+	{Name: "require", Values: `"METRIC OP VALUE"`, Repeat: true, Single: true, Usage: `a requirement, e.g. "calls/s>=16", "p99<=20ms" or "steady" (the measure phase held level; repeatable); exit 1 when unmet`},
 	{Name: "retries", Default: "10", Kind: knob.Int, Usage: "retries of a unit after a retryable error (busy, deadlock, serialization)"},
 	{Name: "seed", Kind: knob.Int, Uses: knob.ForLoad, Usage: "random seed (default: from the clock); recorded in the result"},
 	{Name: "progress", Short: "P", Default: "1", Kind: knob.Int, Single: true, Uses: knob.ForLoad,

@@ -824,7 +824,12 @@ func (s *session) check(ctx context.Context, db backend.DB) error {
 	return nil
 }
 
+// judge says whether the measure phase held level (every run), then judges
+// --require.
 func (s *session) judge() {
+	s.mu.Lock()
+	s.res.Steady = verdict.Steady(s.res)
+	s.mu.Unlock()
 	if len(s.require) == 0 {
 		return
 	}

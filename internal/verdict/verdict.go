@@ -10,13 +10,13 @@ import (
 	"github.com/dbgauge/dbgauge/internal/result"
 )
 
-// Requirement is one parsed --require "METRIC OP VALUE".
+// Requirement is one parsed --require "METRIC OP VALUE", or "steady".
 type Requirement struct {
 	Text   string
-	Metric string  // "calls/s", "p99", "errors%"
+	Metric string  // "calls/s", "p99", "errors%", "steady"
 	Op     string  // ">=", "<=", ">", "<", "=="
-	Want   float64 // per second, milliseconds or percent
-	Unit   string  // "/s", "ms" or "%"
+	Want   float64 // per second, milliseconds or percent; 1 for steady (held: 1, not: 0)
+	Unit   string  // "/s", "ms" or "%"; "" for steady
 }
 
 var form = regexp.MustCompile(`^\s*([A-Za-z0-9_./%]+?)\s*(>=|<=|==|=|>|<)\s*(\S+)\s*$`)
@@ -26,11 +26,16 @@ var percentiles = map[string]float64{"p50": 50, "p90": 90, "p95": 95, "p99": 99,
 
 // Metrics lists the metrics a workload with headline metric rate accepts.
 func Metrics(rate string) []string {
-	return []string{rate, "units/s", "p50", "p90", "p95", "p99", "p99.9", "max", "mean", "errors%"}
+	return []string{rate, "units/s", "p50", "p90", "p95", "p99", "p99.9", "max", "mean", "errors%", "steady"}
 }
 
 // Parse parses s for a workload whose headline metric is rate ("calls/s").
+//
+// "steady" alone asks that the measure phase held level (Steady).
 func Parse(s, rate string) (Requirement, error) {
+	if strings.TrimSpace(s) == "steady" {
+		return Requirement{Text: "steady", Metric: "steady", Op: "==", Want: 1}, nil
+	}
 	m := form.FindStringSubmatch(s)
 	if m == nil {
 		return Requirement{}, knob.Bad(`write it as METRIC OP VALUE, e.g. --require "`+rate+`>=16" or --require "p99<=20ms"`,
@@ -72,12 +77,20 @@ func Parse(s, rate string) (Requirement, error) {
 // Judge evaluates r against the measure phase of res.
 func Judge(r Requirement, res *result.Result) result.Verdict {
 	v := result.Verdict{Require: r.Text, Metric: r.Metric, Op: r.Op, Want: r.Want, Unit: r.Unit}
-	switch r.Unit {
-	case "/s":
+	switch {
+	case r.Metric == "steady":
+		v.Got, v.Detail = 0, "no measure phase to judge"
+		if st := res.Steady; st != nil {
+			v.Detail = st.Verdict + ": " + st.Why
+			if st.Verdict == result.Level {
+				v.Got = 1
+			}
+		}
+	case r.Unit == "/s":
 		v.Got = res.Summary.Rate
-	case "%":
+	case r.Unit == "%":
 		v.Got = res.Summary.ErrorsPct
-	case "ms":
+	case r.Unit == "ms":
 		if p := res.Phase("measure"); p != nil {
 			v.Got = latencyMs(p.All, r.Metric)
 		}
