@@ -20,7 +20,7 @@ func TestHelpShowsKnobTypes(t *testing.T) {
 		`(?m)^  -c, --clients int  +concurrent clients[^()]*\(default\s+1;\s+a\s+list\s+makes\s+a\s+matrix\s+axis\)`,
 		`--durability sync\|lazy\|off  +flush at every commit[^()]*\(default\s+sync;\s+a\s+list\s+makes\s+a\s+matrix\s+axis\)`,
 		`--ops-per-call int 3\.\.  +operations`,
-		`--warmup duration  +warm-up`,
+		`--warmup DURATION\|auto\[:MAX\]  +warm-up`,
 		`--cache size  +the engine's own cache`,
 		`(?m)--procedure  +run each call as one stored procedure \(engines that have them\)$`,
 		`--set key=value  +a raw engine setting`,

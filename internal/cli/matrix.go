@@ -321,7 +321,7 @@ func matrixExit(m *result.Matrix, a *analysis.Matrix, err error, interrupted boo
 
 // perCell guesses a cell's wall time before one has run.
 func perCell(v *knob.Values) time.Duration {
-	w, _ := v.Duration("warmup")
+	w, _, _ := session.ParseWarmup(v.Get("warmup")) // with auto, its cap
 	d, _ := v.Duration("duration")
 	return w + d + 2*time.Second
 }

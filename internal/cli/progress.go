@@ -136,6 +136,9 @@ func (p *progress) Started(res *result.Result) {
 	first := ""
 	if c.Warmup > 0 {
 		first = fmt.Sprintf(", %s of warm-up first (measured, then discarded)", time.Duration(c.Warmup))
+		if c.WarmupAuto {
+			first = fmt.Sprintf(", a warm-up first until the rate settles, %s at most (measured, then discarded)", time.Duration(c.Warmup))
+		}
 	}
 	p.Note(fmt.Sprintf("%s on %s %s, %d client(s)%s, results in %s", c.Workload, res.Engine.Name, res.Engine.Version, c.Clients, first, res.ID))
 }
@@ -185,7 +188,14 @@ func (p *progress) warmNoteLocked() {
 	}
 	w := res.Phase("warmup")
 	p.clearLocked()
-	fmt.Fprintf(p.env.Stderr, "dbgauge: warm-up: %.1f s, %s %s, p99 %s (discarded)\n", w.Seconds, report.Rate(w.Rate), res.Config.UnitRate, report.Us(w.All.P99Us))
+	auto := ""
+	if w.Settled != nil {
+		auto = "; auto: the rate settled"
+		if !*w.Settled {
+			auto = fmt.Sprintf("; auto: the rate had not settled by its cap of %s", res.Config.Warmup)
+		}
+	}
+	fmt.Fprintf(p.env.Stderr, "dbgauge: warm-up: %.1f s, %s %s, p99 %s (discarded%s)\n", w.Seconds, report.Rate(w.Rate), res.Config.UnitRate, report.Us(w.All.P99Us), auto)
 }
 
 func (p *progress) clear() {

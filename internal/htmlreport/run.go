@@ -167,10 +167,18 @@ func orDash(s string) string {
 	return s
 }
 
-// warmupArea is the markArea shading the warm-up seconds, or nil.
-func warmupArea(series []result.Second) obj {
+// warmupArea is the markArea shading the warm-up seconds, or nil; with
+// --warmup auto its label says whether the rate settled where it ends.
+func warmupArea(r *result.Result) obj {
+	name := "warm-up"
+	if w := r.Phase("warmup"); w != nil && w.Settled != nil {
+		name = "warm-up (auto: settled here)"
+		if !*w.Settled {
+			name = "warm-up (auto: not settled by its cap)"
+		}
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, s := range series {
+	for _, s := range r.Series {
 		if s.Phase != "warmup" {
 			continue
 		}
@@ -184,7 +192,7 @@ func warmupArea(series []result.Second) obj {
 		"silent":    true,
 		"itemStyle": obj{"color": "rgba(99, 108, 118, 0.10)"},
 		"label":     with(text(12, muted), "show", true, "position", "insideTop", "formatter", "{b}"),
-		"data":      arr{arr{obj{"xAxis": round(math.Max(lo, 0), 4), "name": "warm-up"}, obj{"xAxis": round(hi, 4)}}},
+		"data":      arr{arr{obj{"xAxis": round(math.Max(lo, 0), 4), "name": name}, obj{"xAxis": round(hi, 4)}}},
 	}
 }
 
@@ -223,7 +231,7 @@ func (d *doc) runCharts(r *result.Result) error {
 		}
 		okSeries := obj{"type": "line", "name": orDash(metric), "data": ok, "yAxisIndex": 0, "showSymbol": symbols,
 			"color": color(0), "areaStyle": obj{"opacity": 0.12}, "lineStyle": obj{"width": 2}}
-		area := warmupArea(r.Series)
+		area := warmupArea(r)
 		shade := outageAreas(r)
 		if b := backupArea(r); b != nil {
 			shade = append(shade, b)
@@ -436,7 +444,7 @@ func (d *doc) failureChart(r *result.Result) (*item, error) {
 	o["yAxis"] = valueAxis("per second")
 	failedSeries := obj{"type": "line", "step": "start", "name": "failed", "data": failed, "color": "#cf222e",
 		"showSymbol": false, "areaStyle": obj{"opacity": 0.25}, "lineStyle": obj{"width": 1.5}}
-	if area := warmupArea(r.Series); area != nil {
+	if area := warmupArea(r); area != nil {
 		failedSeries["markArea"] = area
 	}
 	series := arr{failedSeries, obj{"type": "line", "step": "start", "name": "retries", "data": retries, "color": "#fc8452",
@@ -445,7 +453,7 @@ func (d *doc) failureChart(r *result.Result) (*item, error) {
 	// failed units stacked in reds, retried errors stacked in oranges.
 	if byClass := classSeries(r.Series); len(byClass) > 0 {
 		series = byClass
-		if area := warmupArea(r.Series); area != nil {
+		if area := warmupArea(r); area != nil {
 			series[0].(obj)["markArea"] = area
 		}
 	}

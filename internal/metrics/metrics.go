@@ -585,9 +585,12 @@ func mergeAll(hs []*hdrhistogram.Histogram) *hdrhistogram.Histogram {
 type Phase struct {
 	Name      string
 	Discarded bool
-	Start     time.Time
-	End       time.Time
-	shape     Shape
+	// Settled, on a warm-up the run ends when its rate settles (--warmup
+	// auto), says whether it did; nil on any other phase.
+	Settled *bool
+	Start   time.Time
+	End     time.Time
+	shape   Shape
 	counts
 }
 
@@ -616,7 +619,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	iv := Interval{counts: p.counts}
 	secs := p.End.Sub(p.Start).Seconds()
 	out := result.Phase{
-		Name: p.Name, Discarded: p.Discarded, Start: p.Start.UTC(), End: p.End.UTC(), Seconds: secs,
+		Name: p.Name, Discarded: p.Discarded, Settled: p.Settled, Start: p.Start.UTC(), End: p.End.UTC(), Seconds: secs,
 		OK: iv.OK(), Failed: iv.Failed(), Nothing: iv.Nothing(), Retries: p.retries, Lost: p.lost, Late: p.late,
 		All: Summarize("all", mergeAll(p.units), hist),
 	}

@@ -300,7 +300,10 @@ func configLine(r *result.Result) string {
 	default:
 		parts = append(parts, fmt.Sprint(c.Duration))
 	}
-	if c.Warmup > 0 {
+	switch {
+	case c.WarmupAuto:
+		parts[len(parts)-1] += fmt.Sprintf(" after an auto warm-up (%s at most)", c.Warmup)
+	case c.Warmup > 0:
 		parts[len(parts)-1] += fmt.Sprintf(" after %s warm-up", c.Warmup)
 	}
 	if c.Rate > 0 {

@@ -318,9 +318,12 @@ type Config struct {
 	DB       string   `json:"db"`          // --db as given, password masked
 	API      string   `json:"api"`         // "sql" or "kv"
 	Clients  int      `json:"clients"`
-	Warmup   Duration `json:"warmup"`
-	Duration Duration `json:"duration"` // 0 when --units ends the run
-	Units    int64    `json:"units,omitempty"`
+	Warmup   Duration `json:"warmup"` // with WarmupAuto, the most it may last
+	// WarmupAuto is --warmup auto: the warm-up ended when its rate settled
+	// (run.Settled), Settled on the warm-up phase says whether it did.
+	WarmupAuto bool     `json:"warmup_auto,omitempty"`
+	Duration   Duration `json:"duration"` // 0 when --units ends the run
+	Units      int64    `json:"units,omitempty"`
 	// Transactions is the units each client runs (pgbench -t): Units is
 	// then Clients × Transactions.
 	Transactions int64    `json:"transactions,omitempty"`
@@ -578,24 +581,27 @@ func (r *Result) PerClient() float64 {
 // Phase holds the metrics of one phase: "warmup" (discarded from the
 // headline) or "measure".
 type Phase struct {
-	Name      string    `json:"name"`
-	Discarded bool      `json:"discarded,omitempty"`
-	Start     time.Time `json:"start"`
-	End       time.Time `json:"end"`
-	Seconds   float64   `json:"seconds"`
-	OK        int64     `json:"ok"`      // successful units (committed: those rolled back with their group are in Lost)
-	Failed    int64     `json:"failed"`  // units that failed after retries
-	Nothing   int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
-	Retries   int64     `json:"retries"`
-	Lost      int64     `json:"lost,omitempty"` // units done, then rolled back with their group: not in OK nor the latencies
-	Late      int64     `json:"late,omitempty"` // open loop: started over one interval late
-	Rate      float64   `json:"rate"`           // OK / Seconds
-	All       Latency   `json:"all"`            // every unit kind
-	Units     []Latency `json:"units"`          // per unit kind
-	Ops       []Latency `json:"ops"`            // per operation inside units
-	Lag       *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
-	Failures  []Failure `json:"failures"`       // units that failed after retries, by cause
-	Retried   []Failure `json:"retried"`        // errors that were retried, by cause
+	Name      string `json:"name"`
+	Discarded bool   `json:"discarded,omitempty"`
+	// Settled, on a --warmup auto warm-up, says whether it ended because
+	// its rate had settled (false: it ran to its cap, Config.Warmup).
+	Settled  *bool     `json:"settled,omitempty"`
+	Start    time.Time `json:"start"`
+	End      time.Time `json:"end"`
+	Seconds  float64   `json:"seconds"`
+	OK       int64     `json:"ok"`      // successful units (committed: those rolled back with their group are in Lost)
+	Failed   int64     `json:"failed"`  // units that failed after retries
+	Nothing  int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
+	Retries  int64     `json:"retries"`
+	Lost     int64     `json:"lost,omitempty"` // units done, then rolled back with their group: not in OK nor the latencies
+	Late     int64     `json:"late,omitempty"` // open loop: started over one interval late
+	Rate     float64   `json:"rate"`           // OK / Seconds
+	All      Latency   `json:"all"`            // every unit kind
+	Units    []Latency `json:"units"`          // per unit kind
+	Ops      []Latency `json:"ops"`            // per operation inside units
+	Lag      *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
+	Failures []Failure `json:"failures"`       // units that failed after retries, by cause
+	Retried  []Failure `json:"retried"`        // errors that were retried, by cause
 	// NothingBy counts the units that found nothing to do by the reason
 	// the workload gave (its code: OLTP-EMUL's exception names).
 	NothingBy []Failure `json:"nothing_by,omitempty"`

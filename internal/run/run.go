@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -38,10 +39,13 @@ type Config struct {
 	// begins at the instant it returns (--start-at file:PATH: a coordinator
 	// writes it once every shard is ready), and the run ends before any
 	// unit if that is zero (stopped while it waited). Its error ends it.
-	Ready    func(ctx context.Context, stop <-chan struct{}) (time.Time, error)
-	Warmup   time.Duration // measured, then discarded
-	Duration time.Duration // measure phase length; 0 when Units ends it
-	Units    int64         // units to run in the measure phase; 0 when Duration ends it
+	Ready  func(ctx context.Context, stop <-chan struct{}) (time.Time, error)
+	Warmup time.Duration // measured, then discarded; with WarmupAuto, the most it may last
+	// WarmupAuto ends the warm-up as soon as its rate has settled
+	// (Settled), at Warmup at the latest.
+	WarmupAuto bool
+	Duration   time.Duration // measure phase length; 0 when Units ends it
+	Units      int64         // units to run in the measure phase; 0 when Duration ends it
 	// PerClient is the units each client runs in the measure phase
 	// (pgbench -t); 0: no such limit. Units is then PerClient × Clients.
 	PerClient int64
@@ -227,6 +231,8 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 
 	ticker := time.NewTicker(cfg.Tick)
 	defer ticker.Stop()
+	stopMeasureTimer := func() bool { return false }
+	defer func() { stopMeasureTimer() }()
 	var deadline <-chan time.Time
 	var deadlineAt time.Time
 	if phaseEnd > 0 {
@@ -234,13 +240,45 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		defer t.Stop()
 		deadline, deadlineAt = t.C, start.Add(phaseEnd)
 	}
+	var warmRates []float64 // the warm-up's rate in each interval, with WarmupAuto
 	// Intervals end when they are read, not when the timer fired: units
 	// recorded in between belong to the interval.
-	tick := func(now time.Time) {
+	// With --warmup auto, a warm-up interval whose rate settles it marks
+	// the phase settled before the observer sees it: settled says so.
+	tick := func(now time.Time) (settled bool) {
 		iv := r.set.Tick(now)
+		if dt := iv.End.Sub(iv.Start).Seconds(); cfg.WarmupAuto && phase.Name == Warmup && phase.Settled == nil && dt >= Edge(cfg.Tick).Seconds() {
+			warmRates = append(warmRates, float64(iv.OK())/dt)
+			if settled = Settled(warmRates); settled {
+				phase.Settled = &settled
+			}
+		}
 		phase.Add(iv)
 		if obs != nil {
 			obs.Interval(phase, iv)
+		}
+		return settled
+	}
+	// measure ends the warm-up at now, its last interval closed by then.
+	measure := func(now time.Time) {
+		// Measuring from before the warm-up's last interval closes: a
+		// unit drawn for the warm-up ends in the measure phase only if it
+		// was in flight now, one a client at most, however long this
+		// goroutine waits for a CPU or PhaseBegins for the engine's
+		// counters.
+		phase = metrics.NewPhase(Measure, metricsShape(shape), now)
+		phases = append(phases, phase)
+		if obs != nil {
+			obs.PhaseBegins(phase)
+		}
+		ticker.Reset(cfg.Tick)
+		deadline, deadlineAt = nil, time.Time{}
+		if cfg.Duration > 0 {
+			// From the phase's start: reading the engine's counters
+			// (PhaseBegins) can take seconds under a heavy load.
+			t := time.NewTimer(cfg.Duration - time.Since(now))
+			deadline, deadlineAt = t.C, now.Add(cfg.Duration)
+			stopMeasureTimer = t.Stop
 		}
 	}
 	canceled := ctx.Done()
@@ -248,8 +286,12 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		select {
 		case <-ticker.C:
 			now := time.Now()
-			if r.closes(now, deadlineAt) {
-				tick(now)
+			if r.closes(now, deadlineAt) && tick(now) {
+				// The units drawn since the tick (one a client at most) are
+				// the measure phase's, though not counted against --units.
+				r.measuring.Store(true)
+				measure(now)
+				continue
 			}
 			r.checkUnavailable(now)
 			if cfg.StopFile != "" {
@@ -260,27 +302,13 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		case <-deadline:
 			now := time.Now()
 			if phase.Name == Warmup {
-				// Measuring from before the warm-up's last interval
-				// closes: a unit drawn for the warm-up ends in the measure
-				// phase only if it was in flight now, one a client at
-				// most, however long this goroutine waits for a CPU or
-				// PhaseBegins for the engine's counters.
-				r.measuring.Store(true)
+				r.measuring.Store(true) // before the last interval closes: see measure
+				if cfg.WarmupAuto {
+					capped := false // it ran to its cap
+					phase.Settled = &capped
+				}
 				tick(now)
-				phase = metrics.NewPhase(Measure, metricsShape(shape), now)
-				phases = append(phases, phase)
-				if obs != nil {
-					obs.PhaseBegins(phase)
-				}
-				ticker.Reset(cfg.Tick)
-				deadline, deadlineAt = nil, time.Time{}
-				if cfg.Duration > 0 {
-					// From the phase's start: reading the engine's counters
-					// (PhaseBegins) can take seconds under a heavy load.
-					t := time.NewTimer(cfg.Duration - time.Since(now))
-					defer t.Stop()
-					deadline, deadlineAt = t.C, now.Add(cfg.Duration)
-				}
+				measure(now)
 				continue
 			}
 			// The measure phase's last interval closes when the clients
@@ -304,6 +332,44 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			return &Outcome{Phases: phases, Reason: r.reason, Err: r.fatal, Outages: outages}, nil
 		}
 	}
+}
+
+// SettleWindow is how many intervals each of the two windows Settled
+// compares holds, and SettleTolerance the change between them that counts
+// as settled even where the noise would hide a larger one.
+const (
+	SettleWindow    = 10
+	SettleTolerance = 0.02
+)
+
+// Settled is --warmup auto's rule: the warm-up's rate (one value an
+// interval, oldest first) has settled when the means of its last two
+// windows of SettleWindow intervals differ by less than SettleTolerance
+// of the earlier one, or by less than twice the standard error of their
+// difference: the rate no longer moves by more than 2 %, or by more than
+// its own noise can tell. A cache that is still warming keeps raising the
+// rate window after window; a rate that has reached its level stops.
+func Settled(rates []float64) bool {
+	n := len(rates)
+	if n < 2*SettleWindow {
+		return false
+	}
+	a, va := meanVar(rates[n-2*SettleWindow : n-SettleWindow])
+	b, vb := meanVar(rates[n-SettleWindow:])
+	d := math.Abs(b - a)
+	return d < SettleTolerance*a || d < 2*math.Sqrt((va+vb)/SettleWindow)
+}
+
+// meanVar is xs's mean and sample variance.
+func meanVar(xs []float64) (mean, variance float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		variance += (x - mean) * (x - mean)
+	}
+	return mean, variance / float64(len(xs)-1)
 }
 
 func metricsShape(s workload.Shape) metrics.Shape {

@@ -683,3 +683,67 @@ func TestSoleOperation(t *testing.T) {
 		}
 	})
 }
+
+// TestSettled: --warmup auto's rule. A rate still climbing window after
+// window has not settled; a level one has, noisy or not; 20 intervals are
+// needed to tell.
+func TestSettled(t *testing.T) {
+	level := func(n int, noise float64) []float64 {
+		rng := rand.New(rand.NewPCG(uint64(n), 3))
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = 1000 + noise*rng.NormFloat64()
+		}
+		return xs
+	}
+	climbing := make([]float64, 60)
+	for i := range climbing {
+		climbing[i] = 100 + 30*float64(i) // a cache warming: +3 % an interval and more
+	}
+	for _, c := range []struct {
+		name  string
+		rates []float64
+		want  bool
+	}{
+		{"level", level(20, 0), true},
+		{"level, noisy", level(40, 150), true},
+		{"too few intervals", level(19, 0), false},
+		{"climbing", climbing, false},
+		{"climbed, then level", append(climbing[:30:30], level(20, 10)...), true},
+		{"a step up in the last window", append(level(10, 0), level(10, 0)[0]*1.10, 1100, 1100, 1100, 1100, 1100, 1100, 1100, 1100, 1100), false},
+	} {
+		if got := Settled(c.rates); got != c.want {
+			t.Errorf("%s: Settled = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestWarmupAuto: with WarmupAuto the warm-up ends once its rate has
+// settled, long before its cap, and says so; one too short for two
+// windows of intervals runs to its cap and says it did not settle.
+func TestWarmupAuto(t *testing.T) {
+	steady := opener(func(int, workload.Ops) error { time.Sleep(time.Millisecond); return nil })
+	tick := 20 * time.Millisecond
+	out, err := Run(context.Background(), Config{Clients: 2, Warmup: time.Minute, WarmupAuto: true, Duration: 100 * time.Millisecond, Tick: tick}, shape, steady, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := out.Phases[0]
+	if len(out.Phases) != 2 || w.Name != Warmup || w.Settled == nil || !*w.Settled {
+		t.Fatalf("phases %+v: want a settled warm-up, then the measure phase", out.Phases)
+	}
+	if d := w.End.Sub(w.Start); d < 2*SettleWindow*tick || d > 30*time.Second {
+		t.Fatalf("the warm-up lasted %v: want at least %d intervals of %v, and far less than its 1m cap", d, 2*SettleWindow, tick)
+	}
+	out, err = Run(context.Background(), Config{Clients: 2, Warmup: 5 * tick, WarmupAuto: true, Duration: 100 * time.Millisecond, Tick: tick}, shape, steady, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := out.Phases[0]; w.Settled == nil || *w.Settled || len(out.Phases) != 2 {
+		t.Fatalf("a cap of 5 intervals: %+v, want a warm-up that did not settle", out.Phases)
+	}
+	out, _ = Run(context.Background(), Config{Clients: 1, Warmup: 5 * tick, Duration: 50 * time.Millisecond, Tick: tick}, shape, steady, nil, nil)
+	if out.Phases[0].Settled != nil {
+		t.Fatal("a fixed warm-up says whether it settled")
+	}
+}

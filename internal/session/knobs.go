@@ -32,7 +32,7 @@ var Knobs = []knob.Spec{
 	{Name: "api", Default: "auto", Kind: knob.Choice, Choices: []string{"auto", "sql", "kv"}, Uses: knob.ForLoad | knob.ForCheck, Usage: "speak SQL or key-value to the engine; kv on a SQL engine goes through its kv_ tables"},
 	{Name: result.ClientsKnob, Short: "c", Default: "1", Kind: knob.Int, Usage: "concurrent clients, each with its own connection, opened before the clock starts"},
 	{Name: "concurrency", Kind: knob.Int, Usage: "the same as --clients (zodbshootout's word); give one of them"},
-	{Name: "warmup", Default: "2s", Kind: knob.Duration, Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given)"},
+	{Name: "warmup", Default: "2s", Values: "DURATION|auto[:MAX]", Usage: "warm-up, measured and then discarded (0 when --units ends the run, unless given); auto: until the rate settles (its last two 10 s within 2 % or their noise), at most MAX (5m)"},
 	{Name: "duration", Short: "T", Default: "10s", Kind: knob.Duration, Usage: "length of the measure phase (ignored when only --units is given)"},
 	{Name: "units", Default: "0", Kind: knob.Int, Usage: "end the measure phase after N units of work in all, instead of a duration"},
 	{Name: "transactions", Short: "t", Default: "0", Kind: knob.Int, Usage: "end the measure phase when each client has run N units, as pgbench -t (N × clients in all)"},

@@ -241,7 +241,7 @@ func (p *Plan) resultConfig(v *knob.Values, commit workload.Commit) {
 	p.config = result.Config{
 		Workload: w.Name, Unit: w.Unit, UnitRate: w.Metric(),
 		Backend: p.bspec.Name, DB: redact.DSN(v.Get("db")), API: string(p.api),
-		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), Duration: result.Duration(p.run.Duration),
+		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), WarmupAuto: p.run.WarmupAuto, Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Transactions: p.run.PerClient, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
 		Durability: string(p.bopts.Durability), Isolation: string(p.bopts.Isolation), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
 		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Typed()), Interval: result.Duration(p.interval),
@@ -351,11 +351,34 @@ func (p *Plan) runConfig(v *knob.Values) error {
 		return knob.Bad("give --duration 30s or --units 1000", "the run has neither a duration nor a number of units")
 	}
 	if v.IsSet("warmup") || c.Units == 0 {
-		if c.Warmup, err = v.Duration("warmup"); err != nil {
+		if c.Warmup, c.WarmupAuto, err = ParseWarmup(v.Get("warmup")); err != nil {
 			return err
 		}
 	}
 	return p.runRest(v)
+}
+
+// AutoWarmupCap is the longest --warmup auto waits for the rate to settle
+// when it names no MAX.
+const AutoWarmupCap = 5 * time.Minute
+
+// ParseWarmup reads --warmup: a duration, or "auto" (until the rate
+// settles, run.Settled) with its cap, AutoWarmupCap or "auto:MAX".
+func ParseWarmup(s string) (d time.Duration, auto bool, err error) {
+	rest, isAuto := strings.CutPrefix(s, "auto")
+	switch {
+	case isAuto && rest == "":
+		return AutoWarmupCap, true, nil
+	case isAuto && strings.HasPrefix(rest, ":"):
+		if d, err = knob.ParseDuration(rest[1:]); err == nil && d > 0 {
+			return d, true, nil
+		}
+	default:
+		if d, err = knob.ParseDuration(s); err == nil {
+			return d, false, nil
+		}
+	}
+	return 0, false, knob.Bad("give a duration (--warmup 30s), auto, or auto with the most it may last (--warmup auto:10m)", "--warmup %q is neither a duration nor auto[:MAX]", s)
 }
 
 // runRest reads the run's knobs beside its length: reconnection, rate,
