@@ -16,6 +16,9 @@ type Metric struct {
 	Label        string `json:"label"` // "calls/s", "p50", "p99"
 	Unit         string `json:"unit"`  // "" for rates, "µs" for latencies
 	HigherBetter bool   `json:"higher_better"`
+	// Cost marks a cost per unit (result.UnitCost): one figure a run, in
+	// Unit ("µs", "KiB", "B", "" a count), lower is better.
+	Cost bool `json:"cost,omitempty"`
 }
 
 // Group is one cell of a matrix: the runs of one combination of knob values.

@@ -110,3 +110,43 @@ func TestVerdictCannotJudge(t *testing.T) {
 		t.Errorf("Verdict = %q, want %q", got, want)
 	}
 }
+
+// TestCompareCosts: the costs per unit every run counted are compared too,
+// after the headline; one run each gives their ratio with no interval,
+// repeats give Welch's; a cost one side did not count is left out.
+func TestCompareCosts(t *testing.T) {
+	mk := func(label string, written ...float64) *Input {
+		var runs []*result.Result
+		for _, w := range written {
+			r := &result.Result{Summary: result.Summary{Metric: "inserts/s", Rate: 1000}, Config: result.Config{Clients: 1},
+				Cost: []result.UnitCost{{Key: result.CostWritten, Label: "written", Value: w, Unit: "KiB"}}}
+			if label != "off" {
+				r.Cost = append(r.Cost, result.UnitCost{Key: result.CostFlushes, Label: "flushes", Value: 1})
+			}
+			runs = append(runs, r)
+		}
+		return &Input{Label: label, Metric: "inserts/s", Groups: []*Group{NewGroup("", nil, runs, []string{"."}, MetricsFor("inserts/s"))}}
+	}
+	c, err := Compare([]*Input{mk("sync", 8), mk("off", 0.2)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := c.Rows[len(c.Rows)-1]
+	if len(c.Rows) != 4 || last.Metric.Key != "cost:"+result.CostWritten || !last.Metric.Cost || last.Metric.HigherBetter {
+		t.Fatalf("rows %+v: want rate, p50, p99 and written (flushes counted on one side only)", c.Rows)
+	}
+	if d := last.Diffs[1]; d.Method != "figures" || d.Ratio != 0.025 || d.Significant || last.Verdict[1] != "no interval" {
+		t.Fatalf("one run each: %+v %s", d, last.Verdict[1])
+	}
+	c, err = Compare([]*Input{mk("sync", 8, 8.2, 7.9), mk("sync2", 4, 4.1, 3.9)}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last = c.Rows[len(c.Rows)-1]
+	if d := last.Diffs[1]; last.Metric.Key != "cost:"+result.CostFlushes || d.Method != "welch" {
+		t.Fatalf("repeats: %s %+v", last.Metric.Key, d)
+	}
+	if d := c.Rows[len(c.Rows)-2].Diffs[1]; !d.Significant || d.Ratio > 0.51 || c.Rows[len(c.Rows)-2].Verdict[1] != "less" {
+		t.Fatalf("half the bytes written, over repeats: %+v %s", d, c.Rows[len(c.Rows)-2].Verdict[1])
+	}
+}

@@ -65,7 +65,13 @@ func Compare(inputs []*Input, seed uint64) (*Comparison, error) {
 	if lone {
 		labelDifferences(inputs, c.Labels)
 	}
-	metrics := MetricsFor(c.Metric)
+	costs := CostMetrics(inputs)
+	for _, in := range inputs {
+		for _, g := range in.Groups {
+			g.summarize(costs)
+		}
+	}
+	metrics := append(MetricsFor(c.Metric), costs...)
 	for _, g0 := range inputs[0].Groups {
 		row := []*Group{g0}
 		for _, in := range inputs[1:] {

@@ -23,8 +23,48 @@ func MetricsFor(rate string) []Metric {
 	}
 }
 
+// costPrefix marks a metric of a run's cost per unit (result.UnitCost):
+// "cost:server_cpu_us".
+const costPrefix = "cost:"
+
+// CostMetrics returns the costs per unit every run of every input counted,
+// in result.CostKeys' order: lower is better.
+func CostMetrics(inputs []*Input) []Metric {
+	var out []Metric
+	for _, key := range result.CostKeys {
+		var label, unit string
+		all := true
+		for _, in := range inputs {
+			for _, g := range in.Groups {
+				for _, r := range g.Runs {
+					c, ok := costOf(r, key)
+					all = all && ok
+					label, unit = c.Label, c.Unit
+				}
+			}
+		}
+		if all && label != "" {
+			out = append(out, Metric{Key: costPrefix + key, Label: label + " per unit", Unit: unit, Cost: true})
+		}
+	}
+	return out
+}
+
+func costOf(r *result.Result, key string) (result.UnitCost, bool) {
+	for _, c := range r.Cost {
+		if c.Key == key {
+			return c, true
+		}
+	}
+	return result.UnitCost{}, false
+}
+
 // value returns a run's headline value of metric key.
 func value(r *result.Result, key string) float64 {
+	if k, ok := strings.CutPrefix(key, costPrefix); ok {
+		c, _ := costOf(r, k)
+		return c.Value
+	}
 	switch key {
 	case "rate":
 		return r.Summary.Rate
@@ -63,14 +103,19 @@ func PerSecond(r *result.Result, key string) []float64 {
 // NewGroup summarises the runs of one cell.
 func NewGroup(key string, values map[string]string, runs []*result.Result, dirs []string, metrics []Metric) *Group {
 	g := &Group{Key: key, Values: values, Runs: runs, Dirs: dirs, Stats: map[string]stats.Summary{}}
+	g.summarize(metrics)
+	return g
+}
+
+// summarize adds each metric's summary over the group's runs.
+func (g *Group) summarize(metrics []Metric) {
 	for _, m := range metrics {
-		xs := make([]float64, len(runs))
-		for i, r := range runs {
+		xs := make([]float64, len(g.Runs))
+		for i, r := range g.Runs {
 			xs[i] = value(r, m.Key)
 		}
 		g.Stats[m.Key] = stats.Summarize(xs)
 	}
-	return g
 }
 
 // Diff compares group b with group a on metric key: Welch's t when both have
@@ -88,6 +133,10 @@ func Diff(a, b *Group, key string, seed uint64) stats.Diff {
 			xb[i] = value(r, key)
 		}
 		return stats.Welch(xa, xb)
+	}
+	if strings.HasPrefix(key, costPrefix) {
+		// A cost is one figure a run, not a per-second sample.
+		return stats.Figures(a.Stats[key].Mean, b.Stats[key].Mean)
 	}
 	var sa, sb []float64
 	for _, r := range a.Runs {
@@ -117,7 +166,8 @@ func CannotJudge(d stats.Diff) string {
 // SingleRunMargin is the smallest difference called between single runs.
 const SingleRunMargin = 0.05
 
-// Verdict words a difference: "faster", "slower", "not significant", or
+// Verdict words a difference: "faster", "slower" ("less", "more" for a
+// cost per unit), "not significant", "no interval" (single figures), or
 // why it cannot be judged ("cannot judge: too few seconds: 2 and 2 (3 each
 // needed)").
 func Verdict(d stats.Diff, m Metric) string {
@@ -126,8 +176,14 @@ func Verdict(d stats.Diff, m Metric) string {
 		return "base"
 	case d.Method == "none":
 		return CannotJudge(d)
+	case d.Method == "figures":
+		return "no interval"
 	case !d.Significant:
 		return "not significant"
+	case m.Cost && d.Ratio < 1:
+		return "less"
+	case m.Cost:
+		return "more"
 	case (d.Ratio > 1) == m.HigherBetter:
 		return "faster"
 	default:

@@ -116,9 +116,20 @@ func TestRequire(t *testing.T) {
 	if lastLine(errOut) != "dbgauge: a requirement was not met" {
 		t.Fatalf("stderr ends with %q", lastLine(errOut))
 	}
-	code, out, _ = runCLI(t, nil, "run", "insert", "--units", "30", "--results", dir, "--require", "inserts/s>=1", "--require", "p99<=1h")
+	passed := t.TempDir()
+	code, out, _ = runCLI(t, nil, "run", "insert", "--units", "30", "--results", passed, "--require", "inserts/s>=1", "--require", "p99<=1h")
 	if code != ExitOK || !strings.Contains(out, "verdict: PASS") {
 		t.Fatalf("exit %d for requirements that hold:\n%s", code, out)
+	}
+	// What each insert cost: dbgauge's CPU (the engine inside it), and at
+	// --durability sync one xSync of the WAL a commit, as SQLite counts it.
+	r := onlyResult(t, passed)
+	costs := map[string]float64{}
+	for _, c := range r.Cost {
+		costs[c.Key] = c.Value
+	}
+	if costs[result.CostHarnessCPU] <= 0 || costs[result.CostFlushes] != 1 || !strings.Contains(out, "cost     per insert: dbgauge CPU ") {
+		t.Fatalf("costs %+v; summary:\n%s", r.Cost, out)
 	}
 	// 30 units end the measure phase within its first seconds: too short
 	// to say whether it held level, so "steady" is not met, and says why.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
 	"github.com/dbgauge/dbgauge/internal/report"
+	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/stats"
 )
 
@@ -42,6 +43,9 @@ func rate(r float64) string {
 
 // value formats one value of metric m: latencies as durations, rates as numbers.
 func value(m analysis.Metric, v float64) string {
+	if m.Cost {
+		return report.CostValue(result.UnitCost{Value: v, Unit: m.Unit})
+	}
 	if m.Unit == "µs" {
 		return usF(v)
 	}
@@ -93,7 +97,7 @@ func ratio(r float64) string {
 }
 
 func ratioInterval(d stats.Diff) string {
-	if d.Method == "none" || (d.Lo == 0 && d.Hi == 0) {
+	if d.Method == "none" || d.Method == "figures" || (d.Lo == 0 && d.Hi == 0) {
 		return "–"
 	}
 	return fmt.Sprintf("%.3g–%.3g", d.Lo, d.Hi)
@@ -170,9 +174,9 @@ func verdictWord(m analysis.Metric, d stats.Diff, given string) string {
 // verdictClass is the CSS class that colours a verdict word.
 func verdictClass(w string) string {
 	switch w {
-	case "faster", "better":
+	case "faster", "better", "less":
 		return "good"
-	case "slower", "worse":
+	case "slower", "worse", "more":
 		return "bad"
 	case "base":
 		return "muted"

@@ -584,6 +584,14 @@ func outcomeSection(r *result.Result) *section {
 	if st := r.Steady; st != nil {
 		s.Items = append(s.Items, steadyItem(st))
 	}
+	if len(r.Cost) > 0 {
+		t := &table{Head: []string{"per " + orDash(r.Config.Unit), "", "counted from"}, Num: []bool{false, true, false}}
+		for _, c := range r.Cost {
+			t.Rows = append(t.Rows, []cell{{Text: c.Label}, {Text: report.CostValue(c)}, {Text: c.Source}})
+		}
+		s.Items = append(s.Items, item{Title: "What each unit cost", Table: t,
+			Note: "Over the measure phase, divided by its successful units; dbgauge compare sets these side by side."})
+	}
 	if h := r.Harness; h != nil && h.Verdict != "" {
 		placed := "no: where the kernel put it"
 		if h.Placed {

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/stats"
 )
 
@@ -32,6 +33,23 @@ func Interval(s stats.Summary, us bool) string {
 	return out
 }
 
+// IntervalOf is Interval for metric m: a cost per unit with its unit
+// ("8.20 KiB", "0.98"), the others as Interval writes them.
+func IntervalOf(s stats.Summary, m analysis.Metric) string {
+	if !m.Cost {
+		return Interval(s, m.Unit != "")
+	}
+	if s.N == 0 {
+		return "—"
+	}
+	f := func(x float64) string { return CostValue(result.UnitCost{Value: x, Unit: m.Unit}) }
+	out := f(s.Mean)
+	if s.N > 1 {
+		out += " ± " + f((s.Hi-s.Lo)/2)
+	}
+	return out
+}
+
 // RatioLine formats a difference: "×1.23 (1.10–1.37) faster", or why it
 // cannot be judged: "cannot judge: too few seconds: 2 and 2 (3 each needed)".
 func RatioLine(d stats.Diff, verdict string) string {
@@ -40,6 +58,9 @@ func RatioLine(d stats.Diff, verdict string) string {
 	}
 	if d.Method == "identity" {
 		return "base"
+	}
+	if d.Method == "figures" {
+		return fmt.Sprintf("×%.3f (%s)", d.Ratio, d.Reason)
 	}
 	return fmt.Sprintf("×%.3f (%.3f–%.3f) %s", d.Ratio, d.Lo, d.Hi, verdict)
 }
@@ -270,7 +291,7 @@ func Compare(out io.Writer, c *analysis.Comparison) error {
 		}
 		line := "  " + key + "\t" + r.Metric.Label
 		for _, s := range r.Stats {
-			line += "\t" + Interval(s, r.Metric.Unit != "")
+			line += "\t" + IntervalOf(s, r.Metric)
 		}
 		for i, d := range r.Diffs[1:] {
 			line += "\t" + RatioLine(d, r.Verdict[i+1])

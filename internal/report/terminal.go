@@ -125,6 +125,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		fmt.Fprintf(tw, "  server cpu\t%s used %.2f cores (%.1f µs of CPU per %s), %d processes at the end\n",
 			r.Server.Engine, sc.Cores, sc.CPUPerUnitUs, r.Config.Unit, sc.Processes)
 	}
+	if line := CostLine(r); line != "" {
+		fmt.Fprintf(tw, "  cost\t%s\n", line)
+	}
 	for _, l := range r.Limits {
 		fmt.Fprintf(tw, "  limits\t%s\n", l)
 	}
@@ -231,6 +234,32 @@ func mark(ok bool) string {
 		return "✓"
 	}
 	return "✗"
+}
+
+// CostLine is what each successful unit cost, in one line: "per
+// transaction: server CPU 45.1 µs · dbgauge CPU 12.0 µs · written 8.2 KiB ·
+// flushes 0.98"; "" when nothing was counted.
+func CostLine(r *result.Result) string {
+	if len(r.Cost) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(r.Cost))
+	for _, c := range r.Cost {
+		parts = append(parts, c.Label+" "+CostValue(c))
+	}
+	return "per " + r.Config.Unit + ": " + strings.Join(parts, " · ")
+}
+
+// CostValue writes a unit's cost with its unit: "45.1 µs", "8.2 KiB", "0.98".
+func CostValue(c result.UnitCost) string {
+	v := strconv.FormatFloat(c.Value, 'f', 1, 64)
+	if c.Unit == "" || c.Value < 10 && c.Unit != "µs" {
+		v = strconv.FormatFloat(c.Value, 'f', 2, 64)
+	}
+	if c.Unit == "" {
+		return v
+	}
+	return v + " " + c.Unit
 }
 
 // Measured formats what a requirement measured, in its unit.

@@ -62,6 +62,13 @@ type Result struct {
 	// Durability judges a run's commit rate against the data folder's
 	// flush ceiling; nil where no local folder could be probed.
 	Durability *Durability `json:"durability,omitempty"`
+	// DeviceIO is what the data folder's block device read and wrote over
+	// the measure phase, any process's; nil where it is not known.
+	DeviceIO *DeviceIO `json:"device_io,omitempty"`
+	// Cost is what each successful unit of the measure phase cost, each
+	// thing dbgauge could count (UnitCost); `dbgauge compare` sets them
+	// side by side.
+	Cost []UnitCost `json:"cost_per_unit,omitempty"`
 	// Steady says whether the measure phase held level: the trend of its
 	// rate and its p99 (verdict.Steady); nil when no measure phase ran.
 	Steady *Steady `json:"steady,omitempty"`
@@ -785,6 +792,38 @@ type Steady struct {
 	Rate         *Drift  `json:"rate,omitempty"` // nil: too short to fit
 	P99          *Drift  `json:"p99,omitempty"`
 }
+
+// DeviceIO is what a block device read and wrote over the measure phase,
+// from /proc/diskstats: whatever reached the device, any process's, the
+// page cache's hits and the writes still in it not counted.
+type DeviceIO struct {
+	Device       string `json:"device"`
+	ReadBytes    int64  `json:"read_bytes"`
+	WrittenBytes int64  `json:"written_bytes"`
+}
+
+// UnitCost is one thing each successful unit of the measure phase cost,
+// and where the figure comes from.
+type UnitCost struct {
+	Key    string  `json:"key"`   // one of the CostKeys
+	Label  string  `json:"label"` // "server CPU"
+	Value  float64 `json:"value"` // per successful unit
+	Unit   string  `json:"unit"`  // "µs", "KiB", "B", "" (a count)
+	Source string  `json:"source"`
+}
+
+// The keys of UnitCost, in the order results list them.
+const (
+	CostServerCPU  = "server_cpu_us"  // a managed server's processes' CPU
+	CostHarnessCPU = "harness_cpu_us" // dbgauge's own CPU (the engine's too when it runs inside)
+	CostRead       = "read_kib"       // what the data folder's device read (DeviceIO)
+	CostWritten    = "written_kib"    // what the data folder's device wrote (DeviceIO)
+	CostFlushes    = "flushes"        // the engine's own flush counter
+	CostLogBytes   = "log_bytes"      // the engine's log (WAL) bytes
+)
+
+// CostKeys lists the UnitCost keys in order.
+var CostKeys = []string{CostServerCPU, CostHarnessCPU, CostRead, CostWritten, CostFlushes, CostLogBytes}
 
 // Drift is one series' fitted change over the measure phase, in percent of
 // its mean, with the 95 % interval; Per10MinPct is the same pace over ten

@@ -28,7 +28,7 @@ type harness struct{ probe *harnessProbe }
 
 func (h *harness) phaseBegins(s *session, p *metrics.Phase) {
 	if p.Name == run.Measure {
-		h.probe = startHarness(p.Start, s.db)
+		h.probe = startHarness(p.Start, s.db, s.res.Environment.DataDir.Device)
 	}
 }
 
@@ -46,8 +46,9 @@ func (h *harness) runEnded(_ context.Context, s *session, out *run.Outcome, end 
 	r := h.probe.finish(end, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "", s.harnessCPUs != nil)
 	sc := h.probe.server(end, ok)
 	verdict.Harness(r, sc, s.res.Config.Unit)
+	dio := h.probe.deviceIO()
 	s.mu.Lock()
-	s.res.Harness, s.res.ServerCPU = r, sc
+	s.res.Harness, s.res.ServerCPU, s.res.DeviceIO = r, sc, dio
 	s.mu.Unlock()
 }
 
@@ -68,6 +69,11 @@ type harnessProbe struct {
 	srv       backend.Server
 	serverPID int
 	serverCPU time.Duration
+	// The data folder's block device, and what it had read and written
+	// at the start (diskOK: it could be read).
+	dev    string
+	disk   [2]int64
+	diskOK bool
 	// Every CPU's ticks at the start (/proc/stat), and the CPUs dbgauge
 	// and a managed server may run on (nil: the machine's).
 	ticks      map[int]hostinfo.CPUTicks
@@ -75,8 +81,8 @@ type harnessProbe struct {
 }
 
 // startHarness begins measuring at the start of the measure phase. db is
-// the open engine.
-func startHarness(at time.Time, db backend.DB) *harnessProbe {
+// the open engine, dev its data folder's block device ("" when unknown).
+func startHarness(at time.Time, db backend.DB, dev string) *harnessProbe {
 	h := &harnessProbe{start: at}
 	h.mem, _ = db.(backend.MemoryUser)
 	if srv, ok := db.(backend.Server); ok {
@@ -92,8 +98,26 @@ func startHarness(at time.Time, db backend.DB) *harnessProbe {
 	h.ticks, _ = hostinfo.CPUTimes()
 	h.user, h.sys, h.csw = cpuTimes()
 	h.allocs, h.allocBytes = heapAllocs()
+	if dev != "" {
+		if r, w, err := hostinfo.DiskBytes(dev); err == nil {
+			h.dev, h.disk, h.diskOK = dev, [2]int64{r, w}, true
+		}
+	}
 	h.sample()
 	return h
+}
+
+// deviceIO returns what the data folder's device read and wrote since the
+// start; nil when it could not be read.
+func (h *harnessProbe) deviceIO() *result.DeviceIO {
+	if !h.diskOK {
+		return nil
+	}
+	r, w, err := hostinfo.DiskBytes(h.dev)
+	if err != nil {
+		return nil
+	}
+	return &result.DeviceIO{Device: h.dev, ReadBytes: r - h.disk[0], WrittenBytes: w - h.disk[1]}
 }
 
 // server returns what the managed server used over the phase that ended

@@ -795,6 +795,11 @@ func (s *session) summarize() {
 	}
 	sum.Pass = s.res.Summary.Pass
 	s.res.Summary = sum
+	var delta map[string]int64
+	if s.res.Stats != nil {
+		delta = s.res.Stats.Delta
+	}
+	s.res.Cost = unitCosts(s.res, delta, sum.OK, s.bspec.Flushes)
 }
 
 // measured is what a workload's figures are made of: the measure phase's

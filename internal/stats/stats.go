@@ -34,7 +34,7 @@ type Diff struct {
 	Hi          float64 `json:"hi"`
 	P           float64 `json:"p"`           // two-sided p-value of "no difference"
 	Significant bool    `json:"significant"` // the interval excludes 1
-	Method      string  `json:"method"`      // "welch", "bootstrap", "identity" or "none" (too little data: Significant is false)
+	Method      string  `json:"method"`      // "welch", "bootstrap", "identity", "figures" (two single figures: a ratio, no interval) or "none" (too little data: Significant is false)
 	// Reason says, for Method "none", why there is no judgement: "too few
 	// seconds: 2 and 40 (3 each needed)".
 	Reason string `json:"reason,omitempty"`
@@ -89,6 +89,18 @@ func Summarize(xs []float64) Summary {
 	}
 	s.Noisy = s.CV > NoisyCV
 	return s
+}
+
+// Figures is the comparison of two single figures (one run each of a
+// figure a run has once, not per second): their ratio, with no interval
+// and so no judgement.
+func Figures(a, b float64) Diff {
+	d := Diff{Method: "figures", P: 1, Reason: "one figure a run: repeats (--repeat 3) give an interval"}
+	if a != 0 {
+		d.Ratio = b / a
+		d.Lo, d.Hi = d.Ratio, d.Ratio
+	}
+	return d
 }
 
 // Identity is the comparison of a sample with itself.
