@@ -54,8 +54,13 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		{0, `SELECT xact_commit, xact_rollback, blks_hit, blks_read, deadlocks, tup_inserted, tup_updated, tup_deleted, temp_bytes
 			FROM (SELECT pg_stat_clear_snapshot()) s, pg_stat_database WHERE datname = current_database()`,
 			[]string{"commits", "rollbacks", "blks_hit", "blks_read", "deadlocks", "tup_inserted", "tup_updated", "tup_deleted", "temp_bytes"}},
-		// pg_stat_wal arrived in 14; wal_sync counts the WAL flushes.
+		// pg_stat_wal arrived in 14; wal_sync counts the WAL flushes. 18
+		// moved its writes and flushes to pg_stat_io's rows of the WAL.
 		{140000, `SELECT wal_records, wal_bytes::bigint, wal_write, wal_sync FROM pg_stat_wal`,
+			[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
+		{180000, `SELECT w.wal_records, w.wal_bytes::bigint, io.writes, io.fsyncs FROM pg_stat_wal w,
+			(SELECT coalesce(sum(writes), 0)::bigint AS writes, coalesce(sum(fsyncs), 0)::bigint AS fsyncs
+			 FROM pg_stat_io WHERE object = 'wal' AND context = 'normal') io`,
 			[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
 		{0, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`, []string{"checkpoints"}},
 		{0, `SELECT coalesce(sum(n_dead_tup), 0)::bigint, coalesce(sum(n_live_tup), 0)::bigint FROM pg_stat_user_tables`,
@@ -64,7 +69,8 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		{130000, `SELECT pg_snapshot_xmax(pg_current_snapshot())::text::bigint`, []string{"write_xacts"}},
 	}
 	for _, q := range queries {
-		if d.version < q.min || (q.names[0] == "checkpoints" && d.version >= 170000) {
+		if d.version < q.min || (q.names[0] == "checkpoints" && d.version >= 170000) ||
+			(q.min == 140000 && q.names[0] == "wal_records" && d.version >= 180000) {
 			continue
 		}
 		if err := read(q.q, q.names...); err != nil {
