@@ -163,6 +163,7 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 		}
 	}
 	dataCurve(b, m)
+	versions(b, m)
 	_, err := io.WriteString(out, b.String())
 	return err
 }
