@@ -32,7 +32,7 @@ var Spec = backend.Served(backend.Spec{
 	Manages:    []string{managed},
 	Versioned:  true,
 	API:        backend.SQL,
-	Forms:      []string{managed, managed + "@MAJOR (13, 18: /usr/lib/postgresql/MAJOR/bin, " + InstallScript + ")", managed + "@DIR (a folder of initdb and postgres)", "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
+	Forms:      []string{managed, managed + "@MAJOR (a version: /usr/lib/postgresql/MAJOR/bin first; " + InstallScript + ")", managed + "@DIR (a folder of initdb and postgres)", "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
 	Preflight:  preflight,
 	Driver:     module,
 	Durability: durabilityDoc,
