@@ -121,7 +121,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 
 // initdb makes the cluster in DataDir, dbgauge's user its superuser with
 // the password (through a file of the account's, removed at once).
-func (p *Server) initdb() error {
+func (p *Server) initdb(extra ...string) error {
 	pwfile := filepath.Join(p.Base(), "pwfile")
 	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
 		return err
@@ -130,8 +130,9 @@ func (p *Server) initdb() error {
 	if err := p.Account.Own(pwfile); err != nil {
 		return err
 	}
-	err := p.Account.Run(filepath.Join(p.Bin, "initdb"), "-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
-		"--pwfile="+pwfile, "-E", "UTF8", "--locale=C", "-N")
+	args := append([]string{"-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
+		"--pwfile=" + pwfile, "-E", "UTF8", "--locale=C", "-N"}, extra...)
+	err := p.Account.Run(filepath.Join(p.Bin, "initdb"), args...)
 	if err != nil {
 		return fmt.Errorf("initdb: %w", err)
 	}
