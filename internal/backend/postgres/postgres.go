@@ -357,7 +357,9 @@ var readBack = []string{
 	"default_transaction_isolation", "jit", "block_size", "huge_pages",
 }
 
-// Engine reads back PostgreSQL's version and effective settings, in one transaction.
+// Engine reads back PostgreSQL's version and effective settings, then
+// every setting's built-in default: two transactions, both counted as
+// dbgauge's own (Stats leaves them out of commits).
 func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	e := backend.Engine{Name: "postgres", Driver: module + " " + backend.ModuleVersion(module), Settings: map[string]string{}}
 	if d.srv != nil {
@@ -383,10 +385,11 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	if err := rows.Err(); err != nil {
 		return e, classify(err)
 	}
+	d.self.Add(1)
 	if e.Defaults, err = defaults(ctx, c); err != nil {
 		return e, err
 	}
-	d.self.Add(1)
+	d.self.Add(1) // the defaults' read, a transaction of its own
 	e.Version = e.Settings["server_version"]
 	delete(e.Settings, "server_version")
 	e.Isolation = levelOf(e.Settings["default_transaction_isolation"])
