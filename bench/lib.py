@@ -199,6 +199,10 @@ class Postgres(Server):
 
     def __init__(self, work, connections, settings=(), initdb=(), cpus=None):
         bins = sorted(glob.glob("/usr/lib/postgresql/*/bin"), key=lambda p: int(p.split("/")[-2]))
+        # The system's own first, as dbgauge's postgres:managed: the versions
+        # scripts/install-pg-versions.sh added only when there is no other.
+        own = [b for b in bins if not os.path.exists(os.path.join(b, "..", "dbgauge-source.txt"))]
+        bins = own or bins
         self.bin = os.environ.get("PG_BIN", bins[-1] if bins else "")
         if not os.path.exists(os.path.join(self.bin, "postgres")):
             raise Failed("no PostgreSQL server found: apt-get install postgresql (or PG_BIN=…)")

@@ -34,6 +34,18 @@ need() {
 	command -v "$1" >/dev/null || { echo "bench: $1 is missing: apt-get install $2" >&2; exit 2; }
 }
 
+# pg_bin: the newest /usr/lib/postgresql/N/bin the system installed, as
+# dbgauge's postgres:managed takes it: the versions scripts/install-pg-versions.sh
+# added (a dbgauge-source.txt beside bin) only when there is no other.
+pg_bin() {
+	local d own="" any=""
+	for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V); do
+		any=$d
+		[ -e "$d/../dbgauge-source.txt" ] || own=$d
+	done
+	echo "${own:-$any}"
+}
+
 # num WHAT VALUE: prints VALUE when it is a number above zero; fails naming WHAT otherwise.
 num() {
 	[[ $2 =~ ^[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?$ ]] && awk -v v="$2" 'BEGIN {exit !(v > 0)}' ||

@@ -36,7 +36,7 @@ if [ "${PIN:-0}" = 1 ]; then srvcpu=(taskset -c 0) loadcpu=(taskset -c 1); fi
 [ "$(id -u)" = 0 ] || { echo "shards-netns: run as root (ip netns)" >&2; exit 2; }
 need ip iproute2
 need jq jq
-PG_BIN=${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)}
+PG_BIN=${PG_BIN:-$(pg_bin)}
 need_dbgauge
 need_shardcheck
 WORK=${WORK:-$(mktemp -d /tmp/dbgauge-shards.XXXXXX)}

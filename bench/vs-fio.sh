@@ -18,7 +18,7 @@ knob DIR "$PWD"
 knob SECS 1
 knob PG_SECS "$SECS"
 knob ROUNDS 10 1
-knob PG_TEST_FSYNC "$(ls /usr/lib/postgresql/*/bin/pg_test_fsync 2>/dev/null | tail -1)"
+knob PG_TEST_FSYNC "$(ls "$(pg_bin)/pg_test_fsync" 2>/dev/null)"
 need fio fio
 [ -n "$PG_TEST_FSYNC" ] || [ "$SMOKE" != 1 ] || fail "pg_test_fsync is missing: apt-get install postgresql (or PG_TEST_FSYNC=PATH)"
 need_dbgauge

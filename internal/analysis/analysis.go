@@ -39,7 +39,9 @@ type Matrix struct {
 	Effects []Effect       `json:"effects"` // one per axis
 	Scaling *Scaling       `json:"scaling,omitempty"`
 	Data    *DataCurve     `json:"data,omitempty"` // throughput against data size (--dataset or --records an axis)
-	Missing int            `json:"missing"`        // cells with no completed result
+	// Versions compares the versions of one engine that an axis ran.
+	Versions *Versions `json:"versions,omitempty"`
+	Missing  int       `json:"missing"` // cells with no completed result
 	// Failures are the completed cells whose consistency checks failed or
 	// whose requirements were not met, combination by combination.
 	Failures []Failure `json:"failures,omitempty"`

@@ -72,6 +72,8 @@ func value(r *result.Result, key string) float64 {
 		return float64(r.Summary.P50Us)
 	case "p99_us":
 		return float64(r.Summary.P99Us)
+	case CPUMetric.Key:
+		return cpuPerUnit(r)
 	}
 	return 0
 }
@@ -225,6 +227,7 @@ func LoadMatrix(dir string) (*Matrix, error) {
 		out.Effects = append(out.Effects, effect(idx, ai, a, byKey))
 	}
 	out.Scaling = scaling(idx, byKey)
+	out.Versions = versions(idx, byKey)
 	out.Data = dataCurve(idx, byKey)
 	return out, nil
 }

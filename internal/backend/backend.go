@@ -106,6 +106,10 @@ type Spec struct {
 	// for an embedded engine. Managed reads it: no caller guesses from a
 	// value's text.
 	Manages []string
+	// Versioned says that a managed form may name the engine's version:
+	// FORM@MAJOR ("postgres:managed@13") or FORM@DIR, a folder of its
+	// binaries; Managed accepts them and VersionOf splits them off.
+	Versioned bool
 	// Ext, for an embedded engine, is the suffix of the file (or folder) a
 	// fresh database is made as ("sqlite:DIR/crash-1.db"): dbgauge crash
 	// makes one per cycle. "" for a server engine.
@@ -218,8 +222,26 @@ func (s Spec) Accepts(l Isolation) bool {
 	return !ok
 }
 
-// Managed says whether db asks this engine for a server dbgauge starts.
-func (s Spec) Managed(db string) bool { return slices.Contains(s.Manages, db) }
+// Managed says whether db asks this engine for a server dbgauge starts
+// (of any version, for a Versioned engine).
+func (s Spec) Managed(db string) bool {
+	if s.Versioned {
+		db, _ = VersionOf(db)
+	}
+	return slices.Contains(s.Manages, db)
+}
+
+// VersionOf splits a managed form's version off: "postgres:managed@13" is
+// "postgres:managed" and "13"; a value without "@" is itself and "". Only
+// a managed form has one: a DSN's "@" (user@host) is left alone, since a
+// managed form has no "/", "=" or space before its "@".
+func VersionOf(db string) (form, version string) {
+	form, version, ok := strings.Cut(db, "@")
+	if !ok || strings.ContainsAny(form, "/= ") {
+		return db, ""
+	}
+	return form, version
+}
 
 // Serves says whether the engine can start a server of dbgauge's own.
 func (s Spec) Serves() bool { return len(s.Manages) > 0 }
@@ -342,6 +364,10 @@ type Engine struct {
 	// engine has none.
 	PageSize   int64
 	CacheBytes int64
+	// Defaults are the engine's built-in defaults, name → value (with its
+	// unit), read back (PostgreSQL's pg_settings.boot_val): a matrix over
+	// versions shows those that differ. nil where the engine has none to read.
+	Defaults map[string]string
 }
 
 // DB is an open engine.

@@ -147,3 +147,23 @@ func TestApplySet(t *testing.T) {
 		t.Errorf("Agree = %v, page %d; want the knob's 8192", err, page)
 	}
 }
+
+func TestVersionOf(t *testing.T) {
+	for db, want := range map[string][2]string{
+		"postgres:managed":                      {"postgres:managed", ""},
+		"postgres:managed@13":                   {"postgres:managed", "13"},
+		"postgres:managed@/opt/pg/bin":          {"postgres:managed", "/opt/pg/bin"},
+		"postgres://u:p@host/db":                {"postgres://u:p@host/db", ""},
+		"host=h password=a@b":                   {"host=h password=a@b", ""},
+		"postgresql://user@/db?host=/run/pgsql": {"postgresql://user@/db?host=/run/pgsql", ""},
+	} {
+		form, v := VersionOf(db)
+		if form != want[0] || v != want[1] {
+			t.Errorf("VersionOf(%q) = %q, %q; want %q, %q", db, form, v, want[0], want[1])
+		}
+	}
+	s := Spec{Manages: []string{"postgres:managed"}, Versioned: true}
+	if !s.Managed("postgres:managed@18") || s.Managed("postgres:managedx@18") || (Spec{Manages: s.Manages}).Managed("postgres:managed@18") {
+		t.Error("Managed: a Versioned spec takes FORM@VERSION, an unversioned one does not")
+	}
+}

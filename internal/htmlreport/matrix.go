@@ -59,6 +59,7 @@ func (d *doc) matrix(m *analysis.Matrix) error {
 		}
 		d.add(s)
 	}
+	d.add(versionsSection(m))
 	d.add(failoverSection(m))
 	d.add(groupsSection(m))
 	d.add(missingSection(m))

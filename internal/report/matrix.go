@@ -184,6 +184,7 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 		}
 	}
 	dataCurve(b, m)
+	versions(b, m)
 	_, err := io.WriteString(out, b.String())
 	return err
 }

@@ -367,6 +367,10 @@ type Engine struct {
 	// size, and the engine's own cache in bytes (0: none, or not known).
 	PageSize   int64 `json:"page_size,omitempty"`
 	CacheBytes int64 `json:"cache_bytes,omitempty"`
+	// Defaults are the engine's built-in defaults, name → value with its
+	// unit, read back (PostgreSQL's pg_settings.boot_val): a matrix over
+	// versions shows those that differ.
+	Defaults map[string]string `json:"defaults,omitempty"`
 }
 
 // Server is what a result records about a server dbgauge started.

@@ -37,7 +37,7 @@ func parseCluster(o backend.Options, settings map[string]string, socket bool) (c
 		// run as they are.
 		c.replication, c.readReplica = "none", false
 		return c, nil
-	case o.DB != managed:
+	case !isManaged(o.DB):
 		return c, knob.Bad("use --db postgres:managed with --topology", "dbgauge builds replicas only of a server it manages")
 	case socket:
 		return c, knob.Bad("drop --socket: clients reach a cluster over TCP, through every server's port", "--socket with --topology")

@@ -30,8 +30,9 @@ var Spec = backend.Served(backend.Spec{
 	Name:       "postgres",
 	Summary:    "PostgreSQL through pgx: your server (a DSN) or a throwaway managed one on loopback",
 	Manages:    []string{managed},
+	Versioned:  true,
 	API:        backend.SQL,
-	Forms:      []string{managed, "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
+	Forms:      []string{managed, managed + "@MAJOR (a version: /usr/lib/postgresql/MAJOR/bin first; " + InstallScript + ")", managed + "@DIR (a folder of initdb and postgres)", "postgres://USER:PASSWORD@HOST:PORT/DB?sslmode=… (or postgresql://, or host=… key=value)"},
 	Preflight:  preflight,
 	Driver:     module,
 	Durability: durabilityDoc,
@@ -62,7 +63,8 @@ var Spec = backend.Served(backend.Spec{
 	RecordOverhead: 80,
 
 	Knobs: []knob.Spec{
-		{Name: "pg-bin", Values: "DIR", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …)"},
+		{Name: "pg-bin", Values: "DIR", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …, the system's own first)"},
+		{Name: "pg-version", Kind: knob.Int, Values: "9..99", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the PostgreSQL major version to start (/usr/lib/postgresql/N/bin first), like --db postgres:managed@N; " + InstallScript + " installs 13, 14, 16, 17 and 18"},
 		{Name: "socket", Kind: knob.Switch, Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
 		{Name: "topology", Default: "none", Kind: knob.Choice, Choices: []string{"none", "1", "2-direct", "2-chain"}, Usage: "postgres:managed: streaming replicas of the primary: none, one (r1), two streaming from the primary (2-direct), or primary → r1 → r2 (2-chain)"},
 		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
@@ -75,7 +77,7 @@ var Spec = backend.Served(backend.Spec{
 // own is what PostgreSQL's own knobs ask (Spec.Knobs), read once when the
 // run is planned (Spec.Own).
 type own struct {
-	bin     string // --pg-bin
+	bin     string // --pg-bin, or the folder of the version asked (@MAJOR, --pg-version) for a managed server
 	socket  bool   // --socket
 	cluster clusterConfig
 }
@@ -98,7 +100,31 @@ func ownKnobs(v *knob.Values) (any, error) {
 		return nil, err
 	}
 	o.cluster.readReplica = from == "replicas"
+	pgv := v.Get("pg-version")
+	if pgv != "" {
+		if _, err := v.Int("pg-version", 9, 99); err != nil {
+			return nil, err
+		}
+	}
+	if db := v.Get("db"); isManaged(db) {
+		// Resolved here, at plan time, so that a missing version or a
+		// feature its binaries lack is refused before anything starts.
+		if o.bin, err = binOf(db, o.bin, pgv); err != nil {
+			return nil, err
+		}
+		if err := refuseMissing(db, o.bin, v.Get("backup") != "", o.cluster.topology); err != nil {
+			return nil, err
+		}
+	} else if pgv != "" && db != "" {
+		return nil, knob.Bad("use --db postgres:managed with --pg-version", "--pg-version picks the binaries of a server dbgauge starts; %s is not one", redact.DSN(db))
+	}
 	return o, nil
+}
+
+// isManaged says whether db asks for a managed server, of any version.
+func isManaged(db string) bool {
+	form, _ := backend.VersionOf(db)
+	return form == managed
 }
 
 // ownOf returns the options' own knobs, or their defaults when the caller
@@ -137,8 +163,15 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, at := backend.VersionOf(o.DB); at != "" && pgBin == "" && isManaged(o.DB) {
+		// Opened without a plan (a test, dbgauge isolation): the version's
+		// folder is found here.
+		if pgBin, err = binOf(o.DB, "", ""); err != nil {
+			return nil, err
+		}
+	}
 	dsn := o.DB
-	if o.DB == managed {
+	if isManaged(o.DB) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
@@ -203,7 +236,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 // level's, the cluster's, --set's, its isolation's and --cache's, refusing
 // what PostgreSQL cannot give (d.cluster is read on the way).
 func (d *db) settings(o backend.Options) (map[string]string, error) {
-	settings, err := mapDurability(o.Durability, o.DB == managed)
+	settings, err := mapDurability(o.Durability, isManaged(o.DB))
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +253,7 @@ func (d *db) settings(o backend.Options) (map[string]string, error) {
 	if o.CacheBytes > 0 {
 		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
 		switch v, ok := settings["shared_buffers"]; {
-		case o.DB != managed:
+		case !isManaged(o.DB):
 			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
 				"--cache sets shared_buffers, which a server of yours takes only when it starts")
 		case ok && v != want:
@@ -234,7 +267,7 @@ func (d *db) settings(o backend.Options) (map[string]string, error) {
 // openError turns a failed first connection into one line a person can act on.
 func openError(err error, db string) error {
 	msg := redact.DSN(err.Error())
-	if db == managed {
+	if isManaged(db) {
 		return fmt.Errorf("connect to the managed server: %s", msg)
 	}
 	switch sqlState(err) {
@@ -324,7 +357,9 @@ var readBack = []string{
 	"default_transaction_isolation", "jit", "block_size", "huge_pages",
 }
 
-// Engine reads back PostgreSQL's version and effective settings, in one transaction.
+// Engine reads back PostgreSQL's version and effective settings, then
+// every setting's built-in default: two transactions, both counted as
+// dbgauge's own (Stats leaves them out of commits).
 func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	e := backend.Engine{Name: "postgres", Driver: module + " " + backend.ModuleVersion(module), Settings: map[string]string{}}
 	if d.srv != nil {
@@ -351,12 +386,39 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 		return e, classify(err)
 	}
 	d.self.Add(1)
+	if e.Defaults, err = defaults(ctx, c); err != nil {
+		return e, err
+	}
+	d.self.Add(1) // the defaults' read, a transaction of its own
 	e.Version = e.Settings["server_version"]
 	delete(e.Settings, "server_version")
 	e.Isolation = levelOf(e.Settings["default_transaction_isolation"])
 	e.PageSize, _ = strconv.ParseInt(e.Settings["block_size"], 10, 64)
 	e.CacheBytes, _ = knob.ParseSize(e.Settings["shared_buffers"]) // "128MB": PostgreSQL's units are powers of 1024
 	return e, nil
+}
+
+// defaults reads every setting's built-in default, with its unit ("1024
+// 8kB"): what a matrix over versions compares. The version itself, which
+// differs by definition, is left out.
+func defaults(ctx context.Context, c *pgx.Conn) (map[string]string, error) {
+	rows, err := c.Query(ctx, `SELECT name, boot_val || coalesce(' ' || unit, '') FROM pg_settings
+		WHERE boot_val IS NOT NULL AND name NOT IN ('server_version', 'server_version_num')`)
+	if err != nil {
+		return nil, classify(err)
+	}
+	out := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			return nil, classify(err)
+		}
+		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	return out, nil
 }
 
 // Close stops a managed server and removes its cluster; the log stays.

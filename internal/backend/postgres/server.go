@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,36 +49,26 @@ type Server struct {
 var pgSearch = []string{"/usr/lib/postgresql/*/bin", "/usr/pgsql-*/bin", "/usr/local/pgsql/bin", "/opt/homebrew/opt/postgresql*/bin"}
 
 // FindServer returns the folder holding initdb and postgres: bin if given,
-// else the newest on the usual paths, else $PATH.
+// else the newest on the usual paths that is the system's own (the versions
+// InstallScript added are taken only when asked for, @MAJOR, or when no
+// other is installed), else $PATH.
 func FindServer(bin string) (string, error) {
-	has := func(dir string) bool {
-		for _, f := range []string{"initdb", "postgres"} {
-			if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.IsDir() {
-				return false
-			}
-		}
-		return true
-	}
 	if bin != "" {
-		if has(bin) {
+		if hasTools(bin, "initdb", "postgres") {
 			return bin, nil
 		}
 		return "", knob.Bad("give the folder holding initdb and postgres, e.g. --pg-bin /usr/lib/postgresql/15/bin", "--pg-bin %s holds no initdb and postgres", bin)
 	}
-	var found []string
-	for _, pattern := range pgSearch {
-		m, _ := filepath.Glob(pattern)
-		for _, d := range m {
-			if has(d) {
-				found = append(found, d)
-			}
-		}
+	found := Versions()
+	own := slices.DeleteFunc(slices.Clone(found), func(in Installed) bool { return in.Source != "" })
+	if len(own) > 0 {
+		found = own
 	}
 	if len(found) > 0 {
-		sort.Slice(found, func(i, j int) bool { return versionOf(found[i]) < versionOf(found[j]) })
-		return found[len(found)-1], nil
+		sort.SliceStable(found, func(i, j int) bool { return found[i].Major < found[j].Major })
+		return found[len(found)-1].Bin, nil
 	}
-	if p, err := exec.LookPath("initdb"); err == nil && has(filepath.Dir(p)) {
+	if p, err := exec.LookPath("initdb"); err == nil && hasTools(filepath.Dir(p), "initdb", "postgres") {
 		return filepath.Dir(p), nil
 	}
 	return "", knob.Bad("install it (Debian: apt-get install postgresql) or give --pg-bin DIR",
@@ -130,7 +121,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 
 // initdb makes the cluster in DataDir, dbgauge's user its superuser with
 // the password (through a file of the account's, removed at once).
-func (p *Server) initdb() error {
+func (p *Server) initdb(extra ...string) error {
 	pwfile := filepath.Join(p.Base(), "pwfile")
 	if err := os.WriteFile(pwfile, []byte(p.Password+"\n"), 0o600); err != nil {
 		return err
@@ -139,8 +130,9 @@ func (p *Server) initdb() error {
 	if err := p.Account.Own(pwfile); err != nil {
 		return err
 	}
-	err := p.Account.Run(filepath.Join(p.Bin, "initdb"), "-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
-		"--pwfile="+pwfile, "-E", "UTF8", "--locale=C", "-N")
+	args := append([]string{"-D", p.DataDir, "-U", p.User, "--auth=scram-sha-256",
+		"--pwfile=" + pwfile, "-E", "UTF8", "--locale=C", "-N"}, extra...)
+	err := p.Account.Run(filepath.Join(p.Bin, "initdb"), args...)
 	if err != nil {
 		return fmt.Errorf("initdb: %w", err)
 	}

@@ -80,7 +80,7 @@ var statQueries = []struct {
 	{140000, 180000, `SELECT wal_records, wal_bytes::bigint, wal_write, wal_sync FROM pg_stat_wal`,
 		[]string{"wal_records", "wal_bytes", "wal_writes", "flushes"}},
 	{180000, 0, `SELECT wal_records, wal_bytes::bigint FROM pg_stat_wal`, []string{"wal_records", "wal_bytes"}},
-	{180000, 0, `SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal'`,
+	{180000, 0, `SELECT coalesce(sum(writes), 0)::bigint, coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal' AND context = 'normal'`,
 		[]string{"wal_writes", "flushes"}},
 	// 17 moved the checkpoints to pg_stat_checkpointer.
 	{0, 170000, `SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter`, []string{"checkpoints"}},
