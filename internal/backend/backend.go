@@ -578,6 +578,16 @@ type Statser interface {
 	Stats(ctx context.Context) (map[string]int64, error)
 }
 
+// Sampler is an optional ability: a few cumulative counters of the engine's
+// that are cheap to read every second while the workload runs
+// ("checkpoints", "wal_bytes", "buffers_written"…): the engine's side of
+// each second of the series. Sample runs on a connection of its own and
+// takes well under a second; ctx bounds it. A counter named "checkpoints"
+// puts each checkpoint on the run's time line.
+type Sampler interface {
+	Sample(ctx context.Context) (map[string]int64, error)
+}
+
 // SQLDB is a DB that speaks SQL.
 type SQLDB interface {
 	DB

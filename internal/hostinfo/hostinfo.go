@@ -182,33 +182,43 @@ func BusyCores(before, after map[int]CPUTicks, cpus []int) float64 {
 	return busy
 }
 
-// DiskBytes returns the bytes the block device dev ("vda", "nvme0n1p2", as
-// the data folder's Device names it) has read and written since the
-// machine started, any process's (/proc/diskstats: sectors of 512 bytes,
-// whatever the device's own sector size). What reached the device: the
-// page cache's hits and writes still in it are not counted.
-func DiskBytes(dev string) (read, written int64, err error) {
-	b, err := os.ReadFile("/proc/diskstats")
-	if err != nil {
-		return 0, 0, err
-	}
-	return diskBytes(string(b), dev)
+// Disk is a block device's counters since the machine started
+// (/proc/diskstats; iostats.rst in the kernel's documentation): whatever
+// reached the device, any process's.
+type Disk struct {
+	Reads, Writes           int64 // requests completed
+	ReadBytes, WrittenBytes int64 // sectors of 512 bytes, whatever the device's own size
+	BusyMs, WeightedMs      int64 // time with a request in flight; and × the requests in flight (queue)
 }
 
-// diskBytes is DiskBytes on /proc/diskstats' text.
-func diskBytes(text, dev string) (read, written int64, err error) {
+// DiskStats reads the counters of the block device dev ("vda",
+// "nvme0n1p2", as the data folder's Device names it).
+func DiskStats(dev string) (Disk, error) {
+	b, err := os.ReadFile("/proc/diskstats")
+	if err != nil {
+		return Disk{}, err
+	}
+	return diskStats(string(b), dev)
+}
+
+// diskStats is DiskStats on /proc/diskstats' text.
+func diskStats(text, dev string) (Disk, error) {
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 10 || f[2] != dev {
+		if len(f) < 14 || f[2] != dev {
 			continue
 		}
-		// major minor name, reads merged sectors-read ms, writes merged sectors-written …
-		r, err1 := strconv.ParseInt(f[5], 10, 64)
-		w, err2 := strconv.ParseInt(f[9], 10, 64)
-		if err1 != nil || err2 != nil {
-			return 0, 0, fmt.Errorf("/proc/diskstats: %s's sectors %q %q", dev, f[5], f[9])
+		// major minor name, then: reads merged sectors ms, writes merged
+		// sectors ms, in flight, busy ms, weighted ms …
+		var v [14]int64
+		for _, i := range []int{3, 5, 7, 9, 12, 13} {
+			n, err := strconv.ParseInt(f[i], 10, 64)
+			if err != nil {
+				return Disk{}, fmt.Errorf("/proc/diskstats: %s's field %d is %q", dev, i+1, f[i])
+			}
+			v[i] = n
 		}
-		return 512 * r, 512 * w, nil
+		return Disk{Reads: v[3], ReadBytes: 512 * v[5], Writes: v[7], WrittenBytes: 512 * v[9], BusyMs: v[12], WeightedMs: v[13]}, nil
 	}
-	return 0, 0, fmt.Errorf("/proc/diskstats has no device %q", dev)
+	return Disk{}, fmt.Errorf("/proc/diskstats has no device %q", dev)
 }

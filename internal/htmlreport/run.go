@@ -277,6 +277,11 @@ func (d *doc) runCharts(r *result.Result) error {
 			return err
 		}
 		items = append(items, item{Title: "Throughput and latency per second", Chart: ch, Note: note})
+		panels, err := d.machineCharts(r)
+		if err != nil {
+			return err
+		}
+		items = append(items, panels...)
 	} else {
 		items = append(items, item{Title: "Throughput per second", Text: []string{"This result has no per-second series."}})
 	}

@@ -205,6 +205,7 @@ const (
 	EventBackupFailed  = "backup failed"
 	EventFailover      = "failover"
 	EventFault         = "fault"
+	EventCheckpoint    = "checkpoint" // a checkpoint began: the engine's checkpoint counter moved (backend.Sampler)
 )
 
 // Event is one moment of a run's time line.
@@ -685,6 +686,39 @@ type Second struct {
 	// Lag is each replica's replication lag at the second's end
 	// ("lag_bytes:r1", "replay_lag_ms:r1"), with --topology.
 	Lag map[string]float64 `json:"lag,omitempty"`
+	// Machine is the machine's side of the interval: the data folder's
+	// device, the server's processes' CPU and dbgauge's.
+	Machine *MachineSecond `json:"machine,omitempty"`
+	// Engine is the engine's side: how fast each of its counters
+	// (backend.Sampler: "wal_bytes", "checkpoint_buffers"…) moved, per
+	// second, between the last two samples taken by then (sampled once a
+	// second on their own clock, so up to a second behind the interval).
+	Engine map[string]float64 `json:"engine,omitempty"`
+}
+
+// MachineSecond is what the machine did in one interval of the series,
+// each figure per second of it.
+type MachineSecond struct {
+	// Disk is the data folder's block device, any process's
+	// (/proc/diskstats); nil where the device is not known.
+	Disk *DiskSecond `json:"disk,omitempty"`
+	// ServerCores is a managed server's processes' CPU (1: one core kept
+	// busy), the exited ones included; nil without a managed server, or in
+	// an interval in which it restarted.
+	ServerCores *float64 `json:"server_cores,omitempty"`
+	// HarnessCores is dbgauge's own CPU (the engine's too when it runs
+	// inside dbgauge).
+	HarnessCores float64 `json:"harness_cores"`
+}
+
+// DiskSecond is a block device in one interval, per second.
+type DiskSecond struct {
+	ReadMiB  float64 `json:"read_mib_s"`
+	WriteMiB float64 `json:"write_mib_s"`
+	Reads    float64 `json:"reads_s"`  // requests completed
+	Writes   float64 `json:"writes_s"` // requests completed
+	UtilPct  float64 `json:"util_pct"` // of the time, a request in flight
+	Queue    float64 `json:"queue"`    // requests in flight, on average
 }
 
 // Stats are the engine's own counters before and after the measure phase.

@@ -21,7 +21,7 @@ import (
 // (backup.go), a cluster and --failover (cluster.go), --log-units
 // (unitlog.go), series.csv and latency.hlog (outputs.go), --fault and the
 // outages a run sees (fault.go), dbgauge's own
-// cost (harness.go), the crash-recovery timing (recovery.go), the lines a
+// cost (harness.go), the machine's side of every second (telemetry.go), the crash-recovery timing (recovery.go), the lines a
 // script prints with debug() (debug.go). An extension implements only the hooks of the phases it
 // takes part in; adding the next capability is one new file and one line
 // in newExtensions. The session calls the hooks in the order of that list.
@@ -106,6 +106,7 @@ func newExtensions(p *Plan) []any {
 		&unitLogger{},
 		&outputs{},
 		&harness{},
+		&telemetry{},
 		&recovery{},
 		&serverLog{}, // after recovery: it leaves out what recovery made the server log
 		newSharding(p.shard),

@@ -72,7 +72,7 @@ type harnessProbe struct {
 	// The data folder's block device, and what it had read and written
 	// at the start (diskOK: it could be read).
 	dev    string
-	disk   [2]int64
+	disk   hostinfo.Disk
 	diskOK bool
 	// Every CPU's ticks at the start (/proc/stat), and the CPUs dbgauge
 	// and a managed server may run on (nil: the machine's).
@@ -99,8 +99,8 @@ func startHarness(at time.Time, db backend.DB, dev string) *harnessProbe {
 	h.user, h.sys, h.csw = cpuTimes()
 	h.allocs, h.allocBytes = heapAllocs()
 	if dev != "" {
-		if r, w, err := hostinfo.DiskBytes(dev); err == nil {
-			h.dev, h.disk, h.diskOK = dev, [2]int64{r, w}, true
+		if d, err := hostinfo.DiskStats(dev); err == nil {
+			h.dev, h.disk, h.diskOK = dev, d, true
 		}
 	}
 	h.sample()
@@ -113,11 +113,11 @@ func (h *harnessProbe) deviceIO() *result.DeviceIO {
 	if !h.diskOK {
 		return nil
 	}
-	r, w, err := hostinfo.DiskBytes(h.dev)
+	d, err := hostinfo.DiskStats(h.dev)
 	if err != nil {
 		return nil
 	}
-	return &result.DeviceIO{Device: h.dev, ReadBytes: r - h.disk[0], WrittenBytes: w - h.disk[1]}
+	return &result.DeviceIO{Device: h.dev, ReadBytes: d.ReadBytes - h.disk.ReadBytes, WrittenBytes: d.WrittenBytes - h.disk.WrittenBytes}
 }
 
 // server returns what the managed server used over the phase that ended

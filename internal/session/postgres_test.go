@@ -206,3 +206,28 @@ func TestPostgresObjectsCold(t *testing.T) {
 		t.Fatalf("the restart left anomalies in the server's log: %+v", l.Anomalies)
 	}
 }
+
+// TestPostgresTelemetry: every whole second of a run on a managed server has
+// the machine's side (dbgauge's CPU, the server's, its data folder's device
+// where it is known) and, from the second sample on, the engine's counters
+// (its commits and WAL bytes moved while tpcb ran).
+func TestPostgresTelemetry(t *testing.T) {
+	needPostgres(t)
+	res := workloadtest.Run(t, spec(t, "tpcb"), map[string]string{"db": "postgres:managed", "duration": "4s", "warmup": "0", "clients": "2"})
+	engine := 0
+	for _, s := range res.Series {
+		if s.Partial || s.Dt < 0.5 {
+			continue
+		}
+		m := s.Machine
+		if m == nil || m.HarnessCores <= 0 || m.ServerCores == nil || *m.ServerCores <= 0 || (res.Environment.DataDir.Device != "") != (m.Disk != nil) {
+			t.Fatalf("second %.1f: machine %+v (device %q)", s.T, m, res.Environment.DataDir.Device)
+		}
+		if s.Engine["commits"] > 0 && s.Engine["wal_bytes"] > 0 {
+			engine++
+		}
+	}
+	if engine == 0 {
+		t.Fatalf("no second has the engine's commits and WAL bytes: %+v", res.Series)
+	}
+}

@@ -311,6 +311,26 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		"Innodb_row_lock_time": "row_lock_time_ms", "Innodb_rows_inserted": "rows_inserted", "Innodb_rows_updated": "rows_updated",
 		"Innodb_rows_deleted": "rows_deleted", "Innodb_buffer_pool_reads": "pool_reads", "Innodb_buffer_pool_read_requests": "pool_read_requests",
 	}
+	return d.status(ctx, names)
+}
+
+var _ backend.Sampler = (*db)(nil)
+
+// Sample returns the SHOW GLOBAL STATUS counters worth reading every
+// second: commits, InnoDB's fsyncs, its redo log's bytes, the bytes its
+// data files read and wrote, the pages flushed from its buffer pool, its
+// row lock waits.
+func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
+	return d.status(ctx, map[string]string{
+		"Com_commit": "commits", "Innodb_data_fsyncs": "flushes", "Innodb_os_log_written": "wal_bytes",
+		"Innodb_data_read": "data_read_bytes", "Innodb_data_written": "data_written_bytes",
+		"Innodb_buffer_pool_pages_flushed": "pages_flushed", "Innodb_row_lock_waits": "row_lock_waits",
+	})
+}
+
+// status reads the SHOW GLOBAL STATUS counters names lists, each under its
+// name there.
+func (d *db) status(ctx context.Context, names map[string]string) (map[string]int64, error) {
 	var in []string
 	for k := range names {
 		in = append(in, k)

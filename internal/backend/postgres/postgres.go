@@ -144,6 +144,7 @@ type db struct {
 	userKeys []string
 	open     atomic.Int64 // workload connections open now
 	self     atomic.Int64 // transactions dbgauge's own reads committed (Engine, Stats)
+	samples  sampler      // Sample's connection
 	version  int          // server_version_num
 	// --topology: the replicas of the managed primary, and what each
 	// streams from; after a failover, the killed and the promoted server.
@@ -304,6 +305,7 @@ func (d *db) configFor(srv *Server) (*pgx.ConnConfig, error) {
 }
 
 func (d *db) stop() {
+	d.closeSampler()
 	d.stopReplicas()
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)

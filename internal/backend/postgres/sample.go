@@ -1,0 +1,111 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+)
+
+var _ backend.Sampler = (*db)(nil)
+
+// sampler is the connection Sample reads on, opened at its first use and
+// again after the server went away.
+type sampler struct {
+	mu     sync.Mutex
+	conn   *pgx.Conn
+	made   bool  // a connection was made once: a lost one is made again
+	cannot error // the first connection's failure: not tried again
+}
+
+// sampleQueries are Sample's counters: name, then the expression that
+// reads it, from the version (server_version_num) since until the one it
+// moved in (0: none).
+var sampleQueries = []struct {
+	name         string
+	since, until int
+	expr         string
+}{
+	{"commits", 0, 0, "(SELECT xact_commit FROM pg_stat_database WHERE datname = $1)"},
+	{"blks_read", 0, 0, "(SELECT blks_read FROM pg_stat_database WHERE datname = $1)"},
+	{"blks_hit", 0, 0, "(SELECT blks_hit FROM pg_stat_database WHERE datname = $1)"},
+	{"temp_bytes", 0, 0, "(SELECT temp_bytes FROM pg_stat_database WHERE datname = $1)"},
+	{"wal_bytes", 140000, 0, "(SELECT wal_bytes::bigint FROM pg_stat_wal)"},
+	{"checkpoints", 0, 170000, "(SELECT checkpoints_timed + checkpoints_req FROM pg_stat_bgwriter)"},
+	{"checkpoints", 170000, 0, "(SELECT num_timed + num_requested FROM pg_stat_checkpointer)"},
+	{"checkpoint_buffers", 0, 170000, "(SELECT buffers_checkpoint FROM pg_stat_bgwriter)"},
+	{"checkpoint_buffers", 170000, 0, "(SELECT buffers_written FROM pg_stat_checkpointer)"},
+	{"bgwriter_buffers", 0, 0, "(SELECT buffers_clean FROM pg_stat_bgwriter)"},
+}
+
+// Sample reads the server's cumulative counters in one statement on a
+// connection of its own: the database's commits (its backends publish them
+// at most once a second), blocks read and hit, temporary bytes, the WAL's
+// bytes, the checkpoints and the buffers they and the background writer
+// wrote. The connection is to another database of the server ("postgres",
+// or "template1" when the workload's is "postgres"), so that the samples'
+// own transactions are not the workload database's; where it cannot be
+// made, Sample says so and does not try again.
+func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
+	var names, exprs []string
+	for _, q := range sampleQueries {
+		if d.version >= q.since && (q.until == 0 || d.version < q.until) {
+			names, exprs = append(names, q.name), append(exprs, q.expr)
+		}
+	}
+	d.samples.mu.Lock()
+	defer d.samples.mu.Unlock()
+	if d.samples.cannot != nil {
+		return nil, d.samples.cannot
+	}
+	if d.samples.conn == nil || d.samples.conn.IsClosed() {
+		cfg := d.cfg.Copy()
+		cfg.Database = "postgres"
+		if d.cfg.Database == "postgres" {
+			cfg.Database = "template1" // never copied by dbgauge (CREATE DATABASE)
+		}
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			err = fmt.Errorf("sampling the server's counters from its %s database: %w", cfg.Database, classify(err))
+			if !d.samples.made && ctx.Err() == nil {
+				d.samples.cannot = err
+			}
+			return nil, err
+		}
+		d.samples.conn, d.samples.made = c, true
+	}
+	vals := make([]int64, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	err := d.samples.conn.QueryRow(ctx, "SELECT "+strings.Join(exprs, ", "), d.cfg.Database).Scan(ptrs...)
+	if err != nil {
+		d.dropSampler(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("sampling the server's counters: %w", classify(err))
+	}
+	m := make(map[string]int64, len(names))
+	for i, n := range names {
+		m[n] = vals[i]
+	}
+	return m, nil
+}
+
+// closeSampler closes Sample's connection.
+func (d *db) closeSampler() {
+	d.samples.mu.Lock()
+	defer d.samples.mu.Unlock()
+	d.dropSampler(context.Background())
+}
+
+// dropSampler closes Sample's connection, with d.samples.mu held.
+func (d *db) dropSampler(ctx context.Context) {
+	if d.samples.conn != nil {
+		_ = d.samples.conn.Close(ctx)
+		d.samples.conn = nil
+	}
+}

@@ -1,0 +1,34 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/hostinfo"
+)
+
+// TestMachineSecond: two samples half a second apart make per-second
+// figures; a server that restarted in between (another main process) has
+// no CPU for the interval; an unknown device, no disk.
+func TestMachineSecond(t *testing.T) {
+	t0 := time.Unix(100, 0)
+	a := machineSample{at: t0, diskOK: true, disk: hostinfo.Disk{Reads: 10, ReadBytes: 1 << 20, Writes: 100, WrittenBytes: 4 << 20, BusyMs: 1000, WeightedMs: 2000},
+		serverPID: 7, serverCPU: time.Second, serverOK: true, user: time.Second, sys: time.Second}
+	b := machineSample{at: t0.Add(500 * time.Millisecond), diskOK: true, disk: hostinfo.Disk{Reads: 20, ReadBytes: 2 << 20, Writes: 300, WrittenBytes: 8 << 20, BusyMs: 1250, WeightedMs: 2500},
+		serverPID: 7, serverCPU: 1500 * time.Millisecond, serverOK: true, user: 1100 * time.Millisecond, sys: 1150 * time.Millisecond}
+	m := machineSecond(a, b)
+	d := m.Disk
+	if d == nil || d.ReadMiB != 2 || d.WriteMiB != 8 || d.Reads != 20 || d.Writes != 400 || d.UtilPct != 50 || d.Queue != 1 {
+		t.Fatalf("disk %+v", d)
+	}
+	if m.ServerCores == nil || *m.ServerCores != 1 || m.HarnessCores != 0.5 {
+		t.Fatalf("server %v, harness %v: want 1 and 0.5 cores", m.ServerCores, m.HarnessCores)
+	}
+	b.serverPID, a.diskOK = 8, false
+	if m := machineSecond(a, b); m.ServerCores != nil || m.Disk != nil {
+		t.Fatalf("restarted server, unknown device: %+v", m)
+	}
+	if machineSecond(b, b) != nil {
+		t.Fatal("no time between the samples: no figures")
+	}
+}
