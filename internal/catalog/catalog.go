@@ -13,6 +13,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
 	"github.com/dbgauge/dbgauge/internal/pyworker"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
@@ -52,6 +53,7 @@ func Backends() []backend.Spec {
 		mariadb.Spec,
 		firebird.Spec,
 		zodb.Spec,
+		zeo.Spec,
 	}
 }
 

@@ -77,9 +77,6 @@ func (d *DB) start(ctx context.Context) (*pyworker.Worker, error) {
 // Worker is the DB's own worker (a test kills it).
 func (d *DB) Worker() *pyworker.Worker { return d.ctl }
 
-// Died is closed when the DB's own worker has exited.
-func (d *DB) Died() <-chan struct{} { return d.ctl.Done() }
-
 // Engine reads back the storage's settings and the worker's versions.
 func (d *DB) Engine(context.Context) (backend.Engine, error) {
 	h := d.ctl.Hello()
@@ -114,15 +111,17 @@ func (d *DB) Stats(ctx context.Context) (map[string]int64, error) {
 		return nil, classify(err)
 	}
 	cpu, reqs := d.cost()
-	return map[string]int64{
+	out := map[string]int64{
 		"commits":         d.commits.Load(),
 		"flushes":         d.commits.Load(),
 		"conflicts":       d.conflict.Load(),
-		"objects":         st["objects"],
-		"storage_bytes":   st["bytes"],
 		"worker_cpu_us":   cpu.Microseconds(),
 		"worker_requests": reqs,
-	}, nil
+	}
+	if n, ok := st["objects"]; ok {
+		out["objects"], out["storage_bytes"] = n, st["bytes"]
+	}
+	return out, nil
 }
 
 // cost sums the workers' CPU time and requests answered, closed ones too.
@@ -139,11 +138,17 @@ func (d *DB) cost() (time.Duration, int64) {
 
 // Integrity runs FileStorage's own check of the file (fstest).
 func (d *DB) Integrity(ctx context.Context) (bool, string, error) {
+	return d.IntegrityOf(ctx, d.cfg.Storage.Path)
+}
+
+// IntegrityOf runs ZODB's fstest on a FileStorage's file (a ZEO server's,
+// read beside it), from the DB's own worker.
+func (d *DB) IntegrityOf(ctx context.Context, path string) (bool, string, error) {
 	var r struct {
 		OK     bool   `json:"ok"`
 		Detail string `json:"detail"`
 	}
-	if err := d.ctl.Call(ctx, 0, "check", map[string]string{"path": d.cfg.Storage.Path}, &r); err != nil {
+	if err := d.ctl.Call(ctx, 0, "check", map[string]string{"path": path}, &r); err != nil {
 		return false, "", classify(err)
 	}
 	return r.OK, r.Detail, nil

@@ -34,7 +34,7 @@ var classes = map[string]struct {
 	"LockError":               {dberr.Fatal, dberr.Other}, // zc.lockfile: another process holds the FileStorage
 	"ReadOnlyError":           {dberr.Fatal, dberr.Other},
 	"StorageTransactionError": {dberr.Fatal, dberr.Other},
-	// Two keys of dbgauge's on one oid (worker.py's oid_of): 1 in 2^64.
+	// Two keys of dbgauge's on one oid (worker.py's oid_of): 1 in 2^63.
 	"KeyCollision": {dberr.Rollback, dberr.Constraint},
 }
 
