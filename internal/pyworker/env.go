@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
@@ -88,6 +89,18 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 			return "", err
 		}
 	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	// One install at a time (two test packages may make it at once).
+	lock, err := os.OpenFile(dir+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
 	if _, err := os.Stat(filepath.Join(dir, marker)); err == nil {
 		fmt.Fprintf(log, "%s: the environment is made already: %s\n", e.Name, dir)
 		return dir, nil
@@ -100,9 +113,6 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 		return "", err
 	}
 	req := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-requirements.txt")
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
 	if err := os.WriteFile(req, e.Requirements, 0o644); err != nil {
 		return "", err
 	}
