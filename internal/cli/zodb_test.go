@@ -1,12 +1,46 @@
 package cli
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
+
+// TestZODBWorkerCost: a run on zodb records what its worker cost over the
+// measure phase beside dbgauge's own: a request for each unit's commit,
+// the worker's CPU, and the engine counted out of dbgauge's process.
+func TestZODBWorkerCost(t *testing.T) {
+	testenv.PythonEnv(t, zodb.Env)
+	dir := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "zodb", "--units", "200", "--results", dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	paths, _ := filepath.Glob(filepath.Join(dir, "*", "result.json"))
+	if len(paths) != 1 {
+		t.Fatalf("results %v", paths)
+	}
+	r, err := result.Load(filepath.Dir(paths[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Harness
+	if h == nil || h.Worker == nil || h.InProcess {
+		t.Fatalf("harness %+v", h)
+	}
+	// insert commits each unit: a request each, beside the client's one
+	// look at its table and the engine's counters read at the phase's ends.
+	if w := h.Worker; w.Requests < 200 || w.Requests > 203 || w.Seconds <= 0 || w.CPUPerRequestUs <= 0 {
+		t.Errorf("worker %+v, want 200 commits' requests (and up to 3 more) and their CPU", w)
+	}
+	if !strings.Contains(out, "its worker processes used") {
+		t.Errorf("the summary does not show the worker's cost:\n%s", out)
+	}
+}
 
 // TestCrashZODB kills insert on ZODB's FileStorage (the worker, with the
 // run) and on a managed ZEO server (kill -9 of runzeo) at sync: a commit is

@@ -77,6 +77,8 @@ func (d *DB) start(ctx context.Context) (*pyworker.Worker, error) {
 // Worker is the DB's own worker (a test kills it).
 func (d *DB) Worker() *pyworker.Worker { return d.ctl }
 
+var _ backend.Workers = (*DB)(nil)
+
 // Engine reads back the storage's settings and the worker's versions.
 func (d *DB) Engine(context.Context) (backend.Engine, error) {
 	h := d.ctl.Hello()
@@ -123,6 +125,10 @@ func (d *DB) Stats(ctx context.Context) (map[string]int64, error) {
 	}
 	return out, nil
 }
+
+// WorkerCost is the workers' CPU time and requests answered, closed ones
+// too (backend.Workers).
+func (d *DB) WorkerCost() (time.Duration, int64) { return d.cost() }
 
 // cost sums the workers' CPU time and requests answered, closed ones too.
 func (d *DB) cost() (time.Duration, int64) {
