@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/powerloss"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
@@ -58,6 +59,28 @@ func TestCrashZODB(t *testing.T) {
 		for _, cy := range c.Cycles {
 			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Lost != 0 || cy.Phantom != 0 || cy.Error != "" ||
 				!strings.Contains(cy.Integrity, "fstest") {
+				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
+			}
+		}
+		if !strings.HasPrefix(c.Verdict, "as documented") {
+			t.Errorf("%s: verdict %q", c.Key, c.Verdict)
+		}
+	}
+}
+
+// TestCrashZODBPowerLoss cuts the power under insert on FileStorage and on
+// a managed ZEO server at sync (every write never flushed dropped): a
+// commit is fsynced in tpc_finish before it is acknowledged, so nothing
+// acknowledged may be lost.
+func TestCrashZODBPowerLoss(t *testing.T) {
+	crashInParallel(t)
+	testenv.Need(t, powerloss.Available())
+	testenv.PythonEnv(t, zodb.Env)
+	rec, _, _ := runCrash(t, "insert", "--db", "zodb,zeo:managed", "--durability", "sync", "--power-loss", "--cycles", "1",
+		"--fault-after", "500ms-1s", "--seed", "44")
+	for _, c := range rec.Configs {
+		for _, cy := range c.Cycles {
+			if !cy.Started || !cy.IntegrityOK || cy.Acknowledged == 0 || cy.Lost != 0 || cy.Phantom != 0 || cy.Dropped == "" {
 				t.Errorf("%s cycle %d: %+v", c.Key, cy.N, cy)
 			}
 		}

@@ -43,6 +43,9 @@ TABLES = "\0tables"  # a table is the record (TABLES, its name): value b"" live,
 
 out_lock = threading.Lock()
 out = sys.stdout.buffer
+# The protocol owns stdout: whatever a library prints goes to stderr, which
+# dbgauge keeps the end of for its errors.
+sys.stdout = sys.stderr
 
 
 def send(msg):

@@ -2,12 +2,16 @@ package zeo
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -62,5 +66,42 @@ func TestManagedServer(t *testing.T) {
 	must(err)
 	if e.Settings["server_storage"] != "FileStorage" || e.Settings["server_sync"] != "true" {
 		t.Errorf("settings read back %v", e.Settings)
+	}
+}
+
+// TestUserServer: zeo://HOST:PORT reaches a server dbgauge did not start
+// (here a managed one's port), checked before anything is made; a port
+// nothing answers on is bad input.
+func TestUserServer(t *testing.T) {
+	testenv.PythonEnv(t, zodb.Env)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	managed, err := Spec.Open(ctx, backend.Options{DB: "zeo:managed", Dir: t.TempDir(), Durability: backend.Sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer managed.Close()
+	db := fmt.Sprintf("zeo://127.0.0.1:%d", managed.(backend.Server).ServerInfo().Port)
+	if !Spec.Match(db) || Spec.Preflight(db) != nil {
+		t.Fatalf("%s: match %v, preflight %v", db, Spec.Match(db), Spec.Preflight(db))
+	}
+	d, err := Spec.Open(ctx, backend.Options{DB: db, Dir: t.TempDir(), Durability: backend.Sync})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, ok := d.(backend.Server); ok {
+		t.Error("a server of the user's is a backend.Server of dbgauge's")
+	}
+	e, err := d.Engine(ctx)
+	if err != nil || !slices.Contains(e.NotReadBack, "server_storage") {
+		t.Errorf("engine %+v, %v", e, err)
+	}
+	var bad *knob.Error
+	if err := Spec.Preflight("zeo://127.0.0.1:1"); !errors.As(err, &bad) {
+		t.Errorf("a port nothing answers on gave %v", err)
+	}
+	if err := Spec.Preflight("zeo://nohost"); !errors.As(err, &bad) {
+		t.Errorf("no port gave %v", err)
 	}
 }
