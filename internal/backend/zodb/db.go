@@ -19,7 +19,8 @@ type Storage struct {
 	Create bool    `json:"create,omitempty"`
 	Host   string  `json:"host,omitempty"`
 	Port   int     `json:"port,omitempty"`
-	Wait   float64 `json:"wait,omitempty"` // ZEO: seconds to wait for the server to answer
+	Wait   float64 `json:"wait,omitempty"`  // ZEO: seconds to wait for the server to answer
+	Cache  int64   `json:"cache,omitempty"` // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
 }
 
 // Config says how a ZODB engine's DB reaches its storage.
@@ -99,7 +100,8 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 	if d.cfg.Storage.Kind == "zeo" {
 		version = "ZEO " + h.Packages["ZEO"] + ", " + version
 	}
-	return backend.Engine{Name: d.cfg.Engine, Version: version, Path: d.cfg.Storage.Path,
+	cache, _ := strconv.ParseInt(s["cache_size"], 10, 64)
+	return backend.Engine{Name: d.cfg.Engine, Version: version, Path: d.cfg.Storage.Path, CacheBytes: cache,
 		Driver: fmt.Sprintf("dbgauge's ZODB worker (Python %s, protocol %d)", h.Python, h.Protocol), Settings: s}, nil
 }
 

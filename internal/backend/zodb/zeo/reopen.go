@@ -31,7 +31,7 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err := s.Launch(ctx); err != nil {
 		return nil, err
 	}
-	d, err := connect(ctx, s, python)
+	d, err := connect(ctx, s, python, o.CacheBytes)
 	if err != nil {
 		return nil, err
 	}

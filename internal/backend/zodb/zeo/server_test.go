@@ -23,7 +23,7 @@ func TestManagedServer(t *testing.T) {
 	testenv.PythonEnv(t, zodb.Env)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	db, err := Spec.Open(ctx, backend.Options{DB: "zeo:managed", Dir: t.TempDir(), Durability: backend.Sync})
+	db, err := Spec.Open(ctx, backend.Options{DB: "zeo:managed", Dir: t.TempDir(), Durability: backend.Sync, CacheBytes: 8 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,8 +64,8 @@ func TestManagedServer(t *testing.T) {
 	}
 	e, err := db.Engine(ctx)
 	must(err)
-	if e.Settings["server_storage"] != "FileStorage" || e.Settings["server_sync"] != "true" {
-		t.Errorf("settings read back %v", e.Settings)
+	if e.Settings["server_storage"] != "FileStorage" || e.Settings["server_sync"] != "true" || e.CacheBytes != 8<<20 {
+		t.Errorf("settings read back %v, cache %d (--cache 8MB asked)", e.Settings, e.CacheBytes)
 	}
 }
 

@@ -40,9 +40,9 @@ var Spec = backend.Served(backend.Spec{
 	Knobs:     []knob.Spec{zodb.EnvKnob},
 	Own:       zodb.OwnKnobs,
 	Preflight: preflight,
-	NoCache:   "ZEO's client cache is ClientStorage's own (20 MB, cache_size): not mapped to --cache yet",
+	Cache:     "cache_size of each client's ClientStorage: ZEO's client cache of records, one in each client's worker (ZEO's default 20 MB); read back from it",
 	// As zodb's: the server keeps the same FileStorage.
-	RecordOverhead: 200,
+	RecordOverhead: 140,
 	NoPageSize:     "a FileStorage is a log of transactions: it has no pages",
 	Open:           open,
 	Reopen:         reopen,
@@ -101,7 +101,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if err != nil {
 			return nil, err
 		}
-		d, err := zodb.Open(ctx, config(python, h, p))
+		d, err := zodb.Open(ctx, config(python, h, p, o.CacheBytes))
 		if err != nil {
 			return nil, err
 		}
@@ -112,16 +112,16 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	return connect(ctx, srv, python)
+	return connect(ctx, srv, python, o.CacheBytes)
 }
 
-func config(python, host string, port int) zodb.Config {
-	return zodb.Config{Engine: "zeo", Python: python, Storage: zodb.Storage{Kind: "zeo", Host: host, Port: port, Wait: 30}}
+func config(python, host string, port int, cache int64) zodb.Config {
+	return zodb.Config{Engine: "zeo", Python: python, Storage: zodb.Storage{Kind: "zeo", Host: host, Port: port, Wait: 30, Cache: cache}}
 }
 
 // connect opens the DB on a managed server; a failure stops the server.
-func connect(ctx context.Context, srv *Server, python string) (backend.DB, error) {
-	d, err := zodb.Open(ctx, config(python, "127.0.0.1", srv.Port))
+func connect(ctx context.Context, srv *Server, python string, cache int64) (backend.DB, error) {
+	d, err := zodb.Open(ctx, config(python, "127.0.0.1", srv.Port, cache))
 	if err != nil {
 		_, _ = srv.StopClean()
 		return nil, fmt.Errorf("connect to the managed ZEO server: %w", err)
