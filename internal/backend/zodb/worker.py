@@ -344,7 +344,7 @@ def main():
     send({"hello": {"protocol": PROTOCOL, "python": "%d.%d.%d" % sys.version_info[:3],
                     "packages": versions(), "pid": os.getpid()}})
     w = Worker()
-    sessions = {}
+    sessions, threads = {}, []
     for line in sys.stdin.buffer:
         if not line.strip():
             continue
@@ -361,10 +361,16 @@ def main():
         q = sessions.get(s)
         if q is None:
             q = sessions[s] = queue.SimpleQueue()
-            threading.Thread(target=session_loop, args=(w, q), daemon=True).start()
+            t = threading.Thread(target=session_loop, args=(w, q), daemon=True)
+            t.start()
+            threads.append(t)
         q.put(req)
+    # The input ended: each session finishes what it was asked before the
+    # storage closes.
     for q in sessions.values():
         q.put(None)
+    for t in threads:
+        t.join(5)
     if w.storage is not None:
         try:
             w.storage.close()
