@@ -129,7 +129,31 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 			return "", fmt.Errorf("%s: %s: %w", e.Name, strings.Join(s[:min(len(s), 4)], " "), err)
 		}
 	}
+	// A managed server's account runs the environment's programs (runzeo)
+	// whatever the umask it was made under.
+	if err := readableByAll(dir); err != nil {
+		return "", err
+	}
 	return dir, os.WriteFile(filepath.Join(dir, marker), e.Requirements, 0o644)
+}
+
+// readableByAll gives every file under dir read (and, where its owner has
+// it, execute) permission for all.
+func readableByAll(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.Type()&os.ModeSymlink != 0 {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		m := fi.Mode().Perm() | 0o444
+		if fi.IsDir() || m&0o100 != 0 {
+			m |= 0o111
+		}
+		return os.Chmod(p, m)
+	})
 }
 
 // FindPython returns an interpreter of version ("3.11"): the system's

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -157,5 +159,27 @@ func TestMissingEnvIsBadInputWithTheCommand(t *testing.T) {
 	_, err = e.Find("", "--zodb-env")
 	if !errors.As(err, &bad) || !strings.Contains(bad.Hint, "dbgauge engines install zodb") {
 		t.Fatalf("a missing environment gave %v, want the command that makes it", err)
+	}
+}
+
+func TestReadableByAll(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "bin")
+	if err := os.Mkdir(sub, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, mode := range map[string]os.FileMode{"bin/runzeo": 0o700, "data": 0o600} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := readableByAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]os.FileMode{"bin": 0o755, "bin/runzeo": 0o755, "data": 0o644} {
+		fi, err := os.Stat(filepath.Join(dir, name))
+		if err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: %v %v, want %v", name, fi.Mode().Perm(), err, want)
+		}
 	}
 }
