@@ -16,10 +16,15 @@ import (
 
 func newEnginesCmd(ctx context.Context, env *Env) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "engines install [NAME…]",
+		Use:   "engines",
 		Short: "make the pinned Python environments of the engines dbgauge runs through a worker (zodb: zodb and zeo)",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown command %q for dbgauge engines: give install", args[0])}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	var dir string
 	var show bool

@@ -99,3 +99,24 @@ func TestZODBEnvMissing(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q, stdout %q", code, errs, out)
 	}
 }
+
+// TestEnginesInstall: `dbgauge engines install` names what it made, read
+// back from the environment's interpreter, prints the pins with --print,
+// and refuses an environment it does not know as bad input.
+func TestEnginesInstall(t *testing.T) {
+	testenv.PythonEnv(t, zodb.Env)
+	code, out, errs := runCLI(t, nil, "engines", "install", "zodb")
+	if code != ExitOK || !strings.Contains(out, "ZODB 6.4, ZEO 6.2") {
+		t.Errorf("install: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	code, out, _ = runCLI(t, nil, "engines", "install", "--print")
+	if code != ExitOK || !strings.Contains(out, "\nZODB==6.4\n") || !strings.Contains(out, "\nZEO==6.2\n") {
+		t.Errorf("--print: exit %d, stdout %q", code, out)
+	}
+	for _, args := range [][]string{{"engines", "install", "nope"}, {"engines", "nope"}, {"engines", "install", "--dir", t.TempDir(), "zodb", "zodb"}} {
+		code, _, errs := runCLI(t, nil, args...)
+		if code != ExitUsage || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
