@@ -36,15 +36,21 @@ const marker = "dbgauge-env.txt"
 // its requirements' content, so that a binary with other pins makes (and
 // finds) another.
 func (e Env) Dir() (string, error) {
-	cache, err := os.UserCacheDir()
+	cache, err := cacheRoot()
 	if err != nil {
 		return "", err
 	}
-	if os.Geteuid() == 0 {
-		cache = "/var/cache"
-	}
 	sum := sha256.Sum256(e.Requirements)
 	return filepath.Join(cache, "dbgauge", "python", e.Name+"-py"+e.Python+"-"+hex.EncodeToString(sum[:4])), nil
+}
+
+// cacheRoot is the folder dbgauge's cache goes in: root's /var/cache, else
+// the user's cache folder (os.UserCacheDir).
+func cacheRoot() (string, error) {
+	if os.Geteuid() == 0 {
+		return "/var/cache", nil
+	}
+	return os.UserCacheDir()
 }
 
 // InstallCommand is the command that makes the environment.

@@ -405,10 +405,10 @@ func (w *Worker) Close() error {
 // Kill kills the worker (SIGKILL), as a crash would.
 func (w *Worker) Kill() { _ = w.cmd.Process.Kill() }
 
-// writeScript writes src to the cache folder under a name its content
-// decides, once, and returns its path.
+// writeScript writes src to the cache folder (cacheRoot's dbgauge/workers)
+// under a name its content decides, once, and returns its path.
 func writeScript(name string, src []byte) (string, error) {
-	cache, err := os.UserCacheDir()
+	cache, err := cacheRoot()
 	if err != nil {
 		return "", err
 	}
