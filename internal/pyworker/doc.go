@@ -1,9 +1,9 @@
 // Package pyworker runs a worker process in Python for an engine that has
 // no Go client (ZODB and the storages built on it): a pinned virtualenv
-// (Env: made by `dbgauge engines install NAME` in the user's cache folder (root's: /var/cache),
-// or named by the user), the worker's source shipped inside the binary and
-// written to the cache folder at start, and a small typed protocol over the
-// worker's stdin and stdout (Worker).
+// (Env: made by `dbgauge engines install NAME` in the user's cache folder,
+// root's /var/cache, or named by the user), the worker's source shipped
+// inside the binary and written to the cache folder at start, and a small
+// typed protocol over the worker's stdin and stdout (Worker).
 //
 // The protocol is one JSON object a line. The worker first writes a hello
 // line (its protocol's version, its Python, the versions of its packages,
