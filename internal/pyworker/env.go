@@ -71,10 +71,10 @@ func (e Env) Find(dir, flag string) (string, error) {
 	python := filepath.Join(dir, "bin", "python")
 	if _, err := os.Stat(python); err != nil {
 		if given {
-			return "", knob.Bad("give the folder of a virtualenv made with the pins of `dbgauge engines install "+e.Name+" --print`",
+			return "", knob.Bad("make it with: "+e.InstallCommand()+" --dir "+dir,
 				"%s %s: no virtualenv there (no bin/python)", flag, dir)
 		}
-		return "", knob.Bad("run: "+e.InstallCommand(), "%s needs its Python environment, not made yet (%s)", e.Engines, dir)
+		return "", knob.Bad("run: "+e.InstallCommand(), "%s: their Python environment is not made yet (%s)", e.Engines, dir)
 	}
 	if !given {
 		if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
