@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,7 +117,7 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 	if err != nil {
 		return "", err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := clearDir(dir); err != nil {
 		return "", err
 	}
 	req := filepath.Join(filepath.Dir(dir), filepath.Base(dir)+"-requirements.txt")
@@ -141,6 +143,23 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 		return "", err
 	}
 	return dir, os.WriteFile(filepath.Join(dir, marker), e.Requirements, 0o644)
+}
+
+// clearDir removes what an install that did not end left in dir: a
+// virtualenv (pyvenv.cfg), or nothing; any other folder is refused, never
+// removed (--dir names a folder of the user's).
+func clearDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 {
+		return os.RemoveAll(dir)
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pyvenv.cfg")); err != nil {
+		return knob.Bad("give a new or empty folder", "%s holds files and no virtualenv: dbgauge makes an environment only in a new or empty folder", dir)
+	}
+	return os.RemoveAll(dir)
 }
 
 // readableByAll gives every file under dir read (and, where its owner has

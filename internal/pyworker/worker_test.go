@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,5 +182,28 @@ func TestReadableByAll(t *testing.T) {
 		if err != nil || fi.Mode().Perm() != want {
 			t.Errorf("%s: %v %v, want %v", name, fi.Mode().Perm(), err, want)
 		}
+	}
+}
+
+// TestInstallNeverClearsAFolderOfTheUsers: --dir naming a folder that holds
+// files and no virtualenv is refused, the files left.
+func TestInstallNeverClearsAFolderOfTheUsers(t *testing.T) {
+	dir := t.TempDir()
+	mine := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := Env{Name: "zodb", Python: "3.11", Requirements: []byte("ZODB==6.4\n")}
+	if _, err := FindPython(e.Python); err != nil {
+		// Without it Install stops before it looks at the folder.
+		t.Fatalf("%v (.ci/run installs python3.11-venv)", err)
+	}
+	_, err := e.Install(context.Background(), dir, io.Discard)
+	var bad *knob.Error
+	if !errors.As(err, &bad) {
+		t.Fatalf("install into a folder of files gave %v", err)
+	}
+	if _, err := os.Stat(mine); err != nil {
+		t.Fatalf("the user's file is gone: %v", err)
 	}
 }
