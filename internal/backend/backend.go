@@ -572,6 +572,14 @@ type MemoryUser interface {
 	EngineMemory() int64
 }
 
+// Workers is an optional ability of an engine dbgauge drives through worker
+// processes of its own (a Python worker: ZODB): their CPU time so far and
+// the requests they have answered, closed workers' included. What they
+// cost is the harness's, beside dbgauge's own (result.Harness.Worker).
+type Workers interface {
+	WorkerCost() (cpu time.Duration, requests int64)
+}
+
 // Statser is an optional ability: the engine's own counters (commits,
 // flushes, pages written…), read before and after the measure phase.
 type Statser interface {

@@ -12,6 +12,9 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
+	"github.com/dbgauge/dbgauge/internal/pyworker"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/kv"
@@ -49,7 +52,15 @@ func Backends() []backend.Spec {
 		postgres.Spec,
 		mariadb.Spec,
 		firebird.Spec,
+		zodb.Spec,
+		zeo.Spec,
 	}
+}
+
+// Environments lists the pinned Python environments of the engines run in a
+// worker process: what `dbgauge engines install NAME` makes.
+func Environments() []pyworker.Env {
+	return []pyworker.Env{zodb.Env}
 }
 
 // Workload returns the workload named name.

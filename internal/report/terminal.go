@@ -597,6 +597,10 @@ func HarnessLine(h *result.Harness, unit string) string {
 	if h.Note != "" {
 		line += " (" + h.Note + ")"
 	}
+	if w := h.Worker; w != nil {
+		line += fmt.Sprintf("; its worker processes used %.2f cores (%.1f µs of CPU per request, %.1f µs per %s, %d requests)",
+			w.Cores, w.CPUPerRequestUs, w.CPUPerUnitUs, unit, w.Requests)
+	}
 	return line
 }
 

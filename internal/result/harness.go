@@ -63,6 +63,23 @@ type Harness struct {
 	// them), "no"; Verdict says why in one line, and what to do about it.
 	Limit   string `json:"limit,omitempty"`
 	Verdict string `json:"verdict,omitempty"`
+	// Worker is what the engine's worker processes used over the phase,
+	// where dbgauge drives the engine through workers of its own (ZODB's
+	// Python worker); nil elsewhere.
+	Worker *WorkerCost `json:"worker,omitempty"`
+}
+
+// WorkerCost is the CPU time of the worker processes through which dbgauge
+// drives an engine without a Go client, as each worker reports its own
+// (Python's time.process_time: all its threads), over the measure phase.
+type WorkerCost struct {
+	Seconds  float64 `json:"seconds"`  // CPU time, user and system
+	Requests int64   `json:"requests"` // requests the workers answered
+	Cores    float64 `json:"cores"`    // Seconds ÷ the phase's wall time
+	// CPUPerRequestUs is Seconds ÷ Requests, CPUPerUnitUs Seconds ÷
+	// successful units, in microseconds.
+	CPUPerRequestUs float64 `json:"cpu_per_request_us"`
+	CPUPerUnitUs    float64 `json:"cpu_per_unit_us"`
 }
 
 // The values of Harness.Limit, which verdict.Harness gives and the reports

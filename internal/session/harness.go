@@ -43,7 +43,9 @@ func (h *harness) runEnded(_ context.Context, s *session, out *run.Outcome, end 
 		return
 	}
 	ok := out.Phases[len(out.Phases)-1].OK()
-	r := h.probe.finish(end, ok, s.run.Clients, s.GCPercent(), s.res.Server == nil && s.res.Engine.Path != "", s.harnessCPUs != nil)
+	// An engine run in worker processes (backend.Workers) is not inside dbgauge.
+	inProcess := s.res.Server == nil && s.res.Engine.Path != "" && h.probe.workers == nil
+	r := h.probe.finish(end, ok, s.run.Clients, s.GCPercent(), inProcess, s.harnessCPUs != nil)
 	sc := h.probe.server(end, ok)
 	verdict.Harness(r, sc, s.res.Config.Unit)
 	dio := h.probe.deviceIO()
@@ -65,6 +67,11 @@ type harnessProbe struct {
 	engine     int64 // the engine's own allocations at the peak (backend.MemoryUser)
 	goroutines int
 	mem        backend.MemoryUser // nil unless the engine runs inside dbgauge and counts its memory
+	// The engine's worker processes (backend.Workers) and their cost at
+	// the start; nil: none.
+	workers    backend.Workers
+	workerCPU  time.Duration
+	workerReqs int64
 	// A managed server's main process and its tree's CPU at the start.
 	srv       backend.Server
 	serverPID int
@@ -85,6 +92,10 @@ type harnessProbe struct {
 func startHarness(at time.Time, db backend.DB, dev string) *harnessProbe {
 	h := &harnessProbe{start: at}
 	h.mem, _ = db.(backend.MemoryUser)
+	if w, ok := db.(backend.Workers); ok {
+		h.workers = w
+		h.workerCPU, h.workerReqs = w.WorkerCost()
+	}
 	if srv, ok := db.(backend.Server); ok {
 		info := srv.ServerInfo()
 		if cpu, _, err := server.TreeCPU(info.PID); err == nil {
@@ -187,6 +198,7 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProc
 	if clients > 0 {
 		r.RSSPerClientBytes = max(h.anon-h.engine, 0) / int64(clients)
 	}
+	r.Worker = h.worker(r.Seconds, ok)
 	r.CPUs, r.CPUCount, r.Placed = h.own.String(), len(h.own), placed
 	if ticks, err := hostinfo.CPUTimes(); err == nil && h.ticks != nil {
 		r.MachineCPUs = len(ticks)
@@ -195,6 +207,26 @@ func (h *harnessProbe) finish(end time.Time, ok int64, clients, gogc int, inProc
 		r.Share = r.Cores / float64(r.MachineCPUs)
 	}
 	return r
+}
+
+// worker returns what the engine's workers used over the phase of secs
+// seconds with ok units; nil without workers.
+func (h *harnessProbe) worker(secs float64, ok int64) *result.WorkerCost {
+	if h.workers == nil {
+		return nil
+	}
+	cpu, reqs := h.workers.WorkerCost()
+	w := &result.WorkerCost{Seconds: (cpu - h.workerCPU).Seconds(), Requests: reqs - h.workerReqs}
+	if secs > 0 {
+		w.Cores = w.Seconds / secs
+	}
+	if w.Requests > 0 {
+		w.CPUPerRequestUs = w.Seconds / float64(w.Requests) * 1e6
+	}
+	if ok > 0 {
+		w.CPUPerUnitUs = w.Seconds / float64(ok) * 1e6
+	}
+	return w
 }
 
 // gcPercent returns the garbage collector's target (GOGC) this run has: the

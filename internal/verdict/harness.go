@@ -27,6 +27,10 @@ const (
 //   - maybe: the CPUs dbgauge runs on were busy and it took more than a
 //     quarter of them: the engine, there too, could have had that time.
 //   - no: otherwise.
+//
+// An engine's worker processes (h.Worker: ZODB's Python workers, forked
+// from dbgauge and so on its CPUs) are the harness's too: their CPU counts
+// with dbgauge's in what it took of busy CPUs.
 func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 	if h == nil {
 		return
@@ -39,6 +43,11 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 		usable = float64(h.GoMaxProcs)
 	}
 	line := fmt.Sprintf("%.2f CPU (%.1f µs per %s)", h.Cores, h.CPUPerUnitUs, unit)
+	took, who := h.Cores, "dbgauge"
+	if w := h.Worker; w != nil {
+		line += fmt.Sprintf(", its workers %.2f CPU (%.1f µs per %s)", w.Cores, w.CPUPerUnitUs, unit)
+		took, who = took+w.Cores, "dbgauge and its workers"
+	}
 	if sc != nil {
 		line += fmt.Sprintf(", server %.2f CPU", sc.Cores)
 	}
@@ -56,7 +65,7 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 		}
 		h.Verdict = fmt.Sprintf("%s: dbgauge kept %s %s busy, so the harness is the limit, not the engine: give it more CPUs (--cpus harness=…), fewer clients, or run it from another machine",
 			line, where, cpus(usable))
-	case h.CPUCount > 0 && h.CPUsBusy >= Busy*float64(h.CPUCount) && h.Cores > HarnessShare*float64(h.CPUCount):
+	case h.CPUCount > 0 && h.CPUsBusy >= Busy*float64(h.CPUCount) && took > HarnessShare*float64(h.CPUCount):
 		h.Limit = result.LimitMaybe
 		what := "the CPUs it ran on were busy"
 		if !h.Placed {
@@ -72,16 +81,26 @@ func Harness(h *result.Harness, sc *result.ServerCPU, unit string) {
 				line, what, 100*h.Cores/float64(h.CPUCount))
 			return
 		}
-		h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s and dbgauge took %.0f %% of them: place the server and dbgauge apart (--cpus server=…,harness=…) or run dbgauge from another machine",
-			line, what, 100*h.Cores/float64(h.CPUCount))
+		if h.Worker != nil && sc == nil {
+			// The engine is in the workers (zodb's FileStorage): no server to move away.
+			h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s, dbgauge and its workers (the engine in them) took %.0f %% of them and other processes the rest: run it where nothing else runs, or give it CPUs of its own (--cpus harness=…)",
+				line, what, 100*took/float64(h.CPUCount))
+			return
+		}
+		h.Verdict = fmt.Sprintf("%s; the harness could be the limit: %s and %s took %.0f %% of them: place the server and dbgauge apart (--cpus server=…,harness=…) or run dbgauge from another machine",
+			line, what, who, 100*took/float64(h.CPUCount))
 	default:
 		h.Limit = result.LimitNo
 		switch {
 		case sc != nil && sc.CPUCount > 0 && sc.CPUsBusy >= Busy*float64(sc.CPUCount):
-			h.Verdict = fmt.Sprintf("%s; the harness is not the limit: the server's CPUs were busy and dbgauge took %.0f %% of the machine", line, 100*h.Share)
+			share := h.Share
+			if h.Worker != nil && h.MachineCPUs > 0 {
+				share = took / float64(h.MachineCPUs)
+			}
+			h.Verdict = fmt.Sprintf("%s; the harness is not the limit: the server's CPUs were busy and %s took %.0f %% of the machine", line, who, 100*share)
 		case h.CPUCount > 0:
 			h.Verdict = fmt.Sprintf("%s; the harness is not the limit: it used %.2f of %s %s, which were %.0f %% idle",
-				line, h.Cores, where, cpus(float64(h.CPUCount)), 100*max(0, 1-h.CPUsBusy/float64(h.CPUCount)))
+				line, took, where, cpus(float64(h.CPUCount)), 100*max(0, 1-h.CPUsBusy/float64(h.CPUCount)))
 		default:
 			h.Verdict = line + "; the harness is not the limit: it never kept a CPU busy"
 		}

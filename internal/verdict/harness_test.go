@@ -31,6 +31,13 @@ func TestHarness(t *testing.T) {
 			&result.ServerCPU{Cores: 0.99, CPUCount: 1, CPUsBusy: 1}, "no", "not the limit"},
 		{"idle", result.Harness{Cores: 0.1, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 0.5},
 			nil, "no", "which were 75 % idle"},
+		// A small share of dbgauge's own, a large one with its workers'.
+		{"shared and busy, workers of its own", result.Harness{Cores: 0.2, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 1.95, Share: 0.1, Worker: &result.WorkerCost{Cores: 0.5}},
+			&result.ServerCPU{Cores: 1.2, CPUCount: 2, CPUsBusy: 1.95}, "maybe", "dbgauge and its workers took 35 % of them"},
+		{"busy, the engine in its workers", result.Harness{Cores: 0.2, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 1.95, Share: 0.1, Worker: &result.WorkerCost{Cores: 1.1}},
+			nil, "maybe", "dbgauge and its workers (the engine in them) took 65 % of them"},
+		{"the server busy, workers of its own", result.Harness{Cores: 0.1, CPUCount: 2, GoMaxProcs: 2, CPUsBusy: 1.95, Share: 0.05, MachineCPUs: 2, Worker: &result.WorkerCost{Cores: 0.3}},
+			&result.ServerCPU{Cores: 1.5, CPUCount: 2, CPUsBusy: 1.95}, "no", "dbgauge and its workers took 20 % of the machine"},
 	} {
 		h := c.h
 		Harness(&h, c.sc, "transaction")

@@ -1,0 +1,382 @@
+"""dbgauge's ZODB worker: one process, speaking JSON lines on stdin/stdout.
+
+dbgauge (Go) starts it, reads a hello line, then sends one request per line
+and reads one reply per line (a scan's reply in several lines, "more" on all
+but the last). It times nothing: the timing is dbgauge's, around each
+request. Each reply carries the worker's CPU time so far (process_time), so
+that dbgauge can say what the worker cost per request.
+
+    hello   {"hello": {"protocol": 1, "python": "3.11.7", "packages": {...}, "pid": 1}}
+    request {"id": 7, "s": 1, "op": "get", "a": {...}}
+    reply   {"id": 7, "ok": {...}, "cpu": 0.25}   or   {"id": 7, "err": {"type": ..., "module": ..., "msg": ...}, "cpu": ...}
+
+Session 0 is the worker's own (open, stats, check, close), answered in
+order by the main thread; every other session is one client's, served by a
+thread of its own, as a ZODB application serves a connection per thread.
+
+The key-value tables live in the storage API itself (tpc_begin, store,
+tpc_vote, tpc_finish; loadBefore): a record (table, key) is the object
+whose oid is the first 8 bytes of blake2b(table NUL key), its data a ZODB
+record (a class pickle, then the state (table, key, value)); a deleted key
+keeps a record whose value is None.
+"""
+
+import base64
+import hashlib
+import json
+import os
+import pickle
+import queue
+import signal
+import sys
+import threading
+import time
+
+PROTOCOL = 1
+PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig")
+# persistent.Persistent has no _p_resolveConflict: a conflict on a record is a
+# ConflictError at once, on the client or in a ZEO server, with nothing logged.
+META = pickle.dumps((("persistent", "Persistent"), None), 3)
+Z64 = b"\0" * 8
+SCAN_ROWS = 1000
+TABLES = "\0tables"  # a table is the record (TABLES, its name): value b"" live, None dropped
+
+out_lock = threading.Lock()
+out = sys.stdout.buffer
+# The protocol owns stdout: whatever a library prints goes to stderr, which
+# dbgauge keeps the end of for its errors.
+sys.stdout = sys.stderr
+
+
+def send(msg):
+    line = json.dumps(msg, separators=(",", ":")).encode() + b"\n"
+    with out_lock:
+        out.write(line)
+        out.flush()
+
+
+def reply(rid, ok=None, err=None, more=False):
+    msg = {"id": rid, "cpu": time.process_time()}
+    if err is not None:
+        msg["err"] = err
+    else:
+        msg["ok"] = ok if ok is not None else {}
+    if more:
+        msg["more"] = True
+    send(msg)
+
+
+def error_of(exc):
+    t = type(exc)
+    return {"type": t.__name__, "module": t.__module__, "msg": str(exc)[:2000]}
+
+
+def versions():
+    from importlib import metadata
+    pk = {}
+    for name in PACKAGES:
+        try:
+            pk[name] = metadata.version(name)
+        except Exception:
+            pass
+    return pk
+
+
+def b64(b):
+    return base64.b64encode(b).decode("ascii")
+
+
+def unb64(s):
+    return base64.b64decode(s)
+
+
+def tid_hex(t):
+    return t.hex() if t else ""
+
+
+def oid_of(table, key):
+    h = hashlib.blake2b(table.encode() + b"\0" + key, digest_size=8).digest()
+    # 63 bits: ZEO's client cache keeps oids as signed 64-bit integers.
+    h = bytes([h[0] & 0x7F]) + h[1:]
+    return h if h != Z64 else b"\0" * 7 + b"\1"  # oid 0 is a ZODB database's root
+
+
+def record(table, key, value):
+    return META + pickle.dumps((table, key, value), 3)
+
+
+def unrecord(data):
+    """(table, key, value) of a record this worker wrote, else None."""
+    if not data.startswith(META):
+        return None
+    try:
+        return pickle.loads(data[len(META):])
+    except Exception:
+        return None
+
+
+class Worker:
+    def __init__(self):
+        self.storage = None
+        self.kind = ""
+        self.commits = 0
+        self.conflicts = 0
+        self.loads = 0
+        self.lock = threading.Lock()
+
+    # Session 0: the worker's own requests.
+
+    def open(self, a):
+        kind = a["kind"]
+        if kind == "file":
+            from ZODB.FileStorage import FileStorage
+            self.storage = FileStorage(a["path"], create=bool(a.get("create")))
+        elif kind == "zeo":
+            from ZEO.ClientStorage import ClientStorage
+            self.storage = ClientStorage(
+                (a["host"], int(a["port"])), storage=a.get("storage", "1"),
+                wait_timeout=float(a.get("wait", 30)), server_sync=True,
+                cache_size=int(a.get("cache", 20 * 1024 * 1024)))
+        else:
+            raise ValueError("no storage kind %r" % kind)
+        self.kind = kind
+        return {"settings": self.settings(), "last": tid_hex(self.storage.lastTransaction())}
+
+    def settings(self):
+        s = self.storage
+        out = {"storage": type(s).__module__ + "." + type(s).__name__, "name": str(s.getName())}
+        if self.kind == "file":
+            fsmod = sys.modules["ZODB.FileStorage.FileStorage"]
+            # FileStorage fsyncs its file in _finish_finish when the module's
+            # fsync is set: the one switch it has, read where it is read.
+            out["fsync_at_finish"] = "true" if fsmod.fsync is not None else "false"
+            out["file"] = s._file_name
+        else:
+            info = getattr(s, "_info", {}) or {}
+            out["server_sync"] = str(bool(getattr(s, "server_sync", False))).lower()
+            out["cache_size"] = str(s._cache.maxsize)
+            out["server_storage_name"] = str(info.get("name", ""))
+            out["server_supports_undo"] = str(bool(info.get("supportsUndo", False))).lower()
+            out["server_interfaces"] = ",".join(sorted(n for _, n in info.get("interfaces", ()))) if info.get("interfaces") else ""
+        return out
+
+    def stats(self, a):
+        with self.lock:
+            st = {"commits": self.commits, "conflicts": self.conflicts, "loads": self.loads}
+        if self.kind == "file":  # a ClientStorage's are as of its connection
+            st["objects"] = len(self.storage)
+            st["bytes"] = self.storage.getSize()
+        return st
+
+    def close(self, a):
+        if self.storage is not None:
+            self.storage.close()
+            self.storage = None
+        return {}
+
+    def check(self, a):
+        """ZODB's check of a FileStorage's structure (fstest), read beside
+        whoever has it open (this worker, or a ZEO server)."""
+        from ZODB.scripts import fstest
+        try:
+            fstest.check(a["path"])
+        except fstest.FormatError as e:
+            return {"ok": False, "detail": "fstest: " + str(e)}
+        return {"ok": True, "detail": "fstest: ok"}
+
+    # A client's session.
+
+    def get(self, a):
+        at = bytes.fromhex(a["at"]) if a.get("at") else None
+        if at is None:
+            self.sync()
+            at = self.storage.lastTransaction() or Z64
+        table, key = a["t"], unb64(a["k"])
+        data, serial = self.load_before(oid_of(table, key), at)
+        with self.lock:
+            self.loads += 1
+        value = None
+        if data is not None:
+            rec = unrecord(data)
+            if rec is None or rec[0] != table or rec[1] != key:
+                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(table, key).hex(), table, key))
+            value = rec[2]
+        return {"v": b64(value) if value is not None else None, "serial": tid_hex(serial), "at": at.hex()}
+
+    def sync(self):
+        """Catch up with the server's last transaction (ZEO's server_sync)."""
+        sync = getattr(self.storage, "sync", None)
+        if sync is not None:
+            sync()
+
+    def load_before(self, oid, at):
+        from ZODB.POSException import POSKeyError
+        from ZODB.utils import p64, u64
+        try:
+            r = self.storage.loadBefore(oid, p64(u64(at) + 1))
+        except POSKeyError:
+            return None, None
+        if r is None:
+            return None, None
+        return r[0], r[1]
+
+    def current_serial(self, oid):
+        from ZODB.POSException import POSKeyError
+        try:
+            return self.storage.load(oid)[1]
+        except POSKeyError:
+            return Z64
+
+    def has(self, a):
+        self.sync()
+        name = a["t"].encode()
+        data, _ = self.load_before(oid_of(TABLES, name), self.storage.lastTransaction() or Z64)
+        rec = unrecord(data) if data is not None else None
+        return {"has": rec is not None and rec[2] is not None}
+
+    def create(self, a):
+        if not self.has(a)["has"]:
+            self.tpc([(TABLES, a["t"].encode(), b"", None)])
+        return {}
+
+    def commit(self, a):
+        writes = [(t, unb64(k), unb64(v) if v is not None else None, bytes.fromhex(s) if s is not None else None)
+                  for t, k, v, s in a["w"]]
+        return {"tid": self.tpc(writes).hex()}
+
+    def tpc(self, writes):
+        """One transaction through the storage API; its tid."""
+        from ZODB.Connection import TransactionMetaData
+        from ZODB.POSException import ConflictError
+        st = self.storage
+        txn = TransactionMetaData(user="dbgauge", description="kv")
+        st.tpc_begin(txn)
+        try:
+            for table, key, value, serial in writes:
+                oid = oid_of(table, key)
+                if serial is None:  # a blind write: over what is there now
+                    serial = self.current_serial(oid)
+                st.store(oid, serial or Z64, record(table, key, value), "", txn)
+            st.tpc_vote(txn)
+            tid = st.tpc_finish(txn)
+        except ConflictError:
+            st.tpc_abort(txn)
+            with self.lock:
+                self.conflicts += 1
+            raise
+        except BaseException:
+            st.tpc_abort(txn)
+            raise
+        with self.lock:
+            self.commits += 1
+        return tid
+
+    def records(self, table):
+        """The live records of table, in key order: (key, value, serial)."""
+        st = self.storage
+        rows = []
+        nxt = None
+        while True:
+            try:
+                oid, tid, data, nxt = st.record_iternext(nxt)
+            except ValueError:  # an empty index
+                break
+            rec = unrecord(data) if data else None
+            if rec is not None and rec[0] == table and rec[2] is not None:
+                rows.append((rec[1], rec[2], tid))
+            if nxt is None:
+                break
+        rows.sort(key=lambda r: r[0])
+        return rows
+
+    def scan(self, rid, a):
+        self.sync()
+        rows = self.records(a["t"])
+        for i in range(0, max(len(rows), 1), SCAN_ROWS):
+            chunk = [[b64(k), b64(v)] for k, v, _ in rows[i:i + SCAN_ROWS]]
+            reply(rid, {"rows": chunk}, more=i + SCAN_ROWS < len(rows))
+
+    def drop(self, a):
+        self.sync()
+        table = a["t"]
+        rows = self.records(table)
+        for i in range(0, len(rows), 10000):
+            self.tpc([(table, k, None, tid) for k, _, tid in rows[i:i + 10000]])
+        if self.has(a)["has"]:
+            self.tpc([(TABLES, table.encode(), None, None)])
+        return {"n": len(rows)}
+
+
+class KeyCollision(Exception):
+    """Two keys of dbgauge's hashed to one oid (1 in 2**63 a pair)."""
+
+
+def session_loop(w, q):
+    while True:
+        req = q.get()
+        if req is None:
+            return
+        serve(w, req)
+
+
+def serve(w, req):
+    rid, op, a = req.get("id"), req.get("op"), req.get("a") or {}
+    try:
+        if op == "scan":
+            w.scan(rid, a)
+            return
+        fn = {"get": w.get, "commit": w.commit, "drop": w.drop, "has": w.has, "create": w.create, "open": w.open, "stats": w.stats,
+              "close": w.close, "check": w.check}.get(op)
+        if fn is None:
+            raise ValueError("no operation %r" % op)
+        reply(rid, fn(a))
+    except Exception as e:
+        reply(rid, err=error_of(e))
+
+
+def main():
+    # dbgauge ends the worker by closing its stdin: a Ctrl-C or SIGTERM sent
+    # to the terminal's process group is dbgauge's to act on.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    import logging
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+    send({"hello": {"protocol": PROTOCOL, "python": "%d.%d.%d" % sys.version_info[:3],
+                    "packages": versions(), "pid": os.getpid()}})
+    w = Worker()
+    sessions, threads = {}, []
+    for line in sys.stdin.buffer:
+        if not line.strip():
+            continue
+        req = json.loads(line)
+        s = req.get("s", 0)
+        if s == 0:
+            serve(w, req)
+            continue
+        if req.get("op") == "end":
+            q = sessions.pop(s, None)
+            if q is not None:
+                q.put(None)
+            continue
+        q = sessions.get(s)
+        if q is None:
+            q = sessions[s] = queue.SimpleQueue()
+            t = threading.Thread(target=session_loop, args=(w, q), daemon=True)
+            t.start()
+            threads.append(t)
+        q.put(req)
+    # The input ended: each session finishes what it was asked before the
+    # storage closes.
+    for q in sessions.values():
+        q.put(None)
+    for t in threads:
+        t.join(5)
+    if w.storage is not None:
+        try:
+            w.storage.close()
+        except Exception:
+            pass
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+package zeo
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+// reopen is Spec.Reopen: runzeo started again on the FileStorage a killed
+// managed server left in dataDir (its log to logPath), and opened. Closing
+// the DB stops the server.
+func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (backend.DB, error) {
+	python, err := settle(o)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, "Data.fs")); err != nil {
+		return nil, fmt.Errorf("the killed server's FileStorage: %w", err)
+	}
+	in, err := server.Reopened(dataDir, false, "zeo")
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{Instance: in, runzeo: filepath.Join(filepath.Dir(python), "runzeo")}
+	s.recipe(logPath)
+	from := backend.FileSize(logPath)
+	if err := s.Launch(ctx); err != nil {
+		return nil, err
+	}
+	d, err := connect(ctx, s, python, o.CacheBytes)
+	if err != nil {
+		return nil, err
+	}
+	d.(*managedDB).RecoveryNote = recoveryNote(server.ReadFrom(logPath, from))
+	return d, nil
+}
