@@ -596,6 +596,16 @@ type Sampler interface {
 	Sample(ctx context.Context) (map[string]int64, error)
 }
 
+// Waiter is an optional ability: what the workload's connections are
+// waiting on in the engine at this moment, by wait ("Lock:transactionid",
+// "IO:WalSync"; MariaDB: the thread's state), how many of them, read often
+// (ten times a second) while the workload runs. Connections that are idle
+// between statements are left out; Waits runs on a connection of its own
+// and takes a few milliseconds; ctx bounds it.
+type Waiter interface {
+	Waits(ctx context.Context) (map[string]int, error)
+}
+
 // SQLDB is a DB that speaks SQL.
 type SQLDB interface {
 	DB
