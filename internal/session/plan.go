@@ -53,6 +53,7 @@ type Plan struct {
 	config      result.Config
 	args        []string
 	ceiling     bool            // probe the data folder's flush ceiling
+	telemetry   bool            // the machine's and the engine's side of every second (telemetry.go)
 	interval    time.Duration   // the series' resolution
 	progress    time.Duration   // how often the observer hears of the run (--progress); 0: never
 	logUnits    bool            // write every unit to units.csv.gz
@@ -171,6 +172,11 @@ func NewPlan(req Request) (*Plan, error) {
 		return nil, err
 	}
 	p.ceiling = ceiling == "auto"
+	telemetry, err := v.Choice("telemetry")
+	if err != nil {
+		return nil, err
+	}
+	p.telemetry = telemetry == "on"
 	if p.results = v.Get("results"); p.results == "" {
 		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
 	}

@@ -22,6 +22,7 @@ import (
 // (result.Second.Engine), from a backend.Sampler read once a second on a
 // goroutine of its own, each checkpoint an event on the time line.
 type telemetry struct {
+	off     bool // --telemetry off
 	dev     string
 	started bool
 	last    machineSample
@@ -45,7 +46,7 @@ type machineSample struct {
 }
 
 func (t *telemetry) phaseBegins(s *session, _ *metrics.Phase) {
-	if t.started {
+	if t.started || t.off {
 		return
 	}
 	t.started, t.dev = true, s.res.Environment.DataDir.Device
