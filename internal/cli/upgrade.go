@@ -162,6 +162,10 @@ func runUpgrade(ctx context.Context, env *Env, cancel context.CancelFunc, ctl *u
 	})
 	defer release()
 	runErr := ctl.Run(ctx, rec, methods, stop)
+	if ctl.Bad != nil && len(rec.Methods) == 1 { // refused by the engine as it opened: nothing was measured
+		_ = os.RemoveAll(ctl.Dir)
+		return ctl.Bad
+	}
 	for _, m := range rec.Methods { // each run's own page, as dbgauge run writes it
 		for _, id := range []string{m.Before, m.After} {
 			if r, err := result.Load(filepath.Join(ctl.Dir, id)); id != "" && err == nil {

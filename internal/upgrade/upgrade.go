@@ -39,6 +39,9 @@ type Controller struct {
 	Log      func(string)
 	// Observer is the observer of each run's session.
 	Observer func(p *session.Plan) session.Observer
+	// Bad is the bad input the engine found as the first run opened it (a
+	// setting it does not know), which ends the rehearsal: Run returns it.
+	Bad error
 }
 
 // ErrInterrupted: a stop came; what was found is in the record.
@@ -78,6 +81,9 @@ func (c *Controller) Run(ctx context.Context, rec *result.Upgrade, methods []str
 		um := &rec.Methods[len(rec.Methods)-1]
 		save := func() { _ = c.save(rec) }
 		interrupted := c.method(ctx, um, stop, save)
+		if c.Bad != nil {
+			return c.Bad
+		}
 		um.Summary = Summarize(um)
 		c.Log(m + ": " + um.Summary)
 		if err := c.save(rec); err != nil {
@@ -122,9 +128,9 @@ func (c *Controller) method(ctx context.Context, um *result.UpgradeMethod, stop 
 	}
 	save()
 	w := before.Workload()
-	if !c.upgrade(ctx, um, db, bk) {
+	if !c.upgrade(ctx, um, db, bk, stop) {
 		_ = db.Close()
-		return false
+		return chClosed(stop)
 	}
 	c.verify(ctx, um, db, bk, w)
 	save()
@@ -147,6 +153,11 @@ func (c *Controller) before(ctx context.Context, um *result.UpgradeMethod, bk *l
 	db := p.Kept()
 	stopped := chClosed(stop)
 	switch {
+	case errors.As(err, new(*knob.Error)):
+		// Bad input the engine found (an unknown --set): nothing measured.
+		c.Bad = err
+		um.Error = err.Error()
+		return p, db, false
 	case err != nil || res == nil:
 		um.Error = fmt.Sprintf("the run on %s: %v", c.From, err)
 		return p, db, stopped || errors.Is(err, session.ErrInterrupted)
@@ -165,7 +176,7 @@ func (c *Controller) before(ctx context.Context, um *result.UpgradeMethod, bk *l
 
 // upgrade upgrades the kept server in place by the method, recording its
 // steps and window; false when it could not be made.
-func (c *Controller) upgrade(ctx context.Context, um *result.UpgradeMethod, db backend.DB, bk *ledger.Book) bool {
+func (c *Controller) upgrade(ctx context.Context, um *result.UpgradeMethod, db backend.DB, bk *ledger.Book, stop <-chan struct{}) bool {
 	up, ok := db.(backend.Upgrader)
 	if !ok {
 		um.Error = fmt.Sprintf("%s cannot be upgraded in place", c.From)
@@ -180,8 +191,18 @@ func (c *Controller) upgrade(ctx context.Context, um *result.UpgradeMethod, db b
 		um.RowsBefore = rows
 	}
 	c.Log(fmt.Sprintf("%s: upgrading to %s", um.Method, c.To))
+	// A stop ends the upgrade too: what it left is a throwaway server's.
+	uctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-stop:
+			cancel()
+		case <-uctx.Done():
+		}
+	}()
 	start := time.Now()
-	steps, err := up.Upgrade(ctx, c.To, um.Method)
+	steps, err := up.Upgrade(uctx, c.To, um.Method)
 	for _, s := range steps {
 		um.Steps = append(um.Steps, result.UpgradeStep(s))
 		um.StepsSeconds += s.Seconds

@@ -34,6 +34,9 @@ func checkUpgrade(from, to, method string) error {
 	if err != nil {
 		return err
 	}
+	if f, t := binaryMajor(fb), binaryMajor(tb); t <= f {
+		return knob.Bad("give --to a newer version than --from", "--to %s (PostgreSQL %d) is not newer than --from %s (PostgreSQL %d)", to, t, from, f)
+	}
 	return CheckUpgrade(fb, tb, method)
 }
 
