@@ -133,7 +133,7 @@ func planUpgrade(env *Env, spec workload.Spec, own *knob.Values, knobs []matrix.
 			return v
 		}}
 	for _, toSide := range []bool{false, true} {
-		p, err := ctl.Plan("check", toSide, nil, nil)
+		p, err := ctl.Plan("check", toSide, nil, nil, nil)
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,65 @@ func checkUpgraded(t *testing.T, dir string, m result.UpgradeMethod) {
 	for side, id := range map[string]string{"15.": m.Before, "18.": m.After} {
 		r, err := result.Load(filepath.Join(dir, id))
 		if err != nil || r.Status != result.Completed || !strings.HasPrefix(r.Engine.Version, side) {
-			t.Errorf("%s: run %s: %v", m.Method, id, err)
+			t.Fatalf("%s: run %s: %v", m.Method, id, err)
+		}
+		if u := r.Upgraded; (side == "18.") != (u != nil) || u != nil && (u.Method != m.Method || !strings.HasPrefix(u.From, "15.") || u.WindowSeconds != m.WindowSeconds) {
+			t.Errorf("%s: run %s says it was upgraded: %+v", m.Method, id, u)
+		}
+	}
+}
+
+// TestUpgradeWithoutLedger: tpcb records no ledger: the upgraded database
+// is held to its checks and to each table's rows, which the record says.
+func TestUpgradeWithoutLedger(t *testing.T) {
+	needVersions(t, 15, 18)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, nil, "upgrade", "tpcb", "--from", "postgres:managed@15", "--to", "postgres:managed@18",
+		"--method", "dump", "--duration", "1s", "-c", "2", "--ceiling", "off", "--results", dir)
+	if code != ExitOK || !strings.Contains(out, "verified by checks and row counts") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(dir, "*-upgrade-tpcb", result.UpgradeFile))
+	if len(dirs) != 1 {
+		t.Fatalf("records %v", dirs)
+	}
+	b, _ := os.ReadFile(dirs[0])
+	var rec result.Upgrade
+	if err := json.Unmarshal(b, &rec); err != nil || len(rec.Methods) != 1 {
+		t.Fatalf("%v: %s", err, b)
+	}
+	m := rec.Methods[0]
+	ok := map[string]bool{}
+	for _, c := range m.Checks {
+		ok[c.Name] = c.OK
+	}
+	if m.Ledger != nil || !ok["rows_kept"] || !ok["balances_agree"] || !ok["history_matches_acknowledged"] ||
+		len(m.RowsBefore) != 4 || m.RowsBefore["public.pgbench_history"] == 0 || !maps.Equal(m.RowsBefore, m.RowsAfter) {
+		t.Errorf("ledger %+v, checks %+v, rows %v then %v", m.Ledger, m.Checks, m.RowsBefore, m.RowsAfter)
+	}
+}
+
+// TestUpgradeExit: a loss or a failed check is 1 whatever else happened, an
+// interrupt 130, a method not run to its end 3, else 0.
+func TestUpgradeExit(t *testing.T) {
+	ran := result.UpgradeMethod{Method: "link", OK: true}
+	lost := result.UpgradeMethod{Method: "copy", Failed: "after the upgrade, ledger FAILED"}
+	broke := result.UpgradeMethod{Method: "dump", Error: "pg_dump: exit status 1"}
+	cases := []struct {
+		name        string
+		methods     []result.UpgradeMethod
+		interrupted bool
+		want        int
+	}{
+		{"all ran", []result.UpgradeMethod{ran, ran}, false, ExitOK},
+		{"a loss", []result.UpgradeMethod{ran, lost, broke}, true, ExitUnmet},
+		{"interrupted", []result.UpgradeMethod{ran}, true, ExitInterrupted},
+		{"not run", []result.UpgradeMethod{ran, broke}, false, ExitFailed},
+	}
+	for _, c := range cases {
+		code, why := upgradeExit(&result.Upgrade{Verification: "ledger", Methods: c.methods}, 2, nil, c.interrupted, "dir")
+		if code != c.want || why == "" {
+			t.Errorf("%s: exit %d (%s), want %d", c.name, code, why, c.want)
 		}
 	}
 }

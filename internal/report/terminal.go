@@ -201,6 +201,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	clusterBlock(b, r)
 	faultBlock(b, r)
 	backup(b, r.Backup)
+	if u := r.Upgraded; u != nil {
+		fmt.Fprintf(b, "\n  upgraded   from %s by %s just before the run: window %.2f s; %s (%s)\n", u.From, u.Method, u.WindowSeconds, u.Verified, u.Record)
+	}
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}

@@ -102,3 +102,15 @@ type UpgradeDiff struct {
 	Method  string  `json:"method"`  // the statistics' ("bootstrap", "welch", "none")
 	Verdict string  `json:"verdict"` // "faster", "slower", "not significant", "cannot judge: …"
 }
+
+// Upgraded is, in a run's result, the upgrade its server went through just
+// before it.
+type Upgraded struct {
+	From          string  `json:"from"`   // the version upgraded from, as its server reported it
+	Method        string  `json:"method"` // "link", "copy", "dump"
+	WindowSeconds float64 `json:"window_seconds"`
+	// Verified is what the upgraded database was found to hold, in a line.
+	Verified string `json:"verified"`
+	// Record is the upgrade's record, from the result's folder.
+	Record string `json:"record"`
+}

@@ -45,6 +45,9 @@ type Request struct {
 	// in place) that the session uses instead of opening one; it closes it
 	// at its end, unless Keep.
 	Engine backend.DB
+	// Upgraded, with Engine, says what upgrade that engine's server went
+	// through just before the run: it goes into the result.
+	Upgraded *result.Upgraded
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -79,7 +82,8 @@ type Plan struct {
 	shard       *shardPlan      // --shard, --start-at (shard.go)
 	keep        bool            // leave the engine open: Kept
 	given       backend.DB      // an engine already open, used instead of opening one
-	kept        backend.DB      // the engine left open by Execute, with keep
+	upgraded    *result.Upgraded
+	kept        backend.DB // the engine left open by Execute, with keep
 }
 
 // Workload is the plan's workload: after Execute it knows what its run
@@ -132,7 +136,7 @@ func NewValues(spec workload.Spec) *knob.Values {
 // NewPlan validates req. Every error it returns is bad input (*knob.Error).
 func NewPlan(req Request) (*Plan, error) {
 	v := req.Values
-	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache, keep: req.Keep, given: req.Engine}
+	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache, keep: req.Keep, given: req.Engine, upgraded: req.Upgraded}
 	db := v.Get("db")
 	var ok bool
 	if p.bspec, ok = catalog.Backend(db); !ok {

@@ -70,6 +70,7 @@ func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) 
 		Schema: result.Schema, ID: filepath.Base(w.Dir()), Status: result.Running,
 		Command: p.args, Started: time.Now().UTC(), Config: p.config,
 		Phases: []result.Phase{}, Series: []result.Second{}, Checks: []result.Check{}, Verdicts: []result.Verdict{},
+		Upgraded: p.upgraded,
 	}
 	s.environment()
 	if err := s.save(); err != nil {

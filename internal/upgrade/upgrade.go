@@ -51,7 +51,7 @@ var ErrInterrupted = errors.New("interrupted")
 // ledger bk (nil: none), kept open for the upgrade; or, to, on the new
 // one, with the upgraded engine (nil to validate only). Its errors are bad
 // input.
-func (c *Controller) Plan(id string, to bool, bk *ledger.Book, engine backend.DB) (*session.Plan, error) {
+func (c *Controller) Plan(id string, to bool, bk *ledger.Book, engine backend.DB, upgraded *result.Upgraded) (*session.Plan, error) {
 	v := c.Values()
 	db := c.From
 	if to {
@@ -60,7 +60,7 @@ func (c *Controller) Plan(id string, to bool, bk *ledger.Book, engine backend.DB
 	v.Set("db", db)
 	v.Set("results", c.Dir)
 	v.Set("crash-recovery", "false")
-	req := session.Request{Workload: c.Workload, Values: v, Args: c.Args, ResultID: id, Keep: !to, Engine: engine}
+	req := session.Request{Workload: c.Workload, Values: v, Args: c.Args, ResultID: id, Keep: !to, Engine: engine, Upgraded: upgraded}
 	if bk != nil {
 		req.Ledger = bk
 	}
@@ -143,7 +143,7 @@ func (c *Controller) method(ctx context.Context, um *result.UpgradeMethod, stop 
 func (c *Controller) before(ctx context.Context, um *result.UpgradeMethod, bk *ledger.Book, stop <-chan struct{}) (*session.Plan, backend.DB, bool) {
 	id := "before-" + um.Method
 	um.Before = id
-	p, err := c.Plan(id, false, bk, nil)
+	p, err := c.Plan(id, false, bk, nil, nil)
 	if err != nil {
 		um.Error = "the run on " + c.From + ": " + err.Error()
 		return nil, nil, false
@@ -233,7 +233,15 @@ func (c *Controller) upgrade(ctx context.Context, um *result.UpgradeMethod, db b
 // closes) as long as before, and compares the two runs.
 func (c *Controller) after(ctx context.Context, um *result.UpgradeMethod, db backend.DB, stop <-chan struct{}) bool {
 	id := "after-" + um.Method
-	p, err := c.Plan(id, true, nil, db)
+	verified := "every check held"
+	if um.Failed != "" {
+		verified = "FAILED: " + um.Failed
+	}
+	if l := um.Ledger; l != nil {
+		verified = fmt.Sprintf("%d acknowledged commits, %d lost; %s", l.Required, l.Lost, verified)
+	}
+	p, err := c.Plan(id, true, nil, db, &result.Upgraded{From: um.FromVersion, Method: um.Method, WindowSeconds: um.WindowSeconds,
+		Verified: verified, Record: filepath.Join("..", result.UpgradeFile)})
 	if err != nil {
 		_ = db.Close()
 		um.Error = "the run on " + c.To + ": " + err.Error()
