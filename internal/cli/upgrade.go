@@ -46,6 +46,10 @@ long, and the two runs are compared with the usual significance.`
 var upgradeIgnores = []string{"db", "pg-version", "pg-bin", "repeat", "shuffle", "resume", "reuse-data", "keep-data", "data-dir",
 	"shard", "start-at", "topology", "replication", "read-from", "backup", "restore-check", "failover", "fault", "reconnect", "crash-recovery"}
 
+// upgradeOutput are the output knobs an upgrade reads: each run's notes and
+// progress lines on stderr, or none.
+var upgradeOutput = slices.DeleteFunc(slices.Clone(outputKnobs), func(k knob.Spec) bool { return k.Name != "live" && k.Name != "quiet" })
+
 // upgradeKnobs are dbgauge upgrade's own knobs.
 var upgradeKnobs = []knob.Spec{
 	{Name: "from", Values: "FORM@VERSION", Single: true, Usage: "the managed server to upgrade from, e.g. postgres:managed@15"},
@@ -62,14 +66,24 @@ func newUpgradeWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelF
 	fs := cmd.Flags()
 	fs.SortFlags = false
 	bind(fs, upgradeKnobs)
-	bind(fs, slices.DeleteFunc(runKnobs(spec), func(k knob.Spec) bool { return slices.Contains(upgradeIgnores, k.Name) }))
+	runs := slices.DeleteFunc(runKnobs(spec), func(k knob.Spec) bool { return slices.Contains(upgradeIgnores, k.Name) })
+	for i := range runs {
+		runs[i].Single = true // one configuration: --help says no list makes an axis
+	}
+	bind(fs, runs)
+	bind(fs, upgradeOutput)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		out, err := readOutput(fs)
+		if err != nil {
+			return err
+		}
 		own := knob.NewValues(upgradeKnobs)
 		var knobs []matrix.Knob
 		for _, k := range given(fs, env.Args) {
-			if slices.ContainsFunc(upgradeKnobs, func(s knob.Spec) bool { return s.Name == k.Name }) {
+			switch {
+			case slices.ContainsFunc(upgradeKnobs, func(s knob.Spec) bool { return s.Name == k.Name }):
 				own.Set(k.Name, k.Value)
-			} else {
+			case !slices.ContainsFunc(upgradeOutput, func(s knob.Spec) bool { return s.Name == k.Name }):
 				knobs = append(knobs, k)
 			}
 		}
@@ -77,6 +91,7 @@ func newUpgradeWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelF
 		if err != nil {
 			return err
 		}
+		ctl.Observer = func(p *session.Plan) session.Observer { return &progress{env: env, out: out, every: p.Progress()} }
 		return runUpgrade(ctx, env, cancel, ctl, rec, methods)
 	}
 	return cmd
@@ -153,9 +168,6 @@ func runUpgrade(ctx context.Context, env *Env, cancel context.CancelFunc, ctl *u
 		return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", ctl.Dir, err)
 	}
 	ctl.Log = func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: upgrade "+s) }
-	ctl.Observer = func(p *session.Plan) session.Observer {
-		return &progress{env: env, out: output{quiet: true}, every: p.Progress()}
-	}
 	fmt.Fprintf(env.Stderr, "dbgauge: upgrade %s from %s to %s by %s (verified by %s), in %s\n", rec.Workload, rec.From, rec.To, strings.Join(methods, ", "), rec.Verification, ctl.Dir)
 	stop, interrupted, release := watchSignals(env, cancel, func() {
 		fmt.Fprintln(env.Stderr, "dbgauge: stopping: the run under way ends, its server is stopped")

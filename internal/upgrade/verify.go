@@ -142,7 +142,11 @@ func Summarize(um *result.UpgradeMethod) string {
 		}
 	}
 	for _, d := range um.Compare {
-		if d.Metric == "rate" || d.Metric == "p99_us" {
+		switch {
+		case d.Metric != "rate" && d.Metric != "p99_us":
+		case d.Method == "none" || d.Method == "figures": // no interval to show
+			parts = append(parts, fmt.Sprintf("%s ×%.2f %s", d.Label, d.Ratio, d.Verdict))
+		default:
 			parts = append(parts, fmt.Sprintf("%s ×%.2f [%.2f, %.2f] %s", d.Label, d.Ratio, d.Lo, d.Hi, d.Verdict))
 		}
 	}
