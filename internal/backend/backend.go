@@ -176,6 +176,16 @@ type Spec struct {
 	// the DB stops that server. dbgauge crash needs it; nil: the engine's
 	// managed server cannot be put on trial.
 	Reopen func(ctx context.Context, dataDir, logPath string, o Options) (DB, error)
+	// CheckUpgrade, for an engine whose managed DB is an Upgrader, refuses
+	// (as bad input, before anything starts) an upgrade from the managed
+	// form from to the form to by method that their binaries cannot make;
+	// nil: dbgauge upgrade cannot upgrade the engine.
+	CheckUpgrade func(from, to, method string) error
+	// UpgradeMethods are the methods CheckUpgrade knows, in their order.
+	UpgradeMethods []string
+	// Installed lists the versions of the engine's server found here, and
+	// where each came from (dbgauge versions); nil for an embedded engine.
+	Installed func() []Installed
 }
 
 // Promise is what an engine's documentation says a durability level keeps

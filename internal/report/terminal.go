@@ -204,6 +204,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	clusterBlock(b, r)
 	faultBlock(b, r)
 	backup(b, r.Backup)
+	upgraded(b, r.Upgraded)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}
@@ -669,4 +670,12 @@ func AboveLine(m *result.Phase, unit string) string {
 		what += fmt.Sprintf(" and %d operation(s)", ops)
 	}
 	return fmt.Sprintf("%s took longer than %s, the latency histograms' bound: each is counted at it, so the percentiles that reach it are at least that", what, time.Duration(bound)*time.Microsecond)
+}
+
+// upgraded says which upgrade the run's server went through just before it
+// (dbgauge upgrade's run on the new version).
+func upgraded(b io.Writer, u *result.Upgraded) {
+	if u != nil {
+		fmt.Fprintf(b, "\n  upgraded   from %s by %s just before the run: window %.2f s; %s (%s)\n", u.From, u.Method, u.WindowSeconds, u.Verified, u.Record)
+	}
 }

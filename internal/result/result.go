@@ -89,6 +89,9 @@ type Result struct {
 	// Cluster is a managed primary's replicas (--topology) and the
 	// failover --failover made.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// Upgraded says that the run's server had been upgraded just before it
+	// (dbgauge upgrade), from which version and how.
+	Upgraded *Upgraded `json:"upgraded,omitempty"`
 	// Outages are the windows in which the engine answered no unit: units
 	// failed as unavailable and none succeeded (a server restarted, by
 	// --fault or by someone else; --reconnect says how long one may last).

@@ -62,8 +62,9 @@ var Spec = backend.Served(backend.Spec{
 	// --dataset's estimate (docs/data.md): an estimate: InnoDB's record header, transaction id and roll pointer, pages filled in random key order.
 	RecordOverhead: 60,
 
-	Open:   open,
-	Reopen: reopen,
+	Open:      open,
+	Reopen:    reopen,
+	Installed: installed,
 }, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
