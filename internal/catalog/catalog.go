@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/backend/redis"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
@@ -49,6 +50,7 @@ func Backends() []backend.Spec {
 		postgres.Spec,
 		mariadb.Spec,
 		firebird.Spec,
+		redis.Spec,
 	}
 }
 
