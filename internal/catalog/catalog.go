@@ -6,6 +6,7 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/etcd"
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
@@ -51,6 +52,7 @@ func Backends() []backend.Spec {
 		mariadb.Spec,
 		firebird.Spec,
 		redis.Spec,
+		etcd.Spec,
 	}
 }
 
