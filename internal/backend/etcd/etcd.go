@@ -48,7 +48,7 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any etcd flag", Usage: "given to every member as --name=value (snapshot-count, quota-backend-bytes, heartbeat-interval, election-timeout, …); read back from its /debug/vars"},
 	},
-	Abilities: []backend.Ability{backend.RangeScans},
+	Abilities: []backend.Ability{backend.RangeScans, backend.NodeFaults},
 	Knobs: []knob.Spec{
 		{Name: "members", Default: "1", Kind: knob.Choice, Choices: []string{"1", "3"}, Usage: "etcd:managed: the cluster's members, each an etcd process on loopback"},
 	},
@@ -285,10 +285,11 @@ type managedDB struct {
 }
 
 var (
-	_ backend.Recoverer = managedDB{}
-	_ backend.KVDB      = managedDB{}
-	_ backend.Statser   = (*db)(nil)
-	_ backend.Recovered = (*db)(nil)
+	_ backend.Recoverer     = managedDB{}
+	_ backend.KVDB          = managedDB{}
+	_ backend.Statser       = (*db)(nil)
+	_ backend.Recovered     = (*db)(nil)
+	_ backend.NodeRecoverer = managedDB{}
 )
 
 func (d *db) managed() managedDB {
@@ -304,4 +305,48 @@ func (m managedDB) CrashRestart(ctx context.Context) error {
 	log, err := m.cluster.Members[0].CrashRestart(ctx)
 	m.RecoveryNote = replayNote(log)
 	return err
+}
+
+// OnNode is the member that has role (leader, follower) when the fault
+// comes, as a Recoverer: --fault kill-at=D,node=ROLE.
+func (m managedDB) OnNode(role string) backend.Recoverer { return nodeFault{m: m, role: role} }
+
+// nodeFault kills one member by its role and starts it again on its data.
+type nodeFault struct {
+	m    managedDB
+	role string
+}
+
+// CrashRestart finds the member that has the role now (each member's
+// status names the leader), kills it with SIGKILL and starts it again on
+// its data, and returns once every member is healthy again; the note
+// names the member and what it replayed.
+func (n nodeFault) CrashRestart(ctx context.Context) error {
+	mem, err := n.m.member(ctx, n.role)
+	if err != nil {
+		return err
+	}
+	log, err := mem.CrashRestart(ctx)
+	if err == nil {
+		err = n.m.cluster.healthy(ctx)
+	}
+	n.m.RecoveryNote = mem.Name + ", the " + n.role + ", killed and restarted; " + replayNote(log)
+	return err
+}
+
+// member finds the member that has role now: the leader (the one whose
+// status names itself leader), or a follower.
+func (d *db) member(ctx context.Context, role string) (*Member, error) {
+	for _, mem := range d.cluster.Members {
+		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		st, err := d.client.Status(sctx, mem.ClientURL())
+		cancel()
+		if err != nil {
+			continue
+		}
+		if (st.Leader == st.Header.MemberId) == (role == "leader") {
+			return mem, nil
+		}
+	}
+	return nil, errors.New("no member of the etcd cluster is the " + role + " now")
 }

@@ -52,8 +52,11 @@ func TestLogRules(t *testing.T) {
 {"level":"info","msg":"raft.node: 2e12 lost leader 2e12 at term 3"}
 {"level":"info","msg":"raft.node: 7f01 elected leader 7f01 at term 4"}
 {"level":"fatal","msg":"failed to recover v3 backend from snapshot"}
+{"level":"info","msg":"starting an etcd server","initial-corrupt-check":false}
+{"level":"warn","msg":"established TCP streaming connection with remote peer","stream-writer-type":"stream Message"}
+{"level":"error","msg":"checking initial corrupt: found data inconsistency with peers"}
 `
-	backendtest.LogKinds(t, LogRules, text, map[string]int{"slow": 1, "election": 2, "crash": 1})
+	backendtest.LogKinds(t, LogRules, text, map[string]int{"slow": 1, "election": 2, "crash": 1, "corruption": 1})
 }
 
 func TestReplayNote(t *testing.T) {
@@ -151,9 +154,9 @@ func TestCrashRestart(t *testing.T) {
 	if err := c.Begin(ctx, false); err != nil {
 		t.Fatal(err)
 	}
-	for {
+	for try := 0; ; try++ {
 		err := c.Scan(ctx, "t", func(_, _ []byte) error { n++; return nil })
-		if dberr.ClassOf(err) == dberr.Unavailable { // the client's connection to the killed member
+		if dberr.ClassOf(err) == dberr.Unavailable && try < 50 { // the client's connection to the killed member
 			n = 0
 			continue
 		}
@@ -198,4 +201,37 @@ func TestThreeMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	put(t, c, "t", "k", "v")
+	// The leader killed: the member that led is the one restarted, the
+	// cluster has one leader again, and keeps the write and takes more.
+	leader, err := db.member(ctx, "leader")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := leader.Pid()
+	if err := db.OnNode("leader").CrashRestart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if leader.Pid() == pid || !strings.HasPrefix(db.Recovery(), leader.Name+", the leader, killed and restarted") {
+		t.Errorf("the leader %s (pid %d, now %d) was not the member restarted: %q", leader.Name, pid, leader.Pid(), db.Recovery())
+	}
+	if _, err := db.member(ctx, "leader"); err != nil {
+		t.Fatal(err)
+	}
+	for try := 0; ; try++ {
+		err := c.Begin(ctx, true)
+		if err == nil {
+			err = c.Put(ctx, "t", []byte("after"), []byte("v"))
+		}
+		if err == nil {
+			err = c.Commit(ctx)
+		}
+		if dberr.ClassOf(err) == dberr.Unavailable && try < 50 {
+			_ = c.Rollback(ctx)
+			continue // the client's connection to the killed member
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		break
+	}
 }

@@ -12,7 +12,8 @@ import (
 var LogRules = &server.LogRules{
 	Rules: []server.LogRule{
 		server.Rule("crash", `"level":"(panic|fatal|dpanic)"`),
-		server.Rule("corruption", `(?i)corrupt|checksum mismatch|crc mismatch`),
+		// In the message: a start's line lists initial-corrupt-check among its fields.
+		server.Rule("corruption", `"msg":"[^"]*(?i:corrupt|checksum mismatch|crc mismatch)`),
 		server.Rule("election", `elected leader|lost leader|leader changed`),
 		server.Rule("error", `"level":"error"`),
 		server.Rule("slow", `apply request took too long|slow fdatasync|failed to send out heartbeat on time`),
@@ -23,6 +24,8 @@ var LogRules = &server.LogRules{
 		server.Rule("", `simple token is not cryptographically signed|serving client traffic insecurely`),
 		// dbgauge raises --max-request-bytes for kv's load (server.go).
 		server.Rule("", `exceeded recommended request limit`),
+		// Members of a cluster finding each other.
+		server.Rule("", `established TCP streaming connection with remote peer|peer became active`),
 		// The first election of a new cluster, and a clean stop.
 		server.Rule("", `elected leader [0-9a-f]+ at term 2"|skipped leadership transfer|closing etcd server`),
 	},
