@@ -235,3 +235,32 @@ func TestThreeMembers(t *testing.T) {
 		break
 	}
 }
+
+// TestDroppedTable: a write transaction over two tables, one of which
+// another connection drops before the commit, writes nothing and names the
+// dropped table (the Txn's Else answers in the order its tables were asked).
+func TestDroppedTable(t *testing.T) {
+	needServer(t)
+	ctx := context.Background()
+	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
+	a, b := kvConn(t, db), kvConn(t, db)
+	for i := range 10 {
+		for _, name := range []string{"a", "b"} {
+			if err := a.CreateTable(ctx, name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, err := range []error{a.Begin(ctx, true), a.Put(ctx, "a", []byte("k"), []byte("v")), a.Put(ctx, "b", []byte("k"), []byte("v"))} {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := b.DropTable(ctx, "b"); err != nil {
+			t.Fatal(err)
+		}
+		err := a.Commit(ctx)
+		if !errors.Is(err, backend.ErrNoSuchTable) || !strings.Contains(err.Error(), `"b"`) {
+			t.Fatalf("round %d: a commit into a table dropped meanwhile: %v, want no such table \"b\"", i, err)
+		}
+	}
+}

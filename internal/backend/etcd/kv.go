@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
@@ -96,8 +97,10 @@ func (c *conn) Commit(ctx context.Context) error {
 	for k, rev := range t.reads {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", rev))
 	}
+	// The tables in one order: the Else's answers come in it.
+	tables := slices.Sorted(maps.Keys(t.tables))
 	var gets []clientv3.Op
-	for table := range t.tables {
+	for _, table := range tables {
 		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(marker(table)), ">", 0))
 		gets = append(gets, clientv3.OpGet(marker(table), clientv3.WithCountOnly()))
 	}
@@ -116,12 +119,10 @@ func (c *conn) Commit(ctx context.Context) error {
 	if resp.Succeeded {
 		return nil
 	}
-	i := 0
-	for table := range t.tables {
+	for i, table := range tables {
 		if resp.Responses[i].GetResponseRange().Count == 0 {
 			return classify(backend.TableError(table))
 		}
-		i++
 	}
 	return errConflict
 }
