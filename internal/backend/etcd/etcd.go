@@ -51,6 +51,7 @@ var Spec = backend.Served(backend.Spec{
 	Abilities: []backend.Ability{backend.RangeScans, backend.NodeFaults},
 	Knobs: []knob.Spec{
 		{Name: "members", Default: "1", Kind: knob.Choice, Choices: []string{"1", "3"}, Usage: "etcd:managed: the cluster's members, each an etcd process on loopback"},
+		{Name: "etcd-reads", Default: "linearizable", Kind: knob.Choice, Choices: []string{"linearizable", "serializable"}, Usage: "etcd:managed: a transaction's first read asks the leader for the latest revision (linearizable), or takes the answering member's own (serializable: possibly stale)"},
 	},
 	Own:        ownKnobs,
 	NoCache:    "etcd's backend is bbolt, read through a memory map: the OS page cache is its only cache",
@@ -66,15 +67,22 @@ var Spec = backend.Served(backend.Spec{
 })
 
 // own is what etcd's own knobs ask (Spec.Knobs), read once at plan time.
-type own struct{ members int }
+type own struct {
+	members      int
+	serializable bool // --etcd-reads serializable
+}
 
 func ownKnobs(v *knob.Values) (any, error) {
 	m, err := v.Choice("members")
 	if err != nil {
 		return nil, err
 	}
+	reads, err := v.Choice("etcd-reads")
+	if err != nil {
+		return nil, err
+	}
 	n, _ := strconv.Atoi(m)
-	return own{members: n}, nil
+	return own{members: n, serializable: reads == "serializable"}, nil
 }
 
 // ownOf returns the options' own knobs, or their defaults.
@@ -90,6 +98,9 @@ type db struct {
 	cluster *Cluster
 	m       *backend.Managed
 	keys    []string // the --set flags, read back with the others
+	// serializable: reads are answered by the member asked, from what it
+	// has applied (--etcd-reads serializable), not through the leader.
+	serializable bool
 }
 
 // settingsOf returns the members' flags: the level's and the run's --set.
@@ -124,7 +135,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		return nil, err
 	}
-	d := &db{cluster: c, keys: keys}
+	d := &db{cluster: c, keys: keys, serializable: ownOf(o).serializable}
 	if err := d.connect(ctx); err != nil {
 		_ = d.Close()
 		return nil, err
@@ -192,6 +203,11 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 		return e, classify(err)
 	}
 	e.Settings["members"] = strconv.Itoa(len(ms.Members))
+	e.Settings["reads"] = "linearizable"
+	if d.serializable {
+		e.Settings["reads"] = "serializable"
+	}
+	e.NotReadBack = []string{"reads"} // the client's choice, per request
 	return e, nil
 }
 

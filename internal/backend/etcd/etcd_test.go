@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 
@@ -262,5 +263,39 @@ func TestDroppedTable(t *testing.T) {
 		if !errors.Is(err, backend.ErrNoSuchTable) || !strings.Contains(err.Error(), `"b"`) {
 			t.Fatalf("round %d: a commit into a table dropped meanwhile: %v, want no such table \"b\"", i, err)
 		}
+	}
+}
+
+// TestSerializableReads: --etcd-reads serializable on three members still
+// reads what a commit wrote once every member has applied it, and says so.
+func TestSerializableReads(t *testing.T) {
+	needServer(t)
+	ctx := context.Background()
+	db := backendtest.Open(t, Spec, backend.Options{Conns: 1, Own: own{members: 3, serializable: true}})
+	e, err := db.Engine(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Settings["reads"] != "serializable" {
+		t.Errorf("reads %q, want serializable", e.Settings["reads"])
+	}
+	c := kvConn(t, db)
+	if err := c.CreateTable(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	put(t, c, "s", "k", "v")
+	for try := 0; ; try++ {
+		if err := c.Begin(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		v, ok, err := c.Get(ctx, "s", []byte("k"))
+		_ = c.Rollback(ctx)
+		if (err == nil && ok && string(v) == "v") || try == 100 {
+			if err != nil || !ok {
+				t.Fatalf("a serializable read never saw the commit: %q %v %v", v, ok, err)
+			}
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // a follower applies the entry a moment after the leader acknowledged it
 	}
 }

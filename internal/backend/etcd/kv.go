@@ -32,7 +32,7 @@ var errBadName = dberr.New(dberr.Fatal, dberr.Other, "", errors.New("etcd: a tab
 // KVConn returns a handle for one client (the client's connections are
 // shared: a transaction lives in the handle until its Txn).
 func (d *db) KVConn(context.Context) (backend.KVConn, error) {
-	return &conn{kv: d.client.KV}, nil
+	return &conn{kv: d.client.KV, serializable: d.serializable}, nil
 }
 
 // conn is one client's handle. A transaction reads at one revision, the
@@ -40,10 +40,14 @@ func (d *db) KVConn(context.Context) (backend.KVConn, error) {
 // commits them in one Txn whose If holds every key it read at the
 // revision it saw (absent: its creation revision 0) and every table it
 // wrote still there: when another client changed one meanwhile the Txn
-// fails, nothing is written, and the unit is a conflict to retry.
+// fails, nothing is written, and the unit is a conflict to retry. With
+// serializable reads the first read's revision is the answering member's,
+// possibly behind the leader's: a write transaction then fails its If
+// where a key read has changed since, never commits on a stale read.
 type conn struct {
-	kv clientv3.KV
-	tx *tx
+	kv           clientv3.KV
+	serializable bool // reads answered by the member asked (--etcd-reads)
+	tx           *tx
 }
 
 type tx struct {
@@ -142,6 +146,9 @@ func (c *conn) end() *tx {
 func (c *conn) get(ctx context.Context, key string, opts ...clientv3.OpOption) (*clientv3.GetResponse, error) {
 	if c.tx.rev > 0 {
 		opts = append(opts, clientv3.WithRev(c.tx.rev))
+	}
+	if c.serializable {
+		opts = append(opts, clientv3.WithSerializable())
 	}
 	resp, err := c.kv.Get(ctx, key, opts...)
 	if err != nil {
