@@ -6,6 +6,7 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/bdb"
 	"github.com/dbgauge/dbgauge/internal/backend/etcd"
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
@@ -48,6 +49,8 @@ func Backends() []backend.Spec {
 		bbolt.Spec,
 		gdbm.Spec,
 		pebble.Spec,
+		bdb.Hash,
+		bdb.Btree,
 		postgres.Spec,
 		mariadb.Spec,
 		firebird.Spec,
