@@ -441,6 +441,17 @@ type Recoverer interface {
 	CrashRestart(ctx context.Context) error
 }
 
+// NodeFaults is the ability of a managed cluster to have one of its nodes
+// killed by role (--fault kill-at=D,node=leader): NodeRecoverer.
+const NodeFaults Ability = "node faults"
+
+// NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
+// a Recoverer whose CrashRestart kills the node that has role when it is
+// called ("leader", "follower") and starts it again on its data.
+type NodeRecoverer interface {
+	OnNode(role string) Recoverer
+}
+
 // Recovered is an optional ability of a DB started again on a killed
 // engine's data (Spec.Reopen, or a Recoverer's crash restart): what its
 // crash recovery said it did ("replayed 12.3 MiB of WAL"), "" when it said
