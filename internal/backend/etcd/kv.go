@@ -55,13 +55,7 @@ type tx struct {
 	rev    int64            // the revision reads see; 0 until the first read
 	reads  map[string]int64 // a write transaction's reads: each key's ModRevision seen (0: absent)
 	tables map[string]bool  // tables found, or written
-	writes map[string]*write
-	order  []string
-}
-
-type write struct {
-	value []byte
-	del   bool
+	writes backend.WriteSet // the buffered writes, by record key
 }
 
 func (c *conn) CreateTable(ctx context.Context, name string) error {
@@ -94,7 +88,7 @@ func (c *conn) Commit(ctx context.Context) error {
 	if t == nil {
 		return errNoTx
 	}
-	if len(t.order) == 0 {
+	if t.writes.Len() == 0 {
 		return nil
 	}
 	var cmps []clientv3.Cmp
@@ -108,12 +102,12 @@ func (c *conn) Commit(ctx context.Context) error {
 		cmps = append(cmps, clientv3.Compare(clientv3.CreateRevision(marker(table)), ">", 0))
 		gets = append(gets, clientv3.OpGet(marker(table), clientv3.WithCountOnly()))
 	}
-	ops := make([]clientv3.Op, 0, len(t.order))
-	for _, k := range t.order {
-		if w := t.writes[k]; w.del {
+	ops := make([]clientv3.Op, 0, t.writes.Len())
+	for _, k := range t.writes.Keys() {
+		if w, _ := t.writes.Get(k); w.Delete {
 			ops = append(ops, clientv3.OpDelete(k))
 		} else {
-			ops = append(ops, clientv3.OpPut(k, string(w.value)))
+			ops = append(ops, clientv3.OpPut(k, string(w.Value)))
 		}
 	}
 	resp, err := c.kv.Txn(ctx).If(cmps...).Then(ops...).Else(gets...).Commit()
@@ -184,8 +178,8 @@ func (c *conn) Get(ctx context.Context, table string, key []byte) ([]byte, bool,
 		return nil, false, errNoTx
 	}
 	rk := recordKey(table, key)
-	if w, ok := t.writes[rk]; ok {
-		return w.value, !w.del, nil
+	if w, ok := t.writes.Get(rk); ok {
+		return w.Value, !w.Delete, nil
 	}
 	if err := c.table(ctx, table); err != nil {
 		return nil, false, err
@@ -224,7 +218,7 @@ func (c *conn) Put(ctx context.Context, table string, key, value []byte) error {
 	if err := c.writable(ctx, table); err != nil {
 		return err
 	}
-	c.tx.buffer(recordKey(table, key), &write{value: value})
+	c.tx.writes.Put(recordKey(table, key), value)
 	return nil
 }
 
@@ -232,18 +226,8 @@ func (c *conn) Delete(ctx context.Context, table string, key []byte) error {
 	if err := c.writable(ctx, table); err != nil {
 		return err
 	}
-	c.tx.buffer(recordKey(table, key), &write{del: true})
+	c.tx.writes.Delete(recordKey(table, key))
 	return nil
-}
-
-func (t *tx) buffer(k string, w *write) {
-	if t.writes == nil {
-		t.writes = map[string]*write{}
-	}
-	if _, ok := t.writes[k]; !ok {
-		t.order = append(t.order, k)
-	}
-	t.writes[k] = w
 }
 
 // Scan reads every record of table in key order, at the transaction's
@@ -314,7 +298,7 @@ func (c *conn) ScanFrom(ctx context.Context, table string, from []byte, limit in
 // sorted.
 func (t *tx) mine(p, from string) []string {
 	var ks []string
-	for _, k := range t.order {
+	for _, k := range t.writes.Keys() {
 		if strings.HasPrefix(k, p) && k >= from {
 			ks = append(ks, k)
 		}
@@ -325,11 +309,11 @@ func (t *tx) mine(p, from string) []string {
 
 // emitMine emits the transaction's own write of k (nothing for a delete).
 func (c *conn) emitMine(k string, emit func(string, []byte) (bool, error)) (bool, error) {
-	w := c.tx.writes[k]
-	if w.del {
+	w, _ := c.tx.writes.Get(k)
+	if w.Delete {
 		return true, nil
 	}
-	return emit(k, w.value)
+	return emit(k, w.Value)
 }
 
 func (c *conn) Close() error { return nil }

@@ -55,15 +55,8 @@ type conn struct {
 // tx is an open transaction.
 type tx struct {
 	write   bool
-	watched bool              // a WATCH was sent
-	writes  map[string]*write // the buffered writes, by record key
-	order   []string          // their keys, first written first
-}
-
-// write is one buffered write: a value, or a delete.
-type write struct {
-	value []byte
-	del   bool
+	watched bool             // a WATCH was sent
+	writes  backend.WriteSet // the buffered writes, by record key
 }
 
 func (c *conn) CreateTable(ctx context.Context, name string) error {
@@ -131,15 +124,15 @@ func (c *conn) Commit(ctx context.Context) error {
 	if t == nil {
 		return errNoTx
 	}
-	if len(t.order) == 0 {
+	if t.writes.Len() == 0 {
 		return c.unwatch(ctx, t)
 	}
 	_, err := c.rc.TxPipelined(ctx, func(p goredis.Pipeliner) error {
-		for _, k := range t.order {
-			if w := t.writes[k]; w.del {
+		for _, k := range t.writes.Keys() {
+			if w, _ := t.writes.Get(k); w.Delete {
 				p.Del(ctx, k)
 			} else {
-				p.Set(ctx, k, w.value, 0)
+				p.Set(ctx, k, w.Value, 0)
 			}
 		}
 		return nil
@@ -180,8 +173,8 @@ func (c *conn) Get(ctx context.Context, table string, key []byte) ([]byte, bool,
 		return nil, false, errNoTx
 	}
 	rk := recordKey(table, key)
-	if w, ok := t.writes[rk]; ok {
-		return w.value, !w.del, nil
+	if w, ok := t.writes.Get(rk); ok {
+		return w.Value, !w.Delete, nil
 	}
 	var exists *goredis.IntCmd
 	var get *goredis.StringCmd
@@ -249,7 +242,7 @@ func (c *conn) Put(ctx context.Context, table string, key, value []byte) error {
 	if err := c.writable(ctx, table); err != nil {
 		return err
 	}
-	c.tx.buffer(recordKey(table, key), &write{value: value})
+	c.tx.writes.Put(recordKey(table, key), value)
 	return nil
 }
 
@@ -258,18 +251,8 @@ func (c *conn) Delete(ctx context.Context, table string, key []byte) error {
 	if err := c.writable(ctx, table); err != nil {
 		return err
 	}
-	c.tx.buffer(recordKey(table, key), &write{del: true})
+	c.tx.writes.Delete(recordKey(table, key))
 	return nil
-}
-
-func (t *tx) buffer(k string, w *write) {
-	if t.writes == nil {
-		t.writes = map[string]*write{}
-	}
-	if _, ok := t.writes[k]; !ok {
-		t.order = append(t.order, k)
-	}
-	t.writes[k] = w
 }
 
 // Scan reads every record of table in key order: its keys SCANned, sorted,
@@ -291,7 +274,7 @@ func (c *conn) Scan(ctx context.Context, table string, fn func(k, v []byte) erro
 	if err := c.scanKeys(ctx, table, func(ks []string) error { keys = append(keys, ks...); return nil }); err != nil {
 		return err
 	}
-	for _, k := range c.tx.order {
+	for _, k := range c.tx.writes.Keys() {
 		if strings.HasPrefix(k, prefix+table+"\x00") && !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
@@ -313,11 +296,11 @@ func (c *conn) each(ctx context.Context, table string, keys []string, fn func(k,
 		}
 		for i, k := range batch {
 			var v []byte
-			if w, ok := c.tx.writes[k]; ok {
-				if w.del {
+			if w, ok := c.tx.writes.Get(k); ok {
+				if w.Delete {
 					continue
 				}
-				v = w.value
+				v = w.Value
 			} else if s, ok := vals[i].(string); ok {
 				v = []byte(s)
 			} else {
