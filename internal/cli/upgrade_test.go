@@ -193,7 +193,7 @@ func TestVersionsCommand(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	for _, want := range []string{"postgres:managed@13  13.", "zonky", "postgres:managed@15  15.", "the system's packages",
-		"postgres:managed@18  18.", "PyPI", "mariadb:managed", "firebird:managed", "no other can be installed"} {
+		"postgres:managed@18  18.", "PyPI", "mariadb:managed@10.11", "firebird:managed@3.0", "@DIR takes a folder"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("versions lacks %q:\n%s", want, out)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/analysis"
+	"github.com/dbgauge/dbgauge/internal/catalog"
 	"github.com/dbgauge/dbgauge/internal/matrix"
 	"github.com/dbgauge/dbgauge/internal/result"
 )
@@ -69,5 +70,57 @@ func TestPostgresVersionMatrix(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestOtherEnginesVersionForms: a version of MariaDB or Firebird not installed
+// is one line, exit 2, nothing run; --db mariadb:managed and
+// mariadb:managed@ its installed version are two cells that ran the same
+// version, read back, and so are no version axis.
+func TestOtherEnginesVersionForms(t *testing.T) {
+	for db, want := range map[string]string{
+		"mariadb:managed@9.9": "dbgauge: MariaDB 9.9 is not installed: no mariadbd of that version in /usr/sbin",
+		"firebird:managed@9":  "dbgauge: Firebird 9 is not installed: no server of that version in /usr/sbin",
+	} {
+		root := t.TempDir()
+		code, _, errs := runCLI(t, nil, "run", "insert", "--db", db, "--duration", "1s", "--results", root)
+		if code != ExitUsage || strings.Count(errs, "\n") != 1 || !strings.HasPrefix(errs, want) || !strings.Contains(errs, "@DIR") {
+			t.Errorf("%s: exit %d, %q", db, code, errs)
+		}
+	}
+	spec, _ := catalog.Backend("mariadb:managed")
+	installed := spec.Installed()
+	if len(installed) == 0 {
+		t.Fatal("no MariaDB installed")
+	}
+	at := installed[0].Form // mariadb:managed@10.11
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "mariadb:managed,"+at,
+		"--duration", "1s", "--warmup", "0s", "--ceiling", "off", "--crash-recovery=false", "--results", root)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	dir := matrixDir(t, root)
+	idx, err := matrix.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var versions []string
+	for _, c := range idx.Cells {
+		r, err := result.Load(filepath.Join(dir, c.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		versions = append(versions, r.Engine.Version)
+	}
+	if len(versions) != 2 || versions[0] == "" || versions[0] != versions[1] {
+		t.Fatalf("the cells ran %q", versions)
+	}
+	a, err := analysis.LoadMatrix(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Versions != nil {
+		t.Errorf("one version in both cells taken for a version axis: %+v", a.Versions)
 	}
 }

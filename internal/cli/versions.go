@@ -33,7 +33,7 @@ func newVersionsCmd(env *Env) *cobra.Command {
 				return err
 			}
 			fmt.Fprintln(env.Stdout, "\nPostgreSQL: scripts/install-pg-versions.sh installs 13, 14, 16, 17 and 18 (docs/versions.md).")
-			fmt.Fprintln(env.Stdout, "MariaDB and Firebird: one version each, the system's; no other can be installed on this machine.")
+			fmt.Fprintln(env.Stdout, "MariaDB and Firebird: mariadb:managed@N.M and firebird:managed@N find the others installed in the usual folders, @DIR takes a folder of binaries (docs/versions.md).")
 			return nil
 		},
 	}

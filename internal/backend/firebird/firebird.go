@@ -36,6 +36,7 @@ var Spec = backend.Served(backend.Spec{
 	Name:       "firebird",
 	Summary:    "Firebird 3 through nakagami/firebirdsql: your database (a DSN) or a throwaway managed instance on loopback",
 	Manages:    []string{managed},
+	Versioned:  true,
 	API:        backend.SQL,
 	Forms:      []string{managed, "firebird://USER:PASSWORD@HOST:PORT/PATH/TO/DB.fdb?PARAM=…"},
 	Preflight:  preflight,
@@ -69,6 +70,7 @@ var Spec = backend.Served(backend.Spec{
 	Open:      open,
 	Reopen:    reopen,
 	Installed: installed,
+	Own:       ownBinaries,
 }, "firebird://")
 
 var durabilityDoc = map[backend.Durability]string{
@@ -154,6 +156,12 @@ type db struct {
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) { return openOn(ctx, o, nil) }
 
+// isManaged says whether db asks for a managed server, of any version.
+func isManaged(db string) bool {
+	form, _ := backend.VersionOf(db)
+	return form == managed
+}
+
 // openOn opens the database o names: a managed one on srv when it is
 // already running (Reopen), else on a server Start makes.
 func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, error) {
@@ -184,7 +192,7 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 		}
 		return nil, knob.Bad("is the server running, and are host, port and path in --db right?", "cannot connect to Firebird: %s", msg)
 	}
-	if o.DB != managed {
+	if !isManaged(o.DB) {
 		if err := d.forcedWrites(ctx, o.Durability); err != nil {
 			d.stop()
 			return nil, err
@@ -202,7 +210,7 @@ func openOn(ctx context.Context, o backend.Options, srv *Server) (backend.DB, er
 func (d *db) settings(o backend.Options) (int, error) {
 	pageSize := 0
 	for _, kv := range o.Set {
-		if o.DB != managed {
+		if !isManaged(o.DB) {
 			return 0, knob.Bad("use --db firebird:managed, or change your server's firebird.conf or database yourself", "--set %s: on a database of yours dbgauge changes no setting", kv.Key)
 		}
 		switch k, ok := confKey(kv.Key); {
@@ -242,7 +250,7 @@ func (d *db) settings(o backend.Options) (int, error) {
 		}
 		d.conf["DefaultDbCachePages"] = pages
 	}
-	if o.DB != managed && (o.PageSize > 0 || o.CacheBytes > 0) {
+	if !isManaged(o.DB) && (o.PageSize > 0 || o.CacheBytes > 0) {
 		return 0, knob.Bad("use --db firebird:managed", "--page-size and --cache: on a database of yours dbgauge changes no setting")
 	}
 	return pageSize, nil
@@ -252,11 +260,15 @@ func (d *db) settings(o backend.Options) (int, error) {
 // errors: the managed server's (started here unless srv was given), or the
 // user's DSN.
 func (d *db) target(ctx context.Context, o backend.Options, pageSize int) (dsn, secret string, err error) {
-	if o.DB == managed && d.srv != nil {
+	if isManaged(o.DB) && d.srv != nil {
 		maps.Copy(d.conf, d.srv.conf)
 		dsn, secret = d.srv.DSN(), d.srv.Password
-	} else if o.DB == managed {
-		d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync})
+	} else if isManaged(o.DB) {
+		bins, berr := binariesOf(o)
+		if berr != nil {
+			return "", "", berr
+		}
+		d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Conf: d.conf, PageSize: pageSize, ForcedWrites: o.Durability == backend.Sync, Binaries: bins})
 		if err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return "", "", knob.Bad("check the settings given with --set", "%v", err)

@@ -17,7 +17,8 @@ import (
 // stops the server and removes the instance and the data (the logs stay);
 // its Integrity is the online validation. Spec.Reopen.
 func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (backend.DB, error) {
-	srv, err := Reopen(ctx, dataDir, logPath)
+	bins, _ := o.Own.(Installation) // the killed run's, as its plan found them
+	srv, err := Reopen(ctx, dataDir, logPath, bins)
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +52,14 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 // disk's backing folder). The server's output goes to logPath, what it
 // wrote to firebird.log meanwhile beside it (NAME-firebird.log). It
 // returns once the database accepts connections; Startup is from exec to
-// then.
-func Reopen(ctx context.Context, dataDir, logPath string) (*Server, error) {
-	bin, isql, _, _, err := FindServer()
-	if err != nil {
-		return nil, err
+// then. The server is the killed one's, bins (the system's when zero).
+func Reopen(ctx context.Context, dataDir, logPath string, bins Installation) (*Server, error) {
+	bin, isql := bins.Bin, bins.Isql
+	if bin == "" {
+		var err error
+		if bin, isql, _, _, err = FindServer(); err != nil {
+			return nil, err
+		}
 	}
 	in, err := server.Reopened(dataDir, false, "firebird")
 	if err != nil {

@@ -48,6 +48,9 @@ type ServerConfig struct {
 	Conf         map[string]string // firebird.conf parameters (ServerMode, DefaultDbCachePages, …)
 	PageSize     int               // of the database, at creation; 0 is the engine's default (8192)
 	ForcedWrites bool              // gfix -write sync (true) or async
+	// Binaries is the installation to run (firebird:managed@VERSION);
+	// its zero value is the system's (FindServer).
+	Binaries Installation
 }
 
 // firebirdRoots lists where distributions put Firebird 3's root folder
@@ -105,10 +108,14 @@ func ServerMode(m string) (string, bool) {
 // port as the firebird account when dbgauge runs as root, and returns once it
 // accepts connections.
 func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	bin, isql, gfix, root, err := FindServer()
-	if err != nil {
-		return nil, err
+	b := cfg.Binaries
+	if b.Bin == "" {
+		var err error
+		if b.Bin, b.Isql, b.Gfix, b.Root, err = FindServer(); err != nil {
+			return nil, err
+		}
 	}
+	bin, isql, gfix, root := b.Bin, b.Isql, b.Gfix, b.Root
 	mode, ok := ServerMode(cfg.Conf["ServerMode"])
 	if !ok {
 		return nil, fmt.Errorf("ServerMode %q: give Super, SuperClassic or Classic", cfg.Conf["ServerMode"])
@@ -457,21 +464,4 @@ func (f *Server) shutdown() (time.Duration, error) {
 		server.GroupGone(f.Pid(), 5*time.Second)
 	}
 	return time.Since(start), nil
-}
-
-// installed is Spec.Installed: the one Firebird server found, with the
-// version its isql reports (Debian's; another cannot be installed beside it).
-func installed() []backend.Installed {
-	bin, isql, _, _, err := FindServer()
-	if err != nil {
-		return nil
-	}
-	v := "unknown (isql -z failed)"
-	cmd := exec.Command(isql, "-z")
-	cmd.Stdin = strings.NewReader("")
-	if b, err := cmd.Output(); err == nil {
-		line, _, _ := strings.Cut(string(b), "\n")
-		v = strings.TrimPrefix(strings.TrimSpace(line), "ISQL Version: ")
-	}
-	return []backend.Installed{{Version: v, Bin: filepath.Dir(bin), Source: "the system's packages (one version only: another cannot be installed beside it)", Form: "firebird:managed"}}
 }

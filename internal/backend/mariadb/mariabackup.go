@@ -25,9 +25,14 @@ func FindMariabackup() (string, error) {
 // (--prepare: the redo copied during the backup applied), so that dir is a
 // datadir at the backup's consistency point, and flushes it.
 func (m *Server) Backup(ctx context.Context, dir string) error {
-	bin, err := FindMariabackup()
-	if err != nil {
-		return err
+	// The server's own mariabackup first (an installation of
+	// mariadb:managed@DIR has one beside its server), else the system's.
+	bin := firstFile(filepath.Dir(m.bin), "mariabackup", "mariadb-backup")
+	if bin == "" {
+		var err error
+		if bin, err = FindMariabackup(); err != nil {
+			return err
+		}
 	}
 	// The password goes in a file only the account reads, not on the
 	// command line, where ps shows it; --defaults-file also keeps the

@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,6 +32,7 @@ var Spec = backend.Served(backend.Spec{
 	Name:       "mariadb",
 	Summary:    "MariaDB through go-sql-driver/mysql: your server (a DSN) or a throwaway managed one on loopback",
 	Manages:    managed,
+	Versioned:  true,
 	API:        backend.SQL,
 	Forms:      []string{"mariadb:managed", "mysql:managed", "mysql://USER:PASSWORD@HOST:PORT/DB?PARAM=… (or mariadb://, or the driver's @tcp(HOST:PORT))"},
 	Preflight:  preflight,
@@ -65,6 +65,7 @@ var Spec = backend.Served(backend.Spec{
 	Open:      open,
 	Reopen:    reopen,
 	Installed: installed,
+	Own:       ownBinaries,
 }, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
@@ -104,7 +105,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.userKeys = append(d.userKeys, kv.Key)
 	}
 	var dsn string
-	isManaged := slices.Contains(managed, o.DB)
+	form, _ := backend.VersionOf(o.DB)
+	isManaged := isManagedForm(form)
 	for _, s := range []struct {
 		knob, key string
 		n         int64
@@ -126,7 +128,11 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings}); err != nil {
+		bins, err := binariesOf(o)
+		if err != nil {
+			return nil, err
+		}
+		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings, Binaries: bins}); err != nil {
 			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the variables given with --set", "%v", err)
 			}

@@ -16,11 +16,15 @@ import (
 // logPath. The root password died with the run that set it, so the server
 // runs without its grant tables, on a Unix socket of its own and no TCP
 // port: nothing but dbgauge can reach it. settings are given as at the
-// first start (innodb_page_size must be the same).
-func Reopen(ctx context.Context, dataDir, logPath string, settings map[string]string) (*Server, error) {
-	bin, _, err := FindServer()
-	if err != nil {
-		return nil, err
+// first start (innodb_page_size must be the same), and the server is the
+// killed one's, bins (the system's when zero).
+func Reopen(ctx context.Context, dataDir, logPath string, settings map[string]string, bins Installation) (*Server, error) {
+	bin := bins.Server
+	if bin == "" {
+		var err error
+		if bin, _, err = FindServer(); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := os.Stat(filepath.Join(dataDir, "ibdata1")); err != nil {
 		return nil, fmt.Errorf("the killed server's datadir: %w", err)
@@ -57,7 +61,8 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 			settings["innodb_page_size"] = kv.Value
 		}
 	}
-	srv, err := Reopen(ctx, dataDir, logPath, settings)
+	bins, _ := o.Own.(Installation) // the killed run's, as its plan found them
+	srv, err := Reopen(ctx, dataDir, logPath, settings, bins)
 	if err != nil {
 		return nil, err
 	}

@@ -44,6 +44,9 @@ type Server struct {
 type ServerConfig struct {
 	server.Config
 	Settings map[string]string // server options, given as --name=value
+	// Binaries is the installation to run (mariadb:managed@VERSION);
+	// its zero value is the system's (FindServer).
+	Binaries Installation
 }
 
 // FindServer returns the server binary and mariadb-install-db, or says what
@@ -67,9 +70,12 @@ func FindServer() (server, install string, err error) {
 // runs as root, sets a random root password, and returns once it accepts
 // connections.
 func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	bin, install, err := FindServer()
-	if err != nil {
-		return nil, err
+	bin, install := cfg.Binaries.Server, cfg.Binaries.Install
+	if bin == "" {
+		var err error
+		if bin, install, err = FindServer(); err != nil {
+			return nil, err
+		}
 	}
 	in, err := server.New("mariadb", cfg.Config, "mysql")
 	if err != nil {
@@ -240,21 +246,4 @@ func innodbNote(log string) string {
 		note += ", " + p[1] + " pages"
 	}
 	return note + ")"
-}
-
-// installed is Spec.Installed: the one MariaDB server found, as it reports
-// its version (Debian's; another version cannot be installed beside it).
-func installed() []backend.Installed {
-	srv, _, err := FindServer()
-	if err != nil {
-		return nil
-	}
-	v := "unknown (" + filepath.Base(srv) + " --version failed)"
-	if b, err := exec.Command(srv, "--version").Output(); err == nil {
-		v = strings.TrimSpace(string(b))
-		if _, after, ok := strings.Cut(v, " Ver "); ok {
-			v = after
-		}
-	}
-	return []backend.Installed{{Version: v, Bin: filepath.Dir(srv), Source: "the system's packages (one version only: another cannot be installed beside it)", Form: "mariadb:managed"}}
 }
