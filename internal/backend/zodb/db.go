@@ -21,6 +21,10 @@ type Storage struct {
 	Port   int     `json:"port,omitempty"`
 	Wait   float64 `json:"wait,omitempty"`  // ZEO: seconds to wait for the server to answer
 	Cache  int64   `json:"cache,omitempty"` // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
+	// Addrs are several servers' "HOST:PORT" (a ZRS cluster's), in place of
+	// Host and Port: ClientStorage connects to one that takes writes.
+	Addrs    []string `json:"addrs,omitempty"`
+	ReadOnly bool     `json:"read_only,omitempty"` // ZEO: a read-only client (of a ZRS secondary)
 }
 
 // Config says how a ZODB engine's DB reaches its storage.

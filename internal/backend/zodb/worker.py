@@ -33,7 +33,7 @@ import threading
 import time
 
 PROTOCOL = 1
-PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig")
+PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs")
 # persistent.Persistent has no _p_resolveConflict: a conflict on a record is a
 # ConflictError at once, on the client or in a ZEO server, with nothing logged.
 META = pickle.dumps((("persistent", "Persistent"), None), 3)
@@ -133,8 +133,12 @@ class Worker:
             self.storage = FileStorage(a["path"], create=bool(a.get("create")))
         elif kind == "zeo":
             from ZEO.ClientStorage import ClientStorage
+            # Several addresses (a ZRS cluster's servers): ClientStorage
+            # connects to one that takes its writes, a read-only secondary
+            # refusing it, and after a failover to the promoted one.
+            addr = [(h, int(p)) for h, p in (x.rsplit(":", 1) for x in a["addrs"])] if a.get("addrs") else (a["host"], int(a["port"]))
             self.storage = ClientStorage(
-                (a["host"], int(a["port"])), storage=a.get("storage", "1"),
+                addr, storage=a.get("storage", "1"), read_only=bool(a.get("read_only")),
                 wait_timeout=float(a.get("wait", 30)), server_sync=True,
                 cache_size=int(a.get("cache", 20 * 1024 * 1024)))
         else:
