@@ -116,7 +116,9 @@ func (c clusterDB) KillPrimary(context.Context) error {
 
 // Promote restarts the direct secondary whose file holds the latest
 // transaction as a primary on its replicated data (a clean stop, then
-// runzeo with replicate-to alone, writable); it returns once it serves.
+// runzeo with replicate-to alone, writable) on the killed primary's port,
+// the address the clients keep trying, their caches dropped first; it
+// returns once it serves.
 func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	var best *Server
 	var bestTID [8]byte
@@ -132,7 +134,12 @@ func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	if best == nil {
 		return "", errors.New("no secondary of the primary has a readable FileStorage: none to promote")
 	}
-	if err := best.become(ctx, 0); err != nil {
+	// The clients saw the killed primary's last transactions, which the
+	// promoted secondary may lack: ZEO's clients would refuse it.
+	if err := c.ForgetCaches(ctx); err != nil {
+		return "", fmt.Errorf("drop the clients' caches: %w", err)
+	}
+	if err := best.become(ctx, c.srv.Port, 0); err != nil {
 		return best.Name, err
 	}
 	c.primary = best
@@ -147,7 +154,7 @@ func (c clusterDB) Repoint(ctx context.Context) error {
 	}
 	for i, s := range c.secondaries {
 		if c.upstream[i] == server.Primary && s != c.primary {
-			if err := s.become(ctx, c.primary.repl); err != nil {
+			if err := s.become(ctx, s.Port, c.primary.repl); err != nil {
 				return err
 			}
 			c.upstream[i] = c.primary.Name

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
@@ -36,7 +35,7 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	}
 	d := &db{srv: s, primary: s, topology: "none"}
 	d.DB, err = zodb.Open(ctx, zodb.Config{Engine: "zrs", Python: python,
-		Storage: zodb.Storage{Kind: "zeo", Addrs: []string{"127.0.0.1:" + strconv.Itoa(s.Port)}, Wait: 30, Cache: o.CacheBytes}})
+		Storage: zodb.Storage{Kind: "zeo", Host: "127.0.0.1", Port: s.Port, Wait: 30, Cache: o.CacheBytes}})
 	if err != nil {
 		_, _ = s.StopClean()
 		return nil, fmt.Errorf("connect to the restarted ZRS primary: %w", err)

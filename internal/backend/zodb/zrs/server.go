@@ -129,14 +129,16 @@ func (s *Server) writeConf(port int) error {
 }
 
 // become restarts the server (a clean stop, then runzeo again on the same
-// data and ports) following from (a replication port), or as a primary
-// when from is 0: how a secondary is promoted, or repointed at a new
-// primary.
-func (s *Server) become(ctx context.Context, from int) error {
+// data and replication port) on port, following from (a replication
+// port), or as a primary when from is 0: how a secondary is promoted (on
+// the killed primary's port, which its clients keep trying, as a floating
+// address moves), or repointed at a new primary.
+func (s *Server) become(ctx context.Context, port, from int) error {
 	s.from = from
-	if err := s.writeConf(s.Port); err != nil {
+	if err := s.writeConf(port); err != nil {
 		return err
 	}
+	s.Port = port
 	return s.Restart(ctx)
 }
 

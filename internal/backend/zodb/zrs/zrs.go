@@ -11,7 +11,6 @@ import (
 	_ "embed"
 	"fmt"
 	"path/filepath"
-	"strconv"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
@@ -114,14 +113,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.stop()
 		return nil, fmt.Errorf("start the ZRS secondaries: %w", err)
 	}
-	// Every server's address: ClientStorage connects to the one that takes
-	// writes (a read-only secondary refuses it), after a failover too.
-	var addrs []string
-	for _, s := range d.servers() {
-		addrs = append(addrs, "127.0.0.1:"+strconv.Itoa(s.Port))
-	}
+	// The clients know the primary's address alone: a failover's promoted
+	// secondary takes it over (a read-only secondary would refuse them).
 	d.DB, err = zodb.Open(ctx, zodb.Config{Engine: "zrs", Python: python,
-		Storage: zodb.Storage{Kind: "zeo", Addrs: addrs, Wait: 30, Cache: o.CacheBytes}})
+		Storage: zodb.Storage{Kind: "zeo", Host: "127.0.0.1", Port: srv.Port, Wait: 30, Cache: o.CacheBytes}})
 	if err != nil {
 		d.stop()
 		return nil, fmt.Errorf("connect to the ZRS primary: %w", err)
