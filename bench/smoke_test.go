@@ -63,6 +63,7 @@ var (
 	needs = map[string][]need{
 		"clients.sh":      {python, pg("initdb")},
 		"shards-netns.sh": {root, tool("ip", "iproute2"), tool("jq", "jq"), tool("runuser", "util-linux"), pg("pg_ctl")},
+		"telemetry.sh":    {python, pg("initdb")},
 		"vs-fio.sh":       {python, tool("fio", "fio"), pg("pg_test_fsync")},
 		"vs-floor.sh":     append([]need{python, pg("pgbench"), tool("sysbench", "sysbench"), tool("gcc", "gcc"), syscallsCounted}, mariadb...),
 		"vs-gotpc.sh":     append([]need{python, pg("initdb")}, mariadb...),

@@ -176,6 +176,16 @@ type Spec struct {
 	// the DB stops that server. dbgauge crash needs it; nil: the engine's
 	// managed server cannot be put on trial.
 	Reopen func(ctx context.Context, dataDir, logPath string, o Options) (DB, error)
+	// CheckUpgrade, for an engine whose managed DB is an Upgrader, refuses
+	// (as bad input, before anything starts) an upgrade from the managed
+	// form from to the form to by method that their binaries cannot make;
+	// nil: dbgauge upgrade cannot upgrade the engine.
+	CheckUpgrade func(from, to, method string) error
+	// UpgradeMethods are the methods CheckUpgrade knows, in their order.
+	UpgradeMethods []string
+	// Installed lists the versions of the engine's server found here, and
+	// where each came from (dbgauge versions); nil for an embedded engine.
+	Installed func() []Installed
 }
 
 // Promise is what an engine's documentation says a durability level keeps
@@ -431,6 +441,17 @@ type Recoverer interface {
 	CrashRestart(ctx context.Context) error
 }
 
+// NodeFaults is the ability of a managed cluster to have one of its nodes
+// killed by role (--fault kill-at=D,node=leader): NodeRecoverer.
+const NodeFaults Ability = "node faults"
+
+// NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
+// a Recoverer whose CrashRestart kills the node that has role when it is
+// called ("leader", "follower") and starts it again on its data.
+type NodeRecoverer interface {
+	OnNode(role string) Recoverer
+}
+
 // Recovered is an optional ability of a DB started again on a killed
 // engine's data (Spec.Reopen, or a Recoverer's crash restart): what its
 // crash recovery said it did ("replayed 12.3 MiB of WAL"), "" when it said
@@ -594,6 +615,16 @@ type Statser interface {
 // puts each checkpoint on the run's time line.
 type Sampler interface {
 	Sample(ctx context.Context) (map[string]int64, error)
+}
+
+// Waiter is an optional ability: what the workload's connections are
+// waiting on in the engine at this moment, by wait ("Lock:transactionid",
+// "IO:WalSync"; MariaDB: the thread's state), how many of them, read often
+// (ten times a second) while the workload runs. Connections that are idle
+// between statements are left out; Waits runs on a connection of its own
+// and takes a few milliseconds; ctx bounds it.
+type Waiter interface {
+	Waits(ctx context.Context) (map[string]int, error)
 }
 
 // SQLDB is a DB that speaks SQL.

@@ -6,11 +6,14 @@ package catalog
 import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
+	"github.com/dbgauge/dbgauge/internal/backend/bdb"
+	"github.com/dbgauge/dbgauge/internal/backend/etcd"
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
+	"github.com/dbgauge/dbgauge/internal/backend/redis"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
@@ -50,12 +53,16 @@ func Backends() []backend.Spec {
 		bbolt.Spec,
 		gdbm.Spec,
 		pebble.Spec,
+		bdb.Hash,
+		bdb.Btree,
 		postgres.Spec,
 		mariadb.Spec,
 		firebird.Spec,
 		zodb.Spec,
 		zeo.Spec,
 		zrs.Spec,
+		redis.Spec,
+		etcd.Spec,
 	}
 }
 

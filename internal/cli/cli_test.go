@@ -59,6 +59,9 @@ func TestBadInput(t *testing.T) {
 		"fault on sqlite":          {"run", "insert", "--fault", "kill-at=1s"},
 		"fault without kill-at":    {"run", "insert", "--db", "postgres:managed", "--fault", "at=1s"},
 		"fault after the run":      {"run", "insert", "--db", "postgres:managed", "--duration", "5s", "--fault", "kill-at=9s"},
+		"fault node of no role":    {"run", "insert", "--db", "etcd:managed", "--fault", "kill-at=1s,node=boss"},
+		"fault node on postgres":   {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=leader"},
+		"etcd lazy":                {"run", "insert", "--db", "etcd:managed", "--durability", "lazy"},
 		"reconnect of zero":        {"run", "insert", "--reconnect", "0s"},
 		// --db as users write it, pointing nowhere: refused before any folder.
 		"sqlite in no folder":    {"run", "insert", "--db", "sqlite:/no/such/dir/x.db"},
@@ -68,6 +71,7 @@ func TestBadInput(t *testing.T) {
 		"postgresql no server":   {"run", "insert", "--db", "postgresql://u:tiger@127.0.0.1:1/db?sslmode=disable"},
 		"postgres no socket":     {"run", "insert", "--db", "postgres://u:tiger@/db?host=/no/such/dir"},
 		"firebird url no server": {"run", "insert", "--db", "firebird://u:tiger@127.0.0.1:1/x.fdb"},
+		"redis url no server":    {"run", "insert", "--db", "redis://:tiger@127.0.0.1:1/0"},
 		"load into no folder":    {"load", "kv", "--db", "sqlite:/no/such/dir/kv.db"},
 	}
 	for name, args := range cases {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/session"
 )
@@ -111,8 +112,17 @@ func bad(k knob.Spec, file string) (string, bool) {
 		"mix": "dance=1", "hotspot": "most", "checkpoints": "soon", "path": "/no/such/dir", "block": "big",
 		"method": "prayer", "pattern": "zigzag", "fault-after": "later", "resume": file, "pg-bin": "/no/such/bin", "zodb-env": "/no/such/env", "zrs-env": "/no/such/env",
 		"data-dir": file, "metrics-addr": "nowhere", "warmup": "automatic", "ops": "4-1", "halt-on-errors": "/XX/", "shard": "5/2", "start-at": "noon",
+		"from": "postgres:managed@x", "to": "postgres:managed@x",
 	}[k.Name]
 	return v, ok
+}
+
+// upgradable says whether PostgreSQL 15 and 18, which the upgrade's probes
+// name, are installed.
+func upgradable() bool {
+	_, e15 := postgres.FindVersion(15)
+	_, e18 := postgres.FindVersion(18)
+	return e15 == nil && e18 == nil
 }
 
 // noBadValue are the knobs for which every value is one: nothing to probe.
@@ -133,7 +143,7 @@ func TestHelpListsWhatIsRead(t *testing.T) {
 	}
 	probes := 0
 	shared := map[string]bool{}
-	for _, k := range slices.Concat(session.Knobs, session.BackendKnobs(), crashKnobs, failoverKnobs) {
+	for _, k := range slices.Concat(session.Knobs, session.BackendKnobs(), crashKnobs, failoverKnobs, upgradeKnobs) {
 		shared[k.Name] = true
 	}
 	for path, c := range commands(t) {
@@ -141,6 +151,9 @@ func TestHelpListsWhatIsRead(t *testing.T) {
 			continue
 		}
 		words := strings.Fields(path)
+		if len(words) > 0 && words[0] == "upgrade" && !upgradable() {
+			continue // the upgrade's tests say what to install
+		}
 		common := len(words) < 2 || slices.Contains([]string{"insert", ""}, words[len(words)-1])
 		pre := words
 		if path == "check" {
@@ -171,6 +184,14 @@ func TestHelpListsWhatIsRead(t *testing.T) {
 				args = append(args, "--at", "1s")
 				if f.Name != "topology" {
 					args = append(args, "--topology", "1") // a failover needs a replica
+				}
+			}
+			if len(words) > 0 && words[0] == "upgrade" {
+				// An upgrade validates its runs once it has both versions.
+				for _, side := range []string{"from", "to"} {
+					if f.Name != side {
+						args = append(args, "--"+side, map[string]string{"from": "postgres:managed@15", "to": "postgres:managed@18"}[side])
+					}
 				}
 			}
 			if len(words) > 0 && words[0] == "load" && f.Name != "db" {

@@ -1,6 +1,7 @@
 package htmlreport
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -65,6 +66,11 @@ func (d *doc) machineCharts(r *result.Result) ([]item, error) {
 		items = append(items, item{Title: "The machine per second", Chart: ch,
 			Note: "The data folder's device (any process's, /proc/diskstats), the managed server's processes' CPU and dbgauge's, each second, on the throughput chart's time axis; the dashed vertical lines are the run's events."})
 	}
+	if it, err := d.waitsPanel(r, axis(), line); err != nil {
+		return nil, err
+	} else if it != nil {
+		items = append(items, *it)
+	}
 	it, err := d.engineChart(r, axis(), line)
 	if err != nil {
 		return nil, err
@@ -121,4 +127,38 @@ func positive(v float64) any {
 		return nil
 	}
 	return round(v, 3)
+}
+
+// waitsPanel draws the top five waits of the measure phase second by
+// second, beside the table of all of them; nil when none was read.
+func (d *doc) waitsPanel(r *result.Result, x obj, line func(string, arr, int, int, bool) obj) (*item, error) {
+	if len(r.Waits) == 0 {
+		return nil, nil
+	}
+	t := &table{Head: []string{"wait", "connections waiting, on average", "share of the waiting"}, Num: []bool{false, true, true}}
+	var all arr
+	for i, w := range r.Waits {
+		t.Rows = append(t.Rows, []cell{{Text: w.Wait, Class: "mono"}, {Text: fmt.Sprintf("%.2f", w.Waiting)}, {Text: fmt.Sprintf("%.0f %%", w.SharePct)}})
+		if i >= 5 {
+			continue
+		}
+		var data arr
+		for _, s := range r.Series {
+			if s.Waits != nil {
+				data = append(data, arr{round(s.T, 6), round(s.Waits[w.Wait], 3)})
+			}
+		}
+		all = append(all, line(w.Wait, data, 0, i, false))
+	}
+	o := base()
+	o["tooltip"] = obj{"trigger": "axis"}
+	o["xAxis"] = x
+	o["yAxis"] = arr{valueAxis("connections waiting")}
+	o["series"] = all
+	ch, err := d.addChart("what the connections waited on", 260, o)
+	if err != nil {
+		return nil, err
+	}
+	return &item{Title: "What the connections waited on", Chart: ch, Table: t,
+		Note: "The engine's view of the workload's connections, read ten times a second (PostgreSQL: pg_stat_activity's wait events, CPU where a backend runs with none; MariaDB: each thread's state): the top five second by second, and all of them over the measure phase."}, nil
 }

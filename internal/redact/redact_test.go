@@ -15,6 +15,7 @@ func TestDSN(t *testing.T) {
 		"firebird://SYSDBA:masterkey@h/db?x=1":      "firebird://SYSDBA:xxxxx@h/db?x=1",
 		"sqlite:/tmp/a.db":                          "sqlite:/tmp/a.db",
 		"postgres://u@h/db?password=abc&sslmode=x":  "postgres://u@h/db?password=xxxxx&sslmode=x",
+		"redis://:s3cret@h:6379/0":                  "redis://:xxxxx@h:6379/0",
 	}
 	for in, want := range cases {
 		if got := DSN(in); got != want {

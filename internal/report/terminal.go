@@ -128,6 +128,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if line := CostLine(r); line != "" {
 		fmt.Fprintf(tw, "  cost\t%s\n", line)
 	}
+	if line := WaitsLine(r.Waits, 5); line != "" {
+		fmt.Fprintf(tw, "  waits\t%s\n", line)
+	}
 	for _, l := range r.Limits {
 		fmt.Fprintf(tw, "  limits\t%s\n", l)
 	}
@@ -201,6 +204,7 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	clusterBlock(b, r)
 	faultBlock(b, r)
 	backup(b, r.Backup)
+	upgraded(b, r.Upgraded)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}
@@ -248,6 +252,23 @@ func CostLine(r *result.Result) string {
 		parts = append(parts, c.Label+" "+CostValue(c))
 	}
 	return "per " + r.Config.Unit + ": " + strings.Join(parts, " · ")
+}
+
+// WaitsLine is the top n waits of the measure phase in one line: "IO:WalSync
+// 1.8 waiting (45 %) · Lock:transactionid 0.9 (22 %)"; "" when none.
+func WaitsLine(ws []result.Wait, n int) string {
+	parts := make([]string, 0, n)
+	for i, w := range ws {
+		if i == n {
+			break
+		}
+		part := fmt.Sprintf("%s %.2f (%.0f %%)", w.Wait, w.Waiting, w.SharePct)
+		if i == 0 {
+			part = fmt.Sprintf("%s %.2f connections waiting on average (%.0f %% of the waiting)", w.Wait, w.Waiting, w.SharePct)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // CostValue writes a unit's cost with its unit: "45.1 µs", "8.2 KiB", "0.98".
@@ -649,4 +670,12 @@ func AboveLine(m *result.Phase, unit string) string {
 		what += fmt.Sprintf(" and %d operation(s)", ops)
 	}
 	return fmt.Sprintf("%s took longer than %s, the latency histograms' bound: each is counted at it, so the percentiles that reach it are at least that", what, time.Duration(bound)*time.Microsecond)
+}
+
+// upgraded says which upgrade the run's server went through just before it
+// (dbgauge upgrade's run on the new version).
+func upgraded(b io.Writer, u *result.Upgraded) {
+	if u != nil {
+		fmt.Fprintf(b, "\n  upgraded   from %s by %s just before the run: window %.2f s; %s (%s)\n", u.From, u.Method, u.WindowSeconds, u.Verified, u.Record)
+	}
 }

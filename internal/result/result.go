@@ -65,6 +65,9 @@ type Result struct {
 	// DeviceIO is what the data folder's block device read and wrote over
 	// the measure phase, any process's; nil where it is not known.
 	DeviceIO *DeviceIO `json:"device_io,omitempty"`
+	// Waits is what the workload's connections waited on in the engine
+	// over the measure phase, most first (backend.Waiter).
+	Waits []Wait `json:"waits,omitempty"`
 	// Cost is what each successful unit of the measure phase cost, each
 	// thing dbgauge could count (UnitCost); `dbgauge compare` sets them
 	// side by side.
@@ -86,6 +89,9 @@ type Result struct {
 	// Cluster is a managed primary's replicas (--topology) and the
 	// failover --failover made.
 	Cluster *Cluster `json:"cluster,omitempty"`
+	// Upgraded says that the run's server had been upgraded just before it
+	// (dbgauge upgrade), from which version and how.
+	Upgraded *Upgraded `json:"upgraded,omitempty"`
 	// Outages are the windows in which the engine answered no unit: units
 	// failed as unavailable and none succeeded (a server restarted, by
 	// --fault or by someone else; --reconnect says how long one may last).
@@ -689,6 +695,10 @@ type Second struct {
 	// Machine is the machine's side of the interval: the data folder's
 	// device, the server's processes' CPU and dbgauge's.
 	Machine *MachineSecond `json:"machine,omitempty"`
+	// Waits is what the workload's connections waited on in the engine in
+	// this interval (backend.Waiter, read ten times a second): by wait,
+	// the mean number of connections waiting on it.
+	Waits map[string]float64 `json:"waits,omitempty"`
 	// Engine is the engine's side: how fast each of its counters
 	// (backend.Sampler: "wal_bytes", "checkpoint_buffers"…) moved, per
 	// second, between the last two samples taken by then (sampled once a
@@ -838,6 +848,15 @@ type DeviceIO struct {
 	Device       string `json:"device"`
 	ReadBytes    int64  `json:"read_bytes"`
 	WrittenBytes int64  `json:"written_bytes"`
+}
+
+// Wait is one thing the workload's connections waited on in the engine
+// over the measure phase ("Lock:transactionid", "IO:WalSync", "CPU" for a
+// backend running with no wait; MariaDB: a thread's state).
+type Wait struct {
+	Wait     string  `json:"wait"`
+	Waiting  float64 `json:"waiting"`   // connections waiting on it, on average over the phase's reads
+	SharePct float64 `json:"share_pct"` // of all the connections seen waiting, on anything
 }
 
 // UnitCost is one thing each successful unit of the measure phase cost,

@@ -106,7 +106,7 @@ func newExtensions(p *Plan) []any {
 		&unitLogger{},
 		&outputs{},
 		&harness{},
-		&telemetry{},
+		&telemetry{off: !p.telemetry},
 		&recovery{},
 		&serverLog{}, // after recovery: it leaves out what recovery made the server log
 		newSharding(p.shard),

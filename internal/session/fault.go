@@ -14,10 +14,12 @@ import (
 	"github.com/dbgauge/dbgauge/internal/run"
 )
 
-// faultPlan is --fault kill-at=D: the managed server killed D into the
-// measure phase and restarted on its data.
+// faultPlan is --fault kill-at=D[,node=ROLE]: the managed server (or the
+// cluster's node that has ROLE then) killed D into the measure phase and
+// restarted on its data.
 type faultPlan struct {
-	at time.Duration
+	at   time.Duration
+	node string
 }
 
 // faultConfig reads --fault kill-at=D.
@@ -26,13 +28,17 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	if spec == "" {
 		return nil
 	}
-	const hint = "write it as --fault kill-at=30s (into the measure phase)"
-	d, ok := strings.CutPrefix(strings.TrimSpace(spec), "kill-at=")
+	const hint = "write it as --fault kill-at=30s (into the measure phase), or kill-at=30s,node=leader"
+	kill, node, _ := strings.Cut(strings.TrimSpace(spec), ",")
+	d, ok := strings.CutPrefix(kill, "kill-at=")
 	at, err := time.ParseDuration(strings.TrimSpace(d))
+	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
 	switch {
-	case !ok || err != nil || at < 0:
-		return knob.Bad(hint, "--fault %q is not kill-at=DURATION", spec)
-	case !p.bspec.Managed(p.bopts.DB) || p.bspec.API != backend.SQL || p.bspec.Ext != "":
+	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower]", spec)
+	case node != "" && !p.bspec.Has(backend.NodeFaults):
+		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
+	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
 	case v.Get("topology") != "" && v.Get("topology") != "none":
@@ -40,7 +46,7 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give kill-at less than --duration %s", p.run.Duration), "--fault kill-at=%s comes after the measure phase ends", at)
 	}
-	p.fault = &faultPlan{at: at}
+	p.fault = &faultPlan{at: at, node: role}
 	return nil
 }
 
@@ -74,6 +80,9 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		return
 	}
 	rc, ok := s.db.(backend.Recoverer)
+	if nr, is := s.db.(backend.NodeRecoverer); is && f.plan.node != "" {
+		rc, ok = nr.OnNode(f.plan.node), true
+	}
 	if !ok {
 		return
 	}

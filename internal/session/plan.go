@@ -37,6 +37,17 @@ type Request struct {
 	// DropCache drops the OS page cache before the engine opens (a cell of
 	// a matrix: each starts without the pages the one before left).
 	DropCache bool
+	// Keep leaves the engine open when the session ends (dbgauge upgrade:
+	// the server the run measured is upgraded next); Plan.Kept hands it
+	// over, and its closing is the caller's.
+	Keep bool
+	// Engine, when not nil, is an engine already open (a server upgraded
+	// in place) that the session uses instead of opening one; it closes it
+	// at its end, unless Keep.
+	Engine backend.DB
+	// Upgraded, with Engine, says what upgrade that engine's server went
+	// through just before the run: it goes into the result.
+	Upgraded *result.Upgraded
 }
 
 // Plan is a validated request: everything is known to make sense before any
@@ -53,6 +64,7 @@ type Plan struct {
 	config      result.Config
 	args        []string
 	ceiling     bool            // probe the data folder's flush ceiling
+	telemetry   bool            // the machine's and the engine's side of every second (telemetry.go)
 	interval    time.Duration   // the series' resolution
 	progress    time.Duration   // how often the observer hears of the run (--progress); 0: never
 	logUnits    bool            // write every unit to units.csv.gz
@@ -69,6 +81,22 @@ type Plan struct {
 	dropCache   bool            // drop the OS page cache before opening the engine
 	dataset     *datasetPlan    // --dataset Nx
 	shard       *shardPlan      // --shard, --start-at (shard.go)
+	keep        bool            // leave the engine open: Kept
+	given       backend.DB      // an engine already open, used instead of opening one
+	upgraded    *result.Upgraded
+	kept        backend.DB // the engine left open by Execute, with keep
+}
+
+// Workload is the plan's workload: after Execute it knows what its run
+// acknowledged, which its checks compare a database with.
+func (p *Plan) Workload() workload.Workload { return p.w }
+
+// Kept hands over the engine a Keep plan's Execute left open (nil when it
+// never opened); the caller must close it. Called once, after Execute.
+func (p *Plan) Kept() backend.DB {
+	db := p.kept
+	p.kept = nil
+	return db
 }
 
 // Progress is how often the run's progress is said (--progress); 0: never.
@@ -109,7 +137,7 @@ func NewValues(spec workload.Spec) *knob.Values {
 // NewPlan validates req. Every error it returns is bad input (*knob.Error).
 func NewPlan(req Request) (*Plan, error) {
 	v := req.Values
-	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache}
+	p := &Plan{wspec: req.Workload, args: redact.Args(req.Args), id: req.ResultID, dropCache: req.DropCache, keep: req.Keep, given: req.Engine, upgraded: req.Upgraded}
 	db := v.Get("db")
 	var ok bool
 	if p.bspec, ok = catalog.Backend(db); !ok {
@@ -171,6 +199,11 @@ func NewPlan(req Request) (*Plan, error) {
 		return nil, err
 	}
 	p.ceiling = ceiling == "auto"
+	telemetry, err := v.Choice("telemetry")
+	if err != nil {
+		return nil, err
+	}
+	p.telemetry = telemetry == "on"
 	if p.results = v.Get("results"); p.results == "" {
 		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
 	}

@@ -230,4 +230,16 @@ func TestPostgresTelemetry(t *testing.T) {
 	if engine == 0 {
 		t.Fatalf("no second has the engine's commits and WAL bytes: %+v", res.Series)
 	}
+	// Two clients always in a transaction or a statement: the engine saw
+	// them waiting on something, most first, the shares adding up.
+	total := 0.0
+	for i, w := range res.Waits {
+		total += w.SharePct
+		if i > 0 && w.Waiting > res.Waits[i-1].Waiting {
+			t.Fatalf("waits not most first: %+v", res.Waits)
+		}
+	}
+	if len(res.Waits) == 0 || total < 99.9 || total > 100.1 {
+		t.Fatalf("waits %+v", res.Waits)
+	}
 }

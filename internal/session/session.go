@@ -70,6 +70,7 @@ func (p *Plan) Execute(ctx context.Context, stop <-chan struct{}, obs Observer) 
 		Schema: result.Schema, ID: filepath.Base(w.Dir()), Status: result.Running,
 		Command: p.args, Started: time.Now().UTC(), Config: p.config,
 		Phases: []result.Phase{}, Series: []result.Second{}, Checks: []result.Check{}, Verdicts: []result.Verdict{},
+		Upgraded: p.upgraded,
 	}
 	s.environment()
 	if err := s.save(); err != nil {
@@ -244,7 +245,10 @@ func (s *session) open(ctx context.Context) (backend.DB, error) {
 	if s.dropCache {
 		s.res.Environment.PageCache = disk.DropPageCache()
 	}
-	db, err := s.bspec.Open(ctx, s.bopts)
+	db, err := s.given, error(nil)
+	if db == nil {
+		db, err = s.bspec.Open(ctx, s.bopts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +520,12 @@ func (s *session) close() {
 	for _, h := range hooks[closingHook](s) {
 		h.closing(s)
 	}
-	err := s.db.Close()
+	var err error
+	if s.keep {
+		s.kept = s.db // the caller's to close (Plan.Kept)
+	} else {
+		err = s.db.Close()
+	}
 	if srv, ok := s.db.(backend.Server); ok {
 		info := result.Server(srv.ServerInfo())
 		s.res.Server = &info

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"sort"
 	"sync"
 	"time"
 
@@ -21,11 +22,16 @@ import (
 // (result.Second.Engine), from a backend.Sampler read once a second on a
 // goroutine of its own, each checkpoint an event on the time line.
 type telemetry struct {
+	off     bool // --telemetry off
 	dev     string
 	started bool
 	last    machineSample
-	engine  *engineSampler // nil: the engine is no backend.Sampler
+	engine  *engineSampler // nil: the engine is neither a backend.Sampler nor a backend.Waiter
 	used    engineSample   // the engine's last sample a second used
+	// The measure phase's waits: connections waiting summed over its
+	// reads, by wait, and the reads.
+	waits map[string]int
+	reads int
 }
 
 // machineSample is the counters at one moment.
@@ -40,17 +46,55 @@ type machineSample struct {
 }
 
 func (t *telemetry) phaseBegins(s *session, _ *metrics.Phase) {
-	if t.started {
+	if t.started || t.off {
 		return
 	}
 	t.started, t.dev = true, s.res.Environment.DataDir.Device
 	t.last = t.sample(s.db)
-	if sm, ok := s.db.(backend.Sampler); ok {
-		t.engine = startEngineSampler(sm, time.Second)
+	sm, _ := s.db.(backend.Sampler)
+	w, _ := s.db.(backend.Waiter)
+	if sm != nil || w != nil {
+		t.engine = startEngineSampler(sm, w, time.Second)
+	}
+	t.waits = map[string]int{}
+}
+
+func (t *telemetry) runEnded(_ context.Context, s *session, _ *run.Outcome, _ time.Time) {
+	t.stop()
+	if w := topWaits(t.waits, t.reads); w != nil {
+		s.mu.Lock()
+		s.res.Waits = w
+		s.mu.Unlock()
 	}
 }
 
-func (t *telemetry) runEnded(context.Context, *session, *run.Outcome, time.Time) { t.stop() }
+// topWaits is the measure phase's waits, most first: each the mean number
+// of connections waiting on it and its share of all the waiting seen; nil
+// when none was read.
+func topWaits(sums map[string]int, reads int) []result.Wait {
+	if reads == 0 {
+		return nil
+	}
+	all := 0
+	for _, n := range sums {
+		all += n
+	}
+	out := make([]result.Wait, 0, len(sums))
+	for k, n := range sums {
+		w := result.Wait{Wait: k, Waiting: float64(n) / float64(reads)}
+		if all > 0 {
+			w.SharePct = 100 * float64(n) / float64(all)
+		}
+		out = append(out, w)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Waiting != out[j].Waiting {
+			return out[i].Waiting > out[j].Waiting
+		}
+		return out[i].Wait < out[j].Wait
+	})
+	return out
+}
 
 func (t *telemetry) closing(*session) { t.stop() }
 
@@ -61,7 +105,7 @@ func (t *telemetry) stop() {
 	}
 }
 
-func (t *telemetry) second(s *session, _ *metrics.Phase, _ *metrics.Interval, sec *result.Second) {
+func (t *telemetry) second(s *session, p *metrics.Phase, _ *metrics.Interval, sec *result.Second) {
 	if !t.started {
 		return
 	}
@@ -70,6 +114,15 @@ func (t *telemetry) second(s *session, _ *metrics.Phase, _ *metrics.Interval, se
 	t.last = now
 	if t.engine == nil {
 		return
+	}
+	var sums map[string]int
+	var reads int
+	sec.Waits, sums, reads = t.engine.takeWaits()
+	if p.Name == run.Measure {
+		for k, n := range sums {
+			t.waits[k] += n
+		}
+		t.reads += reads
 	}
 	latest := t.engine.latest()
 	if latest.at.IsZero() || !latest.at.After(t.used.at) {
@@ -107,21 +160,28 @@ func engineSecond(a, b engineSample) map[string]float64 {
 	return out
 }
 
-// engineSampler reads an engine's counters every interval on a goroutine
-// of its own, so that a slow read never holds up the series.
+// engineSampler reads an engine's counters once a second, and what its
+// connections wait on ten times a second, on a goroutine of its own, so
+// that a slow read never holds up the series.
 type engineSampler struct {
 	mu     sync.Mutex
 	last   engineSample
+	waits  map[string]int // waiting connections summed over the window's reads, by wait
+	reads  int            // the window's reads of the waits
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// startEngineSampler samples sm now and then every every, each read
-// bounded by most of the interval, until stop.
-func startEngineSampler(sm backend.Sampler, every time.Duration) *engineSampler {
+// waitsEvery is how often the engine's waits are read.
+const waitsEvery = 100 * time.Millisecond
+
+// startEngineSampler reads sm (a backend.Sampler, or nil) every every and
+// w (a backend.Waiter, or nil) every waitsEvery, each read bounded by most
+// of its interval, until stop.
+func startEngineSampler(sm backend.Sampler, w backend.Waiter, every time.Duration) *engineSampler {
 	ctx, cancel := context.WithCancel(context.Background())
-	e := &engineSampler{cancel: cancel, done: make(chan struct{})}
-	take := func() {
+	e := &engineSampler{cancel: cancel, done: make(chan struct{}), waits: map[string]int{}}
+	sample := func() {
 		rctx, rcancel := context.WithTimeout(ctx, every*4/5)
 		vals, err := sm.Sample(rctx)
 		rcancel()
@@ -131,11 +191,36 @@ func startEngineSampler(sm backend.Sampler, every time.Duration) *engineSampler 
 			e.mu.Unlock()
 		}
 	}
+	wait := func() {
+		rctx, rcancel := context.WithTimeout(ctx, waitsEvery*4/5)
+		got, err := w.Waits(rctx)
+		rcancel()
+		if err == nil {
+			e.mu.Lock()
+			for k, n := range got {
+				e.waits[k] += n
+			}
+			e.reads++
+			e.mu.Unlock()
+		}
+	}
+	step := every
+	if w != nil {
+		step = waitsEvery
+	}
 	go func() {
 		defer close(e.done)
-		tick := time.NewTicker(every)
+		tick := time.NewTicker(step)
 		defer tick.Stop()
-		for take(); ; take() {
+		var sampled time.Time
+		for {
+			if sm != nil && time.Since(sampled) >= every-step/2 {
+				sampled = time.Now()
+				sample()
+			}
+			if w != nil {
+				wait()
+			}
 			select {
 			case <-ctx.Done():
 				return
@@ -144,6 +229,24 @@ func startEngineSampler(sm backend.Sampler, every time.Duration) *engineSampler 
 		}
 	}()
 	return e
+}
+
+// takeWaits returns the window's waits, each the mean number of
+// connections waiting on it over the window's reads, and begins a new
+// window; nil when there was no read.
+func (e *engineSampler) takeWaits() (map[string]float64, map[string]int, int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.reads == 0 {
+		return nil, nil, 0
+	}
+	sums, reads := e.waits, e.reads
+	e.waits, e.reads = map[string]int{}, 0
+	mean := make(map[string]float64, len(sums))
+	for k, n := range sums {
+		mean[k] = float64(n) / float64(reads)
+	}
+	return mean, sums, reads
 }
 
 func (e *engineSampler) latest() engineSample {

@@ -32,3 +32,16 @@ func TestMachineSecond(t *testing.T) {
 		t.Fatal("no time between the samples: no figures")
 	}
 }
+
+// TestTopWaits: the waits by the mean connections waiting, most first
+// (ties by name), each with its share of all the waiting; none read, none.
+func TestTopWaits(t *testing.T) {
+	got := topWaits(map[string]int{"IO:WalSync": 30, "CPU": 10, "Lock:tuple": 10}, 20)
+	if len(got) != 3 || got[0].Wait != "IO:WalSync" || got[0].Waiting != 1.5 || got[0].SharePct != 60 ||
+		got[1].Wait != "CPU" || got[2].Wait != "Lock:tuple" || got[2].SharePct != 20 {
+		t.Fatalf("%+v", got)
+	}
+	if topWaits(map[string]int{}, 0) != nil {
+		t.Fatal("no read, yet waits")
+	}
+}

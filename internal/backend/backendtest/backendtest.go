@@ -46,6 +46,25 @@ func Open(t *testing.T, spec backend.Spec, o backend.Options) backend.DB {
 	return db
 }
 
+// KVConn opens a key-value connection on db; the test's cleanup closes it.
+func KVConn(t *testing.T, db backend.KVDB) backend.KVConn {
+	t.Helper()
+	c, err := db.KVConn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// Must fails the test at once when err is not nil.
+func Must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // OpenSQL opens a database/sql pool through driver on dsn (a managed
 // server's), runs stmts on it and returns it; the test's cleanup closes it.
 func OpenSQL(t *testing.T, driver, dsn string, stmts ...string) *sql.DB {

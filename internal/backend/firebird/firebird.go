@@ -66,8 +66,9 @@ var Spec = backend.Served(backend.Spec{
 	// --dataset's estimate (docs/data.md): an estimate: the record header and the primary key's index entry, pages about 80 % full.
 	RecordOverhead: 60,
 
-	Open:   open,
-	Reopen: reopen,
+	Open:      open,
+	Reopen:    reopen,
+	Installed: installed,
 }, "firebird://")
 
 var durabilityDoc = map[backend.Durability]string{

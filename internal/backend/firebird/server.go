@@ -458,3 +458,20 @@ func (f *Server) shutdown() (time.Duration, error) {
 	}
 	return time.Since(start), nil
 }
+
+// installed is Spec.Installed: the one Firebird server found, with the
+// version its isql reports (Debian's; another cannot be installed beside it).
+func installed() []backend.Installed {
+	bin, isql, _, _, err := FindServer()
+	if err != nil {
+		return nil
+	}
+	v := "unknown (isql -z failed)"
+	cmd := exec.Command(isql, "-z")
+	cmd.Stdin = strings.NewReader("")
+	if b, err := cmd.Output(); err == nil {
+		line, _, _ := strings.Cut(string(b), "\n")
+		v = strings.TrimPrefix(strings.TrimSpace(line), "ISQL Version: ")
+	}
+	return []backend.Installed{{Version: v, Bin: filepath.Dir(bin), Source: "the system's packages (one version only: another cannot be installed beside it)", Form: "firebird:managed"}}
+}

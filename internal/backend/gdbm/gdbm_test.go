@@ -28,23 +28,6 @@ func openDB(t *testing.T, o backend.Options) *db {
 	return backendtest.Open(t, Spec, o).(*db)
 }
 
-func kvConn(t *testing.T, d *db) backend.KVConn {
-	t.Helper()
-	c, err := d.KVConn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func stats(t *testing.T, d *db) map[string]int64 {
 	t.Helper()
 	m, err := d.Stats(context.Background())
@@ -58,11 +41,11 @@ func stats(t *testing.T, d *db) map[string]int64 {
 func commit(t *testing.T, c backend.KVConn, table string, n int, v string) {
 	t.Helper()
 	ctx := context.Background()
-	must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.Begin(ctx, true))
 	for i := range n {
-		must(t, c.Put(ctx, table, fmt.Appendf(nil, "key%d", i), []byte(v)))
+		backendtest.Must(t, c.Put(ctx, table, fmt.Appendf(nil, "key%d", i), []byte(v)))
 	}
-	must(t, c.Commit(ctx))
+	backendtest.Must(t, c.Commit(ctx))
 }
 
 // The lazy mode's flusher syncs written files in the background, and only
@@ -70,12 +53,12 @@ func commit(t *testing.T, c backend.KVConn, table string, n int, v string) {
 func TestLazyBackgroundSync(t *testing.T) {
 	d := openDB(t, backend.Options{Durability: backend.Lazy, Set: []backend.KeyValue{{Key: "SyncInterval", Value: "10ms"}}})
 	e, err := d.Engine(context.Background())
-	must(t, err)
+	backendtest.Must(t, err)
 	if got := e.Settings["background_sync"]; got != "10ms" {
 		t.Errorf("background_sync = %q, want 10ms", got)
 	}
-	c := kvConn(t, d)
-	must(t, c.CreateTable(context.Background(), "t"))
+	c := backendtest.KVConn(t, d)
+	backendtest.Must(t, c.CreateTable(context.Background(), "t"))
 	waitSyncs := func(atLeast int64) {
 		t.Helper()
 		deadline := time.Now().Add(5 * time.Second)
@@ -105,7 +88,7 @@ func TestLazyBackgroundSync(t *testing.T) {
 	if got := stats(t, d)["background_syncs"]; got != idle {
 		t.Errorf("the flusher synced %d clean files", got-idle)
 	}
-	must(t, d.Close())
+	backendtest.Must(t, d.Close())
 	if _, err := d.Stats(context.Background()); err == nil {
 		t.Error("Stats after Close succeeded")
 	}
@@ -116,14 +99,14 @@ func TestSyncAndOffCounters(t *testing.T) {
 	for _, dur := range []backend.Durability{backend.Sync, backend.Off} {
 		t.Run(string(dur), func(t *testing.T) {
 			d := openDB(t, backend.Options{Durability: dur})
-			c := kvConn(t, d)
-			must(t, c.CreateTable(context.Background(), "t"))
+			c := backendtest.KVConn(t, d)
+			backendtest.Must(t, c.CreateTable(context.Background(), "t"))
 			before := stats(t, d)
 			for range 3 {
 				commit(t, c, "t", 2, "v")
 			}
-			must(t, c.Begin(context.Background(), true)) // writes nothing
-			must(t, c.Commit(context.Background()))
+			backendtest.Must(t, c.Begin(context.Background(), true)) // writes nothing
+			backendtest.Must(t, c.Commit(context.Background()))
 			after := stats(t, d)
 			if got := after["commits"] - before["commits"]; got != 4 {
 				t.Errorf("commits %d, want 4", got)
@@ -150,19 +133,19 @@ func TestSyncAndOffCounters(t *testing.T) {
 func TestBufferedTransaction(t *testing.T) {
 	ctx := context.Background()
 	d := openDB(t, backend.Options{})
-	c, other := kvConn(t, d), kvConn(t, d)
-	must(t, c.CreateTable(ctx, "t"))
-	must(t, c.Begin(ctx, true))
+	c, other := backendtest.KVConn(t, d), backendtest.KVConn(t, d)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	backendtest.Must(t, c.Begin(ctx, true))
 	for _, k := range []string{"d", "b", "a"} {
-		must(t, c.Put(ctx, "t", []byte(k), []byte("1"+k)))
+		backendtest.Must(t, c.Put(ctx, "t", []byte(k), []byte("1"+k)))
 	}
-	must(t, c.Commit(ctx))
+	backendtest.Must(t, c.Commit(ctx))
 
-	must(t, c.Begin(ctx, true))
-	must(t, c.Put(ctx, "t", []byte("c"), []byte("2c")))
-	must(t, c.Put(ctx, "t", []byte("a"), []byte("2a")))
-	must(t, c.Delete(ctx, "t", []byte("d")))
-	must(t, c.Put(ctx, "t", []byte("e"), []byte{})) // an empty value is a value
+	backendtest.Must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.Put(ctx, "t", []byte("c"), []byte("2c")))
+	backendtest.Must(t, c.Put(ctx, "t", []byte("a"), []byte("2a")))
+	backendtest.Must(t, c.Delete(ctx, "t", []byte("d")))
+	backendtest.Must(t, c.Put(ctx, "t", []byte("e"), []byte{})) // an empty value is a value
 	if v, ok, err := c.Get(ctx, "t", []byte("a")); err != nil || !ok || string(v) != "2a" {
 		t.Errorf("own write: Get a = %q %v %v", v, ok, err)
 	}
@@ -171,19 +154,19 @@ func TestBufferedTransaction(t *testing.T) {
 	}
 	scan := func(c backend.KVConn) string {
 		var s []string
-		must(t, c.Scan(ctx, "t", func(k, v []byte) error { s = append(s, string(k)+"="+string(v)); return nil }))
+		backendtest.Must(t, c.Scan(ctx, "t", func(k, v []byte) error { s = append(s, string(k)+"="+string(v)); return nil }))
 		return strings.Join(s, " ")
 	}
 	if got, want := scan(c), "a=2a b=1b c=2c e="; got != want {
 		t.Errorf("scan inside the transaction = %q, want %q", got, want)
 	}
-	must(t, other.Begin(ctx, false))
+	backendtest.Must(t, other.Begin(ctx, false))
 	if got, want := scan(other), "a=1a b=1b d=1d"; got != want {
 		t.Errorf("another connection sees %q before commit, want %q", got, want)
 	}
-	must(t, other.Rollback(ctx))
-	must(t, c.Commit(ctx))
-	must(t, other.Begin(ctx, false))
+	backendtest.Must(t, other.Rollback(ctx))
+	backendtest.Must(t, c.Commit(ctx))
+	backendtest.Must(t, other.Begin(ctx, false))
 	if got, want := scan(other), "a=2a b=1b c=2c e="; got != want {
 		t.Errorf("after commit: %q, want %q", got, want)
 	}
@@ -193,19 +176,19 @@ func TestBufferedTransaction(t *testing.T) {
 	if err := other.Put(ctx, "t", []byte("x"), nil); err == nil {
 		t.Error("a write in a read-only transaction succeeded")
 	}
-	must(t, other.Rollback(ctx))
+	backendtest.Must(t, other.Rollback(ctx))
 
-	must(t, c.Begin(ctx, true))
-	must(t, c.Delete(ctx, "t", []byte("a")))
-	must(t, c.Rollback(ctx))
-	must(t, c.Begin(ctx, false))
+	backendtest.Must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.Delete(ctx, "t", []byte("a")))
+	backendtest.Must(t, c.Rollback(ctx))
+	backendtest.Must(t, c.Begin(ctx, false))
 	if _, ok, _ := c.Get(ctx, "t", []byte("a")); !ok {
 		t.Error("a rolled-back delete removed a")
 	}
 	if err := c.Put(ctx, "nope", []byte("k"), nil); err == nil {
 		t.Error("Put on a missing table succeeded")
 	}
-	must(t, c.Rollback(ctx))
+	backendtest.Must(t, c.Rollback(ctx))
 	if err := c.Commit(ctx); err == nil {
 		t.Error("Commit without a transaction succeeded")
 	}
@@ -214,20 +197,20 @@ func TestBufferedTransaction(t *testing.T) {
 // gdbm takes an empty key and an empty value.
 func TestEmptyKey(t *testing.T) {
 	ctx := context.Background()
-	c := kvConn(t, openDB(t, backend.Options{}))
-	must(t, c.CreateTable(ctx, "t"))
-	must(t, c.Begin(ctx, true))
-	must(t, c.Put(ctx, "t", nil, []byte("empty key")))
-	must(t, c.Put(ctx, "t", []byte("k"), nil))
-	must(t, c.Commit(ctx))
-	must(t, c.Begin(ctx, false))
+	c := backendtest.KVConn(t, openDB(t, backend.Options{}))
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	backendtest.Must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.Put(ctx, "t", nil, []byte("empty key")))
+	backendtest.Must(t, c.Put(ctx, "t", []byte("k"), nil))
+	backendtest.Must(t, c.Commit(ctx))
+	backendtest.Must(t, c.Begin(ctx, false))
 	if v, ok, err := c.Get(ctx, "t", []byte{}); err != nil || !ok || string(v) != "empty key" {
 		t.Errorf("empty key: %q %v %v", v, ok, err)
 	}
 	if v, ok, err := c.Get(ctx, "t", []byte("k")); err != nil || !ok || len(v) != 0 {
 		t.Errorf("empty value: %q %v %v", v, ok, err)
 	}
-	must(t, c.Rollback(ctx))
+	backendtest.Must(t, c.Rollback(ctx))
 }
 
 // Write transactions run one at a time: concurrent read-modify-writes of
@@ -235,13 +218,13 @@ func TestEmptyKey(t *testing.T) {
 func TestConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	d := openDB(t, backend.Options{Durability: backend.Off})
-	setup := kvConn(t, d)
-	must(t, setup.CreateTable(ctx, "n"))
+	setup := backendtest.KVConn(t, d)
+	backendtest.Must(t, setup.CreateTable(ctx, "n"))
 	const clients, each = 4, 50
 	var wg sync.WaitGroup
 	errs := make(chan error, clients+1)
 	for w := range clients {
-		c := kvConn(t, d)
+		c := backendtest.KVConn(t, d)
 		wg.Go(func() {
 			for i := range each {
 				if err := c.Begin(ctx, true); err != nil {
@@ -272,7 +255,7 @@ func TestConcurrentWriters(t *testing.T) {
 			}
 		})
 	}
-	r := kvConn(t, d)
+	r := backendtest.KVConn(t, d)
 	wg.Go(func() {
 		for range 20 {
 			if err := r.Begin(ctx, false); err != nil {
@@ -299,13 +282,13 @@ func TestConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	must(t, setup.Begin(ctx, false))
+	backendtest.Must(t, setup.Begin(ctx, false))
 	v, ok, err := setup.Get(ctx, "n", []byte("counter"))
-	must(t, err)
+	backendtest.Must(t, err)
 	if !ok || binary.BigEndian.Uint64(v) != clients*each {
 		t.Errorf("counter = %v (%v), want %d", v, ok, clients*each)
 	}
-	must(t, setup.Rollback(ctx))
+	backendtest.Must(t, setup.Rollback(ctx))
 	if got := stats(t, d)["records.n"]; got != clients*each+1 {
 		t.Errorf("records.n = %d, want %d", got, clients*each+1)
 	}
@@ -314,16 +297,16 @@ func TestConcurrentWriters(t *testing.T) {
 // A writer waiting for the writer slot gives up when its context ends.
 func TestBeginHonoursContext(t *testing.T) {
 	d := openDB(t, backend.Options{})
-	a, b := kvConn(t, d), kvConn(t, d)
-	must(t, a.Begin(context.Background(), true))
+	a, b := backendtest.KVConn(t, d), backendtest.KVConn(t, d)
+	backendtest.Must(t, a.Begin(context.Background(), true))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if err := b.Begin(ctx, true); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Begin while another writer holds the slot: %v, want deadline exceeded", err)
 	}
-	must(t, a.Rollback(context.Background()))
-	must(t, b.Begin(context.Background(), true))
-	must(t, b.Rollback(context.Background()))
+	backendtest.Must(t, a.Rollback(context.Background()))
+	backendtest.Must(t, b.Begin(context.Background(), true))
+	backendtest.Must(t, b.Rollback(context.Background()))
 }
 
 // gdbm:PATH keeps its tables across a reopen; the catalog lists them;
@@ -333,13 +316,13 @@ func TestReopenIntegrityDrop(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "data.gdbm")
 	d := openDB(t, backend.Options{DB: "gdbm:" + path})
-	c := kvConn(t, d)
-	must(t, c.CreateTable(ctx, "vsat"))
-	must(t, c.CreateTable(ctx, "odd/name"))
+	c := backendtest.KVConn(t, d)
+	backendtest.Must(t, c.CreateTable(ctx, "vsat"))
+	backendtest.Must(t, c.CreateTable(ctx, "odd/name"))
 	commit(t, c, "vsat", 500, "v")
 	commit(t, c, "odd/name", 3, "o")
-	must(t, c.Close())
-	must(t, d.Close())
+	backendtest.Must(t, c.Close())
+	backendtest.Must(t, d.Close())
 	for _, f := range []string{"data.gdbm", "data.vsat.gdbm", "data.odd%2Fname.gdbm"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("file %s: %v", f, err)
@@ -348,12 +331,12 @@ func TestReopenIntegrityDrop(t *testing.T) {
 
 	d = openDB(t, backend.Options{DB: "gdbm:" + path})
 	e, err := d.Engine(ctx)
-	must(t, err)
+	backendtest.Must(t, err)
 	if e.Path != path || e.Driver != "cgo libgdbm" || e.Version == "" {
 		t.Errorf("engine %+v", e)
 	}
 	ok, detail, err := d.Integrity(ctx)
-	must(t, err)
+	backendtest.Must(t, err)
 	if !ok || !strings.Contains(detail, "505 keys") { // 500 + 3 records, 2 catalog entries
 		t.Errorf("Integrity = %v, %q", ok, detail)
 	}
@@ -362,19 +345,19 @@ func TestReopenIntegrityDrop(t *testing.T) {
 	if m["records.vsat"] != 500 || m["records.odd/name"] != 3 || m["tables"] != 2 || m["buckets.vsat"] < 1 || m["file_bytes.vsat"] <= 0 {
 		t.Errorf("stats %v", m)
 	}
-	c = kvConn(t, d)
-	must(t, c.Begin(ctx, false))
+	c = backendtest.KVConn(t, d)
+	backendtest.Must(t, c.Begin(ctx, false))
 	var keys []string
-	must(t, c.Scan(ctx, "vsat", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
+	backendtest.Must(t, c.Scan(ctx, "vsat", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
 	if len(keys) != 500 || !slices.IsSorted(keys) {
 		t.Errorf("scan after reopen: %d keys, sorted %v", len(keys), slices.IsSorted(keys))
 	}
-	must(t, c.Rollback(ctx))
-	must(t, c.DropTable(ctx, "vsat"))
+	backendtest.Must(t, c.Rollback(ctx))
+	backendtest.Must(t, c.DropTable(ctx, "vsat"))
 	if _, err := os.Stat(filepath.Join(dir, "data.vsat.gdbm")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the dropped table's file: %v", err)
 	}
-	must(t, d.Close())
+	backendtest.Must(t, d.Close())
 	d = openDB(t, backend.Options{DB: "gdbm:" + path})
 	if d.hasTable("vsat") || !d.hasTable("odd/name") {
 		t.Error("the catalog did not keep the drop")
@@ -386,9 +369,9 @@ func TestMissingTableFile(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "data.gdbm")
 	d := openDB(t, backend.Options{DB: "gdbm:" + path})
-	must(t, kvConn(t, d).CreateTable(context.Background(), "t"))
-	must(t, d.Close())
-	must(t, os.Remove(filepath.Join(dir, "data.t.gdbm")))
+	backendtest.Must(t, backendtest.KVConn(t, d).CreateTable(context.Background(), "t"))
+	backendtest.Must(t, d.Close())
+	backendtest.Must(t, os.Remove(filepath.Join(dir, "data.t.gdbm")))
 	_, err := Spec.Open(context.Background(), backend.Options{DB: "gdbm:" + path, Dir: dir, Durability: backend.Sync, Prepare: backend.Once})
 	if err == nil || !strings.Contains(err.Error(), "missing") {
 		t.Errorf("open with a table file missing: %v", err)
@@ -403,7 +386,7 @@ func TestSettings(t *testing.T) {
 		{Key: "centfree", Value: "true"}, {Key: "coalesce_blocks", Value: "true"},
 	}})
 	e, err := d.Engine(context.Background())
-	must(t, err)
+	backendtest.Must(t, err)
 	// gdbm rounds the cache up to a power of two.
 	want := map[string]string{"cache_size": "64", "cache_auto": "false", "block_size": "8192", "mmap": "false", "centfree": "true", "coalesce_blocks": "true", "sync_mode": "false"}
 	for k, v := range want {
@@ -414,7 +397,7 @@ func TestSettings(t *testing.T) {
 	t.Logf("engine %s %s: %v", e.Version, e.Driver, e.Settings)
 	// The defaults read back as gdbm's defaults.
 	e, err = openDB(t, backend.Options{}).Engine(context.Background())
-	must(t, err)
+	backendtest.Must(t, err)
 	for k, v := range map[string]string{"cache_auto": "true", "mmap": "true", "centfree": "false", "coalesce_blocks": "false"} {
 		if got := e.Settings[k]; got != v {
 			t.Errorf("default %s read back %q, want %q", k, got, v)

@@ -62,8 +62,9 @@ var Spec = backend.Served(backend.Spec{
 	// --dataset's estimate (docs/data.md): an estimate: InnoDB's record header, transaction id and roll pointer, pages filled in random key order.
 	RecordOverhead: 60,
 
-	Open:   open,
-	Reopen: reopen,
+	Open:      open,
+	Reopen:    reopen,
+	Installed: installed,
 }, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
@@ -314,7 +315,37 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	return d.status(ctx, names)
 }
 
-var _ backend.Sampler = (*db)(nil)
+var (
+	_ backend.Sampler = (*db)(nil)
+	_ backend.Waiter  = (*db)(nil)
+)
+
+// Waits counts the database's threads that are running a statement, by
+// their state (information_schema.PROCESSLIST: "updating", "Waiting for
+// table metadata lock", "Commit"…; "executing" where the server names
+// none): MariaDB's wait events without performance_schema.
+func (d *db) Waits(ctx context.Context) (map[string]int, error) {
+	rows, err := d.sql.QueryContext(ctx, "SELECT STATE, COUNT(*) FROM information_schema.PROCESSLIST "+
+		"WHERE DB = DATABASE() AND COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() GROUP BY STATE")
+	if err != nil {
+		return nil, classify(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var state sql.NullString
+		var n int
+		if err := rows.Scan(&state, &n); err != nil {
+			return nil, classify(err)
+		}
+		k := state.String
+		if k == "" {
+			k = "executing"
+		}
+		out[k] += n
+	}
+	return out, classify(rows.Err())
+}
 
 // Sample returns the SHOW GLOBAL STATUS counters worth reading every
 // second: commits, InnoDB's fsyncs, its redo log's bytes, the bytes its

@@ -241,3 +241,20 @@ func innodbNote(log string) string {
 	}
 	return note + ")"
 }
+
+// installed is Spec.Installed: the one MariaDB server found, as it reports
+// its version (Debian's; another version cannot be installed beside it).
+func installed() []backend.Installed {
+	srv, _, err := FindServer()
+	if err != nil {
+		return nil
+	}
+	v := "unknown (" + filepath.Base(srv) + " --version failed)"
+	if b, err := exec.Command(srv, "--version").Output(); err == nil {
+		v = strings.TrimSpace(string(b))
+		if _, after, ok := strings.Cut(v, " Ver "); ok {
+			v = after
+		}
+	}
+	return []backend.Installed{{Version: v, Bin: filepath.Dir(srv), Source: "the system's packages (one version only: another cannot be installed beside it)", Form: "mariadb:managed"}}
+}

@@ -37,13 +37,6 @@ func stat(t *testing.T, d *db, name string) int64 {
 	return v
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestLazyBackgroundSync checks that the lazy mode fsyncs the WAL in the
 // background: the counter moves, and so does pebble's count of WAL fsyncs.
 func TestLazyBackgroundSync(t *testing.T) {
@@ -75,12 +68,12 @@ func TestSyncCommitsFsync(t *testing.T) {
 	}{{backend.Sync, true}, {backend.Off, false}} {
 		d := openT(t, backend.Options{Durability: c.dur})
 		kc, _ := d.KVConn(ctx)
-		must(t, kc.CreateTable(ctx, "t"))
+		backendtest.Must(t, kc.CreateTable(ctx, "t"))
 		c0, s0 := stat(t, d, "commits"), stat(t, d, "flushes")
 		for i := range 5 {
-			must(t, kc.Begin(ctx, true))
-			must(t, kc.Put(ctx, "t", fmt.Appendf(nil, "k%d", i), []byte("v")))
-			must(t, kc.Commit(ctx))
+			backendtest.Must(t, kc.Begin(ctx, true))
+			backendtest.Must(t, kc.Put(ctx, "t", fmt.Appendf(nil, "k%d", i), []byte("v")))
+			backendtest.Must(t, kc.Commit(ctx))
 		}
 		if n := stat(t, d, "commits") - c0; n != 5 {
 			t.Errorf("%s: %d commits counted for 5", c.dur, n)
@@ -112,43 +105,43 @@ func TestTransactions(t *testing.T) {
 	b, _ := d.KVConn(ctx)
 	defer a.Close()
 	defer b.Close()
-	must(t, a.CreateTable(ctx, "t"))
-	must(t, a.CreateTable(ctx, "t2")) // a neighbour whose name extends t's
+	backendtest.Must(t, a.CreateTable(ctx, "t"))
+	backendtest.Must(t, a.CreateTable(ctx, "t2")) // a neighbour whose name extends t's
 
-	must(t, a.Begin(ctx, true))
-	must(t, a.Put(ctx, "t", []byte("k"), []byte("own")))
-	must(t, a.Put(ctx, "t2", []byte("k"), []byte("neighbour")))
+	backendtest.Must(t, a.Begin(ctx, true))
+	backendtest.Must(t, a.Put(ctx, "t", []byte("k"), []byte("own")))
+	backendtest.Must(t, a.Put(ctx, "t2", []byte("k"), []byte("neighbour")))
 	v, ok, err := a.Get(ctx, "t", []byte("k"))
 	if err != nil || !ok || string(v) != "own" {
 		t.Errorf("a transaction does not read its own write: %q %v %v", v, ok, err)
 	}
 	var keys []string
-	must(t, a.Scan(ctx, "t", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
+	backendtest.Must(t, a.Scan(ctx, "t", func(k, _ []byte) error { keys = append(keys, string(k)); return nil }))
 	if !slices.Equal(keys, []string{"k"}) {
 		t.Errorf("scan inside the transaction gave %q, want [k]", keys)
 	}
 	// Not committed: another connection sees nothing.
-	must(t, b.Begin(ctx, false))
+	backendtest.Must(t, b.Begin(ctx, false))
 	if _, ok, _ := b.Get(ctx, "t", []byte("k")); ok {
 		t.Error("an uncommitted write is visible to another connection")
 	}
-	must(t, a.Commit(ctx))
+	backendtest.Must(t, a.Commit(ctx))
 	// b's snapshot predates the commit.
 	if _, ok, _ := b.Get(ctx, "t", []byte("k")); ok {
 		t.Error("a read transaction sees a commit made after it began")
 	}
-	must(t, b.Rollback(ctx))
+	backendtest.Must(t, b.Rollback(ctx))
 	if err := b.Put(ctx, "t", []byte("x"), nil); err == nil {
 		t.Error("Put without a transaction succeeded")
 	}
-	must(t, b.Begin(ctx, false))
+	backendtest.Must(t, b.Begin(ctx, false))
 	if err := b.Begin(ctx, false); err == nil {
 		t.Error("a second Begin on one connection succeeded")
 	}
 	if err := b.Put(ctx, "t", []byte("x"), nil); err == nil {
 		t.Error("Put in a read transaction succeeded")
 	}
-	must(t, b.Rollback(ctx))
+	backendtest.Must(t, b.Rollback(ctx))
 
 	// Several writers at once, each committing its own keys.
 	const writers, each = 4, 50
@@ -181,9 +174,9 @@ func TestTransactions(t *testing.T) {
 	}
 	count := func(table string) int {
 		n := 0
-		must(t, a.Begin(ctx, false))
-		must(t, a.Scan(ctx, table, func(_, _ []byte) error { n++; return nil }))
-		must(t, a.Rollback(ctx))
+		backendtest.Must(t, a.Begin(ctx, false))
+		backendtest.Must(t, a.Scan(ctx, table, func(_, _ []byte) error { n++; return nil }))
+		backendtest.Must(t, a.Rollback(ctx))
 		return n
 	}
 	if n := count("t"); n != writers*each+1 {
@@ -191,9 +184,9 @@ func TestTransactions(t *testing.T) {
 	}
 
 	// DropTable deletes the range, not the neighbour's; a new table of the same name is empty.
-	must(t, a.DropTable(ctx, "t"))
-	must(t, a.DropTable(ctx, "t")) // missing: not an error
-	must(t, a.CreateTable(ctx, "t"))
+	backendtest.Must(t, a.DropTable(ctx, "t"))
+	backendtest.Must(t, a.DropTable(ctx, "t")) // missing: not an error
+	backendtest.Must(t, a.CreateTable(ctx, "t"))
 	if n := count("t"); n != 0 {
 		t.Errorf("%d records in a dropped and recreated table", n)
 	}
@@ -221,15 +214,15 @@ func TestReopen(t *testing.T) {
 	o := backend.Options{DB: "pebble:" + dir + "/data", Durability: backend.Sync}
 	d := openT(t, o)
 	c, _ := d.KVConn(ctx)
-	must(t, c.CreateTable(ctx, "t"))
-	must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	backendtest.Must(t, c.Begin(ctx, true))
 	for i := range 100 {
-		must(t, c.Put(ctx, "t", fmt.Appendf(nil, "%03d", i), []byte("v")))
+		backendtest.Must(t, c.Put(ctx, "t", fmt.Appendf(nil, "%03d", i), []byte("v")))
 	}
-	must(t, c.Commit(ctx))
+	backendtest.Must(t, c.Commit(ctx))
 	_ = c.Close()
-	must(t, d.pebble.Flush())
-	must(t, d.Close())
+	backendtest.Must(t, d.pebble.Flush())
+	backendtest.Must(t, d.Close())
 
 	d = openT(t, o)
 	if d.path != dir+"/data" {
@@ -237,10 +230,10 @@ func TestReopen(t *testing.T) {
 	}
 	c, _ = d.KVConn(ctx)
 	defer c.Close()
-	must(t, c.Begin(ctx, false))
+	backendtest.Must(t, c.Begin(ctx, false))
 	n := 0
-	must(t, c.Scan(ctx, "t", func(_, _ []byte) error { n++; return nil }))
-	must(t, c.Rollback(ctx))
+	backendtest.Must(t, c.Scan(ctx, "t", func(_, _ []byte) error { n++; return nil }))
+	backendtest.Must(t, c.Rollback(ctx))
 	if n != 100 {
 		t.Errorf("%d records after reopening, want 100", n)
 	}
@@ -260,7 +253,7 @@ func TestSettings(t *testing.T) {
 		{Key: "CacheSize", Value: "16MB"}, {Key: "SyncInterval", Value: "50ms"},
 	}})
 	e, err := d.Engine(ctx)
-	must(t, err)
+	backendtest.Must(t, err)
 	want := map[string]string{
 		"MemTableSize": "8388608", "L0CompactionThreshold": "2", "BytesPerSync": "1048576",
 		"WALBytesPerSync": "65536", "CacheSize": "16777216", "wal_sync": "background every 50ms",
@@ -277,7 +270,7 @@ func TestSettings(t *testing.T) {
 
 	off := openT(t, backend.Options{Durability: backend.Off, Set: []backend.KeyValue{{Key: "DisableWAL", Value: "true"}}})
 	e, err = off.Engine(ctx)
-	must(t, err)
+	backendtest.Must(t, err)
 	if e.Settings["DisableWAL"] != "true" || e.Settings["wal_sync"] != "none" {
 		t.Errorf("off with DisableWAL read back %v", e.Settings)
 	}

@@ -54,10 +54,13 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
-	Abilities:  []backend.Ability{backend.Procedures, backend.OnlineBackup},
-	Reopen:     reopen,
-	Cache:      "shared_buffers (postgres:managed: -c shared_buffers=…kB at start; a server of yours sets it only at its own start, so --cache is refused there); read back with block_size",
-	NoPageSize: "PostgreSQL's block size is fixed when PostgreSQL is compiled (BLCKSZ, 8192 unless built otherwise; SHOW block_size), so no run can set it",
+	Abilities:      []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Reopen:         reopen,
+	CheckUpgrade:   checkUpgrade,
+	UpgradeMethods: upgradeMethods,
+	Installed:      installed,
+	Cache:          "shared_buffers (postgres:managed: -c shared_buffers=…kB at start; a server of yours sets it only at its own start, so --cache is refused there); read back with block_size",
+	NoPageSize:     "PostgreSQL's block size is fixed when PostgreSQL is compiled (BLCKSZ, 8192 unless built otherwise; SHOW block_size), so no run can set it",
 
 	// --dataset's estimate (docs/data.md): measured: heap tuple header and line pointer, the primary key's B-tree entry, pages filled in hashed key order.
 	RecordOverhead: 80,
@@ -139,7 +142,9 @@ func ownOf(o backend.Options) own {
 type db struct {
 	cfg      *pgx.ConnConfig
 	srv      *Server
-	m        *backend.Managed // srv as the session sees it; nil without one
+	m        *backend.Managed  // srv as the session sees it; nil without one
+	started  map[string]string // the settings srv was started with, which an upgraded server takes too
+	old      *Server           // after an upgrade: the server srv was upgraded from, stopped, its folders left to remove
 	socket   bool
 	userKeys []string
 	open     atomic.Int64 // workload connections open now
@@ -183,7 +188,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			}
 			return nil, err
 		}
-		dsn = d.srv.DSN(d.socket)
+		dsn, d.started = d.srv.DSN(d.socket), settings
 		if d.cluster.topology != "none" {
 			if err := d.startReplicas(ctx, o.Dir, settings); err != nil {
 				d.stop()
@@ -309,6 +314,9 @@ func (d *db) stop() {
 	d.stopReplicas()
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)
+	}
+	if d.old != nil {
+		_, _ = d.old.StopClean() // what is left of the cluster upgraded from
 	}
 }
 

@@ -11,7 +11,10 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
 
-var _ backend.Sampler = (*db)(nil)
+var (
+	_ backend.Sampler = (*db)(nil)
+	_ backend.Waiter  = (*db)(nil)
+)
 
 // sampler is the connection Sample reads on, opened at its first use and
 // again after the server went away.
@@ -59,6 +62,29 @@ func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
 	}
 	d.samples.mu.Lock()
 	defer d.samples.mu.Unlock()
+	c, err := d.samplerConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vals := make([]int64, len(names))
+	ptrs := make([]any, len(names))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := c.QueryRow(ctx, "SELECT "+strings.Join(exprs, ", "), d.cfg.Database).Scan(ptrs...); err != nil {
+		d.dropSampler(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("sampling the server's counters: %w", classify(err))
+	}
+	m := make(map[string]int64, len(names))
+	for i, n := range names {
+		m[n] = vals[i]
+	}
+	return m, nil
+}
+
+// samplerConn is Sample's and Waits' connection, made when there is none,
+// with d.samples.mu held.
+func (d *db) samplerConn(ctx context.Context) (*pgx.Conn, error) {
 	if d.samples.cannot != nil {
 		return nil, d.samples.cannot
 	}
@@ -78,21 +104,7 @@ func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
 		}
 		d.samples.conn, d.samples.made = c, true
 	}
-	vals := make([]int64, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	err := d.samples.conn.QueryRow(ctx, "SELECT "+strings.Join(exprs, ", "), d.cfg.Database).Scan(ptrs...)
-	if err != nil {
-		d.dropSampler(context.WithoutCancel(ctx))
-		return nil, fmt.Errorf("sampling the server's counters: %w", classify(err))
-	}
-	m := make(map[string]int64, len(names))
-	for i, n := range names {
-		m[n] = vals[i]
-	}
-	return m, nil
+	return d.samples.conn, nil
 }
 
 // closeSampler closes Sample's connection.
@@ -108,4 +120,39 @@ func (d *db) dropSampler(ctx context.Context) {
 		_ = d.samples.conn.Close(ctx)
 		d.samples.conn = nil
 	}
+}
+
+// Waits counts the workload database's client backends that are waiting,
+// by wait_event_type:wait_event (pg_stat_activity), on Sample's connection:
+// those running a statement, and those idle in a transaction as
+// "Client:ClientRead (idle in transaction)"; a backend running on a CPU is
+// "CPU" (no wait event).
+func (d *db) Waits(ctx context.Context) (map[string]int, error) {
+	d.samples.mu.Lock()
+	defer d.samples.mu.Unlock()
+	c, err := d.samplerConn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.Query(ctx, `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), state, count(*)
+		FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND state IN ('active', 'idle in transaction')
+		GROUP BY 1, 2`, d.cfg.Database)
+	if err != nil {
+		d.dropSampler(context.WithoutCancel(ctx))
+		return nil, fmt.Errorf("reading the server's waits: %w", classify(err))
+	}
+	out := map[string]int{}
+	for rows.Next() {
+		var wait, state string
+		var n int
+		if err := rows.Scan(&wait, &state, &n); err != nil {
+			rows.Close()
+			return nil, classify(err)
+		}
+		if state != "active" {
+			wait += " (idle in transaction)"
+		}
+		out[wait] += n
+	}
+	return out, classify(rows.Err())
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/testenv"
@@ -57,12 +58,19 @@ func TestSample(t *testing.T) {
 				}
 			}
 			checkpoint()
-			s1, err := d.Sample(ctx)
-			if err != nil {
-				t.Fatal(err)
+			// The checkpointer publishes its counters as it gets to it, not
+			// as the CHECKPOINT returns: read again for up to 10 s.
+			var s1 map[string]int64
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+				if s1, err = d.Sample(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if s1["checkpoints"] > s0["checkpoints"] || time.Now().After(deadline) {
+					break
+				}
 			}
 			if s1["checkpoints"] <= s0["checkpoints"] {
-				t.Errorf("a CHECKPOINT: checkpoints %d then %d", s0["checkpoints"], s1["checkpoints"])
+				t.Errorf("a CHECKPOINT: checkpoints %d, and still %d 10 s later", s0["checkpoints"], s1["checkpoints"])
 			}
 			st2, err := d.Stats(ctx)
 			if err != nil {

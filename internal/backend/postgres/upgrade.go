@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -21,14 +22,11 @@ const (
 	UpgradeDump = "dump" // pg_dump of the old server, pg_restore into a new one
 )
 
-// UpgradeStep is one timed step of an upgrade; Window marks a step during
-// which no commit could be made (the old server stopped or being dumped,
-// the new one not yet serving).
-type UpgradeStep struct {
-	Name    string  `json:"name"`
-	Seconds float64 `json:"seconds"`
-	Window  bool    `json:"window"`
-}
+// UpgradeStep is one timed step of an upgrade (backend.UpgradeStep).
+type UpgradeStep = backend.UpgradeStep
+
+// upgradeMethods are the methods, in the order dbgauge upgrade runs them.
+var upgradeMethods = []string{UpgradeLink, UpgradeCopy, UpgradeDump}
 
 // upgradeTools are the programs each method needs from the new version's
 // binaries, and from the old one's (pg_upgrade starts the old server with

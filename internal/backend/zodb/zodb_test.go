@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/dberr"
 	"github.com/dbgauge/dbgauge/internal/knob"
 	"github.com/dbgauge/dbgauge/internal/pyworker"
@@ -28,23 +29,6 @@ func openFile(t *testing.T) *DB {
 	return d
 }
 
-func kvConn(t *testing.T, d *DB) backend.KVConn {
-	t.Helper()
-	c, err := d.KVConn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestConflictIsRetryable: two clients read a record and write it; the
 // second commit is refused by ZODB's ConflictError (its store's serial is
 // not the one committed), classified retryable, and leaves the first
@@ -53,36 +37,36 @@ func must(t *testing.T, err error) {
 func TestConflictIsRetryable(t *testing.T) {
 	ctx := context.Background()
 	d := openFile(t)
-	a, b := kvConn(t, d), kvConn(t, d)
-	must(t, a.CreateTable(ctx, "t"))
-	must(t, a.Begin(ctx, true))
-	must(t, a.Put(ctx, "t", []byte("k"), []byte("v0")))
-	must(t, a.Commit(ctx))
+	a, b := backendtest.KVConn(t, d), backendtest.KVConn(t, d)
+	backendtest.Must(t, a.CreateTable(ctx, "t"))
+	backendtest.Must(t, a.Begin(ctx, true))
+	backendtest.Must(t, a.Put(ctx, "t", []byte("k"), []byte("v0")))
+	backendtest.Must(t, a.Commit(ctx))
 
-	must(t, a.Begin(ctx, true))
-	must(t, b.Begin(ctx, true))
+	backendtest.Must(t, a.Begin(ctx, true))
+	backendtest.Must(t, b.Begin(ctx, true))
 	for _, c := range []backend.KVConn{a, b} {
 		if v, ok, err := c.Get(ctx, "t", []byte("k")); err != nil || !ok || string(v) != "v0" {
 			t.Fatalf("Get = %q %v %v", v, ok, err)
 		}
 	}
-	must(t, a.Put(ctx, "t", []byte("k"), []byte("a")))
-	must(t, a.Commit(ctx))
+	backendtest.Must(t, a.Put(ctx, "t", []byte("k"), []byte("a")))
+	backendtest.Must(t, a.Commit(ctx))
 	if v, _, _ := b.Get(ctx, "t", []byte("k")); string(v) != "v0" {
 		t.Errorf("b's snapshot read %q after a's commit, want v0", v)
 	}
-	must(t, b.Put(ctx, "t", []byte("k"), []byte("b")))
+	backendtest.Must(t, b.Put(ctx, "t", []byte("k"), []byte("b")))
 	err := b.Commit(ctx)
 	if cl, kind, code := dberr.Describe(err); cl != dberr.Retryable || kind != dberr.Serialization || code != "ConflictError" {
 		t.Fatalf("the second commit gave %v (%s %s %s), want a retryable ConflictError", err, cl, kind, code)
 	}
-	must(t, b.Begin(ctx, false))
+	backendtest.Must(t, b.Begin(ctx, false))
 	if v, _, _ := b.Get(ctx, "t", []byte("k")); string(v) != "a" {
 		t.Errorf("after the conflict the record holds %q, want a", v)
 	}
-	must(t, b.Rollback(ctx))
+	backendtest.Must(t, b.Rollback(ctx))
 	st, err := d.Stats(ctx)
-	must(t, err)
+	backendtest.Must(t, err)
 	if st["commits"] != 2 || st["conflicts"] != 1 || st["worker_requests"] == 0 || st["worker_cpu_us"] <= 0 {
 		t.Errorf("stats %v, want the clients' 2 commits, 1 conflict, the worker's cost", st)
 	}
@@ -95,11 +79,11 @@ func TestWorkerDiedIsAnError(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	d := openFile(t)
-	c := kvConn(t, d)
-	must(t, c.CreateTable(ctx, "t"))
+	c := backendtest.KVConn(t, d)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
 	d.Worker().Kill()
 	<-d.Worker().Done()
-	must(t, c.Begin(ctx, false))
+	backendtest.Must(t, c.Begin(ctx, false))
 	_, _, err := c.Get(ctx, "t", []byte("k"))
 	var died *pyworker.DiedError
 	if !errors.As(err, &died) || !strings.Contains(err.Error(), "zodb worker") || !strings.Contains(died.How, "killed") {
