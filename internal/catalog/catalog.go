@@ -17,6 +17,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb/zrs"
 	"github.com/dbgauge/dbgauge/internal/pyworker"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
@@ -59,6 +60,7 @@ func Backends() []backend.Spec {
 		firebird.Spec,
 		zodb.Spec,
 		zeo.Spec,
+		zrs.Spec,
 		redis.Spec,
 		etcd.Spec,
 	}
@@ -67,7 +69,7 @@ func Backends() []backend.Spec {
 // Environments lists the pinned Python environments of the engines run in a
 // worker process: what `dbgauge engines install NAME` makes.
 func Environments() []pyworker.Env {
-	return []pyworker.Env{zodb.Env}
+	return []pyworker.Env{zodb.Env, zrs.Env}
 }
 
 // Workload returns the workload named name.

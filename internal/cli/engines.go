@@ -17,7 +17,7 @@ import (
 func newEnginesCmd(ctx context.Context, env *Env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "engines",
-		Short: "make the pinned Python environments of the engines dbgauge runs through a worker (zodb: zodb and zeo)",
+		Short: "make the pinned Python environments of the engines dbgauge runs through a worker (zodb: zodb and zeo; zrs: zrs)",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError{fmt.Errorf("unknown command %q for dbgauge engines: give install", args[0])}
@@ -53,7 +53,7 @@ func newEnginesCmd(ctx context.Context, env *Env) *cobra.Command {
 			return nil
 		},
 	}
-	install.Flags().StringVar(&dir, "dir", "", "make it in `DIR` instead of the cache folder (then give --zodb-env DIR to a run)")
+	install.Flags().StringVar(&dir, "dir", "", "make it in `DIR` instead of the cache folder (then give --zodb-env DIR, or --zrs-env DIR, to a run)")
 	install.Flags().BoolVar(&show, "print", false, "print each environment's pinned requirements instead of making it")
 	cmd.AddCommand(install)
 	return cmd

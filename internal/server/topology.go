@@ -1,5 +1,13 @@
 package server
 
+import "github.com/dbgauge/dbgauge/internal/knob"
+
+// TopologyKnob is --topology, one knob of every managed engine that builds
+// a topology (postgres:managed's streaming replicas, zrs:managed's ZRS
+// secondaries): declared here once, read by each engine's Spec.Own.
+var TopologyKnob = knob.Spec{Name: "topology", Default: "none", Kind: knob.Choice, Choices: []string{"none", "1", "2-direct", "2-chain"},
+	Usage: "postgres:managed, zrs:managed: replicas of the primary: none, one (r1), two following the primary (2-direct), or primary → r1 → r2 (2-chain); PostgreSQL's stream its WAL, ZRS's secondaries replicate its FileStorage"}
+
 // Node is one server of a topology: its name and the one it follows (its
 // upstream: "primary", or another node's name).
 type Node struct{ Name, Follows string }

@@ -69,7 +69,7 @@ var Spec = backend.Served(backend.Spec{
 		{Name: "pg-bin", Values: "DIR", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the folder holding initdb and postgres (default: the newest of /usr/lib/postgresql/*/bin, …, the system's own first)"},
 		{Name: "pg-version", Kind: knob.Int, Values: "9..99", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the PostgreSQL major version to start (/usr/lib/postgresql/N/bin first), like --db postgres:managed@N; " + InstallScript + " installs 13, 14, 16, 17 and 18"},
 		{Name: "socket", Kind: knob.Switch, Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
-		{Name: "topology", Default: "none", Kind: knob.Choice, Choices: []string{"none", "1", "2-direct", "2-chain"}, Usage: "postgres:managed: streaming replicas of the primary: none, one (r1), two streaming from the primary (2-direct), or primary → r1 → r2 (2-chain)"},
+		server.TopologyKnob,
 		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
 		{Name: "read-from", Default: "primary", Kind: knob.Choice, Choices: []string{"primary", "replicas"}, Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},
 	},

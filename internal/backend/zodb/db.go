@@ -2,6 +2,7 @@ package zodb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -14,13 +15,14 @@ import (
 
 // Storage is how a worker opens its storage: the worker's "open" request.
 type Storage struct {
-	Kind   string  `json:"kind"` // "file" (FileStorage) or "zeo" (ClientStorage)
-	Path   string  `json:"path,omitempty"`
-	Create bool    `json:"create,omitempty"`
-	Host   string  `json:"host,omitempty"`
-	Port   int     `json:"port,omitempty"`
-	Wait   float64 `json:"wait,omitempty"`  // ZEO: seconds to wait for the server to answer
-	Cache  int64   `json:"cache,omitempty"` // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
+	Kind     string  `json:"kind"` // "file" (FileStorage) or "zeo" (ClientStorage)
+	Path     string  `json:"path,omitempty"`
+	Create   bool    `json:"create,omitempty"`
+	Host     string  `json:"host,omitempty"`
+	Port     int     `json:"port,omitempty"`
+	Wait     float64 `json:"wait,omitempty"`      // ZEO: seconds to wait for the server to answer
+	Cache    int64   `json:"cache,omitempty"`     // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
+	ReadOnly bool    `json:"read_only,omitempty"` // ZEO: a read-only client (of a ZRS secondary)
 }
 
 // Config says how a ZODB engine's DB reaches its storage.
@@ -160,6 +162,27 @@ func (d *DB) IntegrityOf(ctx context.Context, path string) (bool, string, error)
 		return false, "", classify(err)
 	}
 	return r.OK, r.Detail, nil
+}
+
+// ForgetCaches empties every worker's ZEO client cache (its last tid too):
+// a ClientStorage that saw a transaction its server lacks refuses that
+// server ("Client cache is out of sync with the server"), which a failover
+// that lost acknowledged commits makes of every client; ZEO's remedy is a
+// fresh cache.
+func (d *DB) ForgetCaches(ctx context.Context) error {
+	d.mu.Lock()
+	ws := []*pyworker.Worker{d.ctl}
+	for w := range d.clients {
+		ws = append(ws, w)
+	}
+	d.mu.Unlock()
+	var errs []error
+	for _, w := range ws {
+		if err := w.Call(ctx, 0, "forget", nil, nil); err != nil {
+			errs = append(errs, classify(err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // KVConn opens a client: a session of the DB's worker (Shared), else a

@@ -33,7 +33,7 @@ import threading
 import time
 
 PROTOCOL = 1
-PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig")
+PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs")
 # persistent.Persistent has no _p_resolveConflict: a conflict on a record is a
 # ConflictError at once, on the client or in a ZEO server, with nothing logged.
 META = pickle.dumps((("persistent", "Persistent"), None), 3)
@@ -134,7 +134,7 @@ class Worker:
         elif kind == "zeo":
             from ZEO.ClientStorage import ClientStorage
             self.storage = ClientStorage(
-                (a["host"], int(a["port"])), storage=a.get("storage", "1"),
+                (a["host"], int(a["port"])), storage=a.get("storage", "1"), read_only=bool(a.get("read_only")),
                 wait_timeout=float(a.get("wait", 30)), server_sync=True,
                 cache_size=int(a.get("cache", 20 * 1024 * 1024)))
         else:
@@ -172,6 +172,16 @@ class Worker:
         if self.storage is not None:
             self.storage.close()
             self.storage = None
+        return {}
+
+    def forget(self, a):
+        """Empty the ZEO client's cache (and the last tid it keeps): a
+        client whose cache saw a transaction its server lacks (a failover
+        that lost it) refuses that server until its cache is dropped, as
+        ZEO's log says."""
+        cache = getattr(self.storage, "_cache", None)
+        if cache is not None:
+            cache.clear()
         return {}
 
     def check(self, a):
@@ -326,7 +336,7 @@ def serve(w, req):
             w.scan(rid, a)
             return
         fn = {"get": w.get, "commit": w.commit, "drop": w.drop, "has": w.has, "create": w.create, "open": w.open, "stats": w.stats,
-              "close": w.close, "check": w.check}.get(op)
+              "close": w.close, "check": w.check, "forget": w.forget}.get(op)
         if fn is None:
             raise ValueError("no operation %r" % op)
         reply(rid, fn(a))

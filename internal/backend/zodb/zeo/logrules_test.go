@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 )
 
 // TestLogRules: the kinds of trouble a ZEO server's log shows, a client
@@ -22,10 +23,10 @@ func TestLogRules(t *testing.T) {
 func TestServerSays(t *testing.T) {
 	log := "2026-11-29T11:56:46 INFO ZEO.runzeo (24031) opening storage '1' using FileStorage\n" +
 		"2026-11-29T12:11:56 WARNING ZODB.FileStorage Ignoring index for /x/Data.fs\n"
-	if got := storageOf(log); got != "FileStorage" {
+	if got := zodb.StorageOf(log); got != "FileStorage" {
 		t.Errorf("storageOf = %q", got)
 	}
-	if got := recoveryNote(log); got != "2026-11-29T12:11:56 WARNING ZODB.FileStorage Ignoring index for /x/Data.fs" {
+	if got := zodb.RecoveryNote(log); got != "2026-11-29T12:11:56 WARNING ZODB.FileStorage Ignoring index for /x/Data.fs" {
 		t.Errorf("recoveryNote = %q", got)
 	}
 }

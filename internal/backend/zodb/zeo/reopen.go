@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -35,6 +36,6 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err != nil {
 		return nil, err
 	}
-	d.(*managedDB).RecoveryNote = recoveryNote(server.ReadFrom(logPath, from))
+	d.(*managedDB).RecoveryNote = zodb.RecoveryNote(server.ReadFrom(logPath, from))
 	return d, nil
 }

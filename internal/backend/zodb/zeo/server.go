@@ -2,17 +2,14 @@ package zeo
 
 import (
 	"context"
-	"fmt"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -67,31 +64,12 @@ func (s *Server) recipe(log string) {
 			return server.Command{Bin: s.runzeo, Args: []string{"-a", "127.0.0.1:" + strconv.Itoa(port), "-f", s.File()}}, nil
 		},
 		Ready: func(ctx context.Context) error {
-			return s.WaitReady(ctx, 50*time.Millisecond, s.ping)
+			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return zodb.Ping(s.Port) })
 		},
 		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
 		Stop:  syscall.SIGTERM,
 		Log:   log,
 	}
-}
-
-// ping connects to the server and reads its greeting (a frame naming its
-// protocol, "Z5"), within a second, before it closes: closed unread, the
-// connection would be reset, which the server logs as an error.
-func (s *Server) ping() error {
-	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(s.Port), time.Second)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.SetReadDeadline(time.Now().Add(time.Second)); err != nil {
-		return err
-	}
-	var hello [6]byte // its length (4 bytes), then the protocol
-	if _, err := io.ReadFull(c, hello[:]); err != nil {
-		return fmt.Errorf("no greeting from the ZEO server: %w", err)
-	}
-	return nil
 }
 
 // CrashRestart kills runzeo with SIGKILL and starts it again on the same
@@ -100,28 +78,5 @@ func (s *Server) ping() error {
 // index. It returns what the server logged of that.
 func (s *Server) CrashRestart(ctx context.Context) (string, error) {
 	log, err := s.Instance.CrashRestart(ctx)
-	return recoveryNote(log), err
-}
-
-var storageLine = regexp.MustCompile(`opening storage '([^']*)' using (\w+)`)
-
-// storageOf says which storage the server opened, from its log's words
-// ("FileStorage"), "" when it said nothing recognisable.
-func storageOf(log string) string {
-	if m := storageLine.FindAllStringSubmatch(log, -1); m != nil {
-		return m[len(m)-1][2]
-	}
-	return ""
-}
-
-var recoveryLines = regexp.MustCompile(`(?m)^.*(?:[Rr]ecover|[Tt]runcat|[Rr]ebuild|index).*$`)
-
-// recoveryNote is what a restarted server's log says of its FileStorage's
-// recovery: its lines that speak of it, joined.
-func recoveryNote(log string) string {
-	var out []string
-	for _, l := range recoveryLines.FindAllString(log, 5) {
-		out = append(out, strings.TrimSpace(l))
-	}
-	return strings.Join(out, "; ")
+	return zodb.RecoveryNote(log), err
 }

@@ -150,7 +150,7 @@ type managedDB struct {
 // Engine adds what the server's log says it opened.
 func (d *managedDB) Engine(ctx context.Context) (backend.Engine, error) {
 	e, err := d.DB.Engine(ctx)
-	e.Settings["server_storage"] = storageOf(server.ReadFrom(d.srv.LogPath, 0))
+	e.Settings["server_storage"] = zodb.StorageOf(server.ReadFrom(d.srv.LogPath, 0))
 	e.Settings["server_file"] = d.srv.File()
 	e.Path = d.srv.File()
 	return e, err

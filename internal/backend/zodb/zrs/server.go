@@ -1,0 +1,175 @@
+package zrs
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/server"
+)
+
+// Server is one ZEO server of a ZRS cluster, on the kit: runzeo serving a
+// FileStorage wrapped in ZRS (storage "1", DataDir/Data.fs). Every server
+// serves replication on a port of its own (replicate-to), so that another
+// can follow it (a chain's r2 follows r1); a secondary also follows its
+// upstream's (replicate-from) and is read-only to clients.
+type Server struct {
+	*server.Instance
+	Name   string // "primary", "r1", "r2"
+	runzeo string
+	repl   int // the port it serves replication on (replicate-to)
+	from   int // the replication port it follows (replicate-from); 0: a primary
+}
+
+// ServerConfig says where and how to start a cluster's primary: the kit's
+// Config and the environment's runzeo.
+type ServerConfig struct {
+	server.Config
+	Runzeo string // the environment's bin/runzeo
+}
+
+// Start makes the primary's folders (as its own account when dbgauge is
+// root) and starts runzeo on a free loopback port with a ZRS primary
+// around a FileStorage in DataDir; it returns once it serves.
+func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	in, err := server.New("zrs", cfg.Config, "zrs")
+	if err != nil {
+		return nil, err
+	}
+	return launch(ctx, in, &Server{Instance: in, Name: server.Primary, runzeo: cfg.Runzeo})
+}
+
+// Follow starts a secondary named name beside the primary's folder (its
+// data in primary's Base/name), replicating from up (the primary or
+// another secondary); it returns once it serves clients, read-only.
+func (s *Server) Follow(ctx context.Context, up *Server, name string) (*Server, error) {
+	in, err := s.Beside(name)
+	if err != nil {
+		return nil, err
+	}
+	return launch(ctx, in, &Server{Instance: in, Name: name, runzeo: s.runzeo, from: up.repl})
+}
+
+// launch makes the server's data folder, its recipe, and starts it; a
+// server that did not come up is discarded.
+func launch(ctx context.Context, in *server.Instance, s *Server) (*Server, error) {
+	if err := os.Mkdir(in.DataDir, 0o700); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	if err := in.Account.Own(in.DataDir); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	s.recipe(filepath.Join(in.Dir, "zrs-"+s.Name+".log"))
+	if err := s.Launch(ctx); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	return s, nil
+}
+
+// File is the server's FileStorage.
+func (s *Server) File() string { return filepath.Join(s.DataDir, "Data.fs") }
+
+// conf is runzeo's configuration file, beside the data.
+func (s *Server) conf() string { return filepath.Join(s.Base(), "zeo.conf") }
+
+// recipe: runzeo -C conf, the configuration written for the port (and a
+// free replication port, each try), its log in log, ready when its ZEO
+// port greets, stopped by SIGTERM (runzeo closes the storage: its index is
+// written).
+func (s *Server) recipe(log string) {
+	s.Recipe = server.Recipe{
+		Command: func(port int) (server.Command, error) {
+			repl, err := server.FreePort()
+			if err != nil {
+				return server.Command{}, err
+			}
+			s.repl = repl
+			if err := s.writeConf(port); err != nil {
+				return server.Command{}, err
+			}
+			return server.Command{Bin: s.runzeo, Args: []string{"-C", s.conf()}}, nil
+		},
+		Ready: func(ctx context.Context) error {
+			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return zodb.Ping(s.Port) })
+		},
+		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Stop:  syscall.SIGTERM,
+		Log:   log,
+	}
+}
+
+// writeConf writes runzeo's configuration: the ZEO address (read-only for a
+// secondary), ZRS's replicate-to and, for a secondary, replicate-from.
+//
+//	%import zc.zrs
+//	<zeo> address 127.0.0.1:PORT  read-only true </zeo>
+//	<zrs 1> replicate-to 127.0.0.1:REPL  replicate-from 127.0.0.1:FROM  <filestorage> path DATA/Data.fs </filestorage> </zrs>
+func (s *Server) writeConf(port int) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%%import zc.zrs\n<zeo>\n  address 127.0.0.1:%d\n", port)
+	if s.from != 0 {
+		b.WriteString("  read-only true\n")
+	}
+	fmt.Fprintf(&b, "</zeo>\n<zrs 1>\n  replicate-to 127.0.0.1:%d\n", s.repl)
+	if s.from != 0 {
+		fmt.Fprintf(&b, "  replicate-from 127.0.0.1:%d\n", s.from)
+	}
+	fmt.Fprintf(&b, "  <filestorage>\n    path %s\n  </filestorage>\n</zrs>\n", s.File())
+	return os.WriteFile(s.conf(), []byte(b.String()), 0o644)
+}
+
+// become restarts the server (a clean stop, then runzeo again on the same
+// data and replication port) on port, following from (a replication
+// port), or as a primary when from is 0: how a secondary is promoted (on
+// the killed primary's port, which its clients keep trying, as a floating
+// address moves), or repointed at a new primary.
+func (s *Server) become(ctx context.Context, port, from int) error {
+	s.from = from
+	if err := s.writeConf(port); err != nil {
+		return err
+	}
+	s.Port = port
+	return s.Restart(ctx)
+}
+
+// CrashRestart kills runzeo with SIGKILL and starts it again on the same
+// FileStorage and role; it returns what the server logged of its recovery.
+func (s *Server) CrashRestart(ctx context.Context) (string, error) {
+	log, err := s.Instance.CrashRestart(ctx)
+	return zodb.RecoveryNote(log), err
+}
+
+var (
+	roleLine   = regexp.MustCompile(`StorageServer created (RW|RO) with storages`)
+	secondLine = regexp.MustCompile(`zc\.zrs\.secondary .*port=(\d+)\): (\w+)`)
+)
+
+// Role reads back from the server's log what its last start served:
+// "RW" (a primary) or "RO" (a secondary), "" before it said.
+func (s *Server) Role() string {
+	if m := roleLine.FindAllStringSubmatch(server.ReadFrom(s.LogPath, 0), -1); m != nil {
+		return m[len(m)-1][1]
+	}
+	return ""
+}
+
+// Replicating reads back from the server's log the replication port its
+// secondary last spoke of and what it said ("Connected"); 0 when none.
+func (s *Server) Replicating() (int, string) {
+	m := secondLine.FindAllStringSubmatch(server.ReadFrom(s.LogPath, 0), -1)
+	if m == nil {
+		return 0, ""
+	}
+	p, _ := strconv.Atoi(m[len(m)-1][1])
+	return p, m[len(m)-1][2]
+}
