@@ -713,8 +713,8 @@ type MachineSecond struct {
 	// (/proc/diskstats); nil where the device is not known.
 	Disk *DiskSecond `json:"disk,omitempty"`
 	// ServerCores is a managed server's processes' CPU (1: one core kept
-	// busy), the exited ones included; nil without a managed server, or in
-	// an interval in which it restarted.
+	// busy), the exited ones included; nil without a managed server, and
+	// from a restart of it on (a --fault, a failover).
 	ServerCores *float64 `json:"server_cores,omitempty"`
 	// HarnessCores is dbgauge's own CPU (the engine's too when it runs
 	// inside dbgauge).

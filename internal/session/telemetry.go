@@ -22,12 +22,13 @@ import (
 // (result.Second.Engine), from a backend.Sampler read once a second on a
 // goroutine of its own, each checkpoint an event on the time line.
 type telemetry struct {
-	off     bool // --telemetry off
-	dev     string
-	started bool
-	last    machineSample
-	engine  *engineSampler // nil: the engine is neither a backend.Sampler nor a backend.Waiter
-	used    engineSample   // the engine's last sample a second used
+	off       bool // --telemetry off
+	dev       string
+	serverPID int // a managed server's main process as the run began; 0: none
+	started   bool
+	last      machineSample
+	engine    *engineSampler // nil: the engine is neither a backend.Sampler nor a backend.Waiter
+	used      engineSample   // the engine's last sample a second used
 	// The measure phase's waits: connections waiting summed over its
 	// reads, by wait, and the reads.
 	waits map[string]int
@@ -50,7 +51,13 @@ func (t *telemetry) phaseBegins(s *session, _ *metrics.Phase) {
 		return
 	}
 	t.started, t.dev = true, s.res.Environment.DataDir.Device
-	t.last = t.sample(s.db)
+	// The server's main process as the run begins, read once: ServerInfo
+	// is not to be read while a fault restarts the server. After a
+	// restart the old process is gone, and the server's cores go unknown.
+	if srv, ok := s.db.(backend.Server); ok {
+		t.serverPID = srv.ServerInfo().PID
+	}
+	t.last = t.sample()
 	sm, _ := s.db.(backend.Sampler)
 	w, _ := s.db.(backend.Waiter)
 	if sm != nil || w != nil {
@@ -109,7 +116,7 @@ func (t *telemetry) second(s *session, p *metrics.Phase, _ *metrics.Interval, se
 	if !t.started {
 		return
 	}
-	now := t.sample(s.db)
+	now := t.sample()
 	sec.Machine = machineSecond(t.last, now)
 	t.last = now
 	if t.engine == nil {
@@ -262,15 +269,15 @@ func (e *engineSampler) stop() {
 }
 
 // sample reads the counters now.
-func (t *telemetry) sample(db backend.DB) machineSample {
+func (t *telemetry) sample() machineSample {
 	m := machineSample{at: time.Now()}
 	if t.dev != "" {
 		if d, err := hostinfo.DiskStats(t.dev); err == nil {
 			m.disk, m.diskOK = d, true
 		}
 	}
-	if srv, ok := db.(backend.Server); ok {
-		m.serverPID = srv.ServerInfo().PID
+	if t.serverPID > 0 {
+		m.serverPID = t.serverPID
 		if cpu, _, err := server.TreeCPU(m.serverPID); err == nil {
 			m.serverCPU, m.serverOK = cpu, true
 		}
