@@ -152,6 +152,10 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		d.stop()
 		return nil, err
 	}
+	if dsn, err = withFoundRows(dsn); err != nil {
+		d.stop()
+		return nil, err
+	}
 	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
 		var me *mysql.MySQLError
