@@ -1,6 +1,11 @@
 package backend
 
-import "context"
+import (
+	"context"
+	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+)
 
 // UpgradeStep is one timed step of an upgrade; Window marks a step during
 // which no commit could be made (the old server stopped or being dumped,
@@ -22,6 +27,29 @@ type Upgrader interface {
 	Upgrade(ctx context.Context, to, method string) ([]UpgradeStep, error)
 	// RowCounts counts the rows of each of the user's tables.
 	RowCounts(ctx context.Context) (map[string]int64, error)
+}
+
+// NotInstalled is the one-line refusal of a version asked for with
+// @VERSION that no folder searched holds: engine ("MariaDB"), the program
+// looked for ("mariadbd"), what a folder must hold, the folders searched
+// and the versions seen there ("10.11 in /usr/sbin"), and the form that
+// names a folder instead.
+func NotInstalled(engine, asked, program, holding string, searched, seen []string, dirForm string) error {
+	found := "none found"
+	if len(seen) > 0 {
+		found = "found " + strings.Join(seen, ", ")
+	}
+	return knob.Bad("install it, or give its folder: --db "+dirForm+" (DIR holding "+holding+")",
+		"%s %s is not installed: no %s of that version in %s (%s)", engine, asked, program, strings.Join(searched, ", "), found)
+}
+
+// ManagedForm is the --db value that starts a version found in bin:
+// prefix@release, or prefix@bin where its release could not be read.
+func ManagedForm(prefix, release, bin string) string {
+	if release == "" {
+		return prefix + "@" + bin
+	}
+	return prefix + "@" + release
 }
 
 // Installed is one version of an engine's server found on this machine.

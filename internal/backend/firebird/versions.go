@@ -136,12 +136,7 @@ func find(db string) (Installation, error) {
 		}
 		seen = append(seen, r+" in "+filepath.Dir(in.Bin))
 	}
-	found := "none found"
-	if len(seen) > 0 {
-		found = "found " + strings.Join(seen, ", ")
-	}
-	return Installation{}, knob.Bad("install it, or give its folder: --db firebird:managed@DIR (DIR holding firebird, isql and gfix)",
-		"Firebird %s is not installed: no server of that version in /usr/sbin, %s (%s)", at, strings.Join(layouts, ", "), found)
+	return Installation{}, backend.NotInstalled("Firebird", at, "server", "firebird, isql and gfix", append([]string{"/usr/sbin"}, layouts...), seen, "firebird:managed@DIR")
 }
 
 // installed is Spec.Installed: every Firebird server Versions finds, with
@@ -153,11 +148,8 @@ func installed() []backend.Installed {
 		if filepath.Dir(in.Bin) == "/usr/sbin" {
 			src = "the system's packages"
 		}
-		form := "firebird:managed@" + release(in.Version)
-		if release(in.Version) == "" {
-			form = "firebird:managed@" + filepath.Dir(in.Bin)
-		}
-		out = append(out, backend.Installed{Version: in.Version, Bin: filepath.Dir(in.Bin), Source: src, Form: form})
+		bin := filepath.Dir(in.Bin)
+		out = append(out, backend.Installed{Version: in.Version, Bin: bin, Source: src, Form: backend.ManagedForm("firebird:managed", release(in.Version), bin)})
 	}
 	return out
 }

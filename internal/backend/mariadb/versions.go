@@ -122,12 +122,7 @@ func find(db string) (Installation, error) {
 		}
 		seen = append(seen, release(in.Version)+" in "+filepath.Dir(in.Server))
 	}
-	found := "none found"
-	if len(seen) > 0 {
-		found = "found " + strings.Join(seen, ", ")
-	}
-	return Installation{}, knob.Bad("install it, or give its folder: --db mariadb:managed@DIR (DIR holding mariadbd and mariadb-install-db)",
-		"MariaDB %s is not installed: no mariadbd of that version in /usr/sbin, %s (%s)", at, strings.Join(layouts, ", "), found)
+	return Installation{}, backend.NotInstalled("MariaDB", at, "mariadbd", "mariadbd and mariadb-install-db", append([]string{"/usr/sbin"}, layouts...), seen, "mariadb:managed@DIR")
 }
 
 // installed is Spec.Installed: every MariaDB server Versions finds, as it
@@ -139,11 +134,8 @@ func installed() []backend.Installed {
 		if filepath.Dir(in.Server) == "/usr/sbin" {
 			src = "the system's packages"
 		}
-		form := "mariadb:managed@" + release(in.Version)
-		if release(in.Version) == "" {
-			form = "mariadb:managed@" + filepath.Dir(in.Server)
-		}
-		out = append(out, backend.Installed{Version: in.Version, Bin: filepath.Dir(in.Server), Source: src, Form: form})
+		bin := filepath.Dir(in.Server)
+		out = append(out, backend.Installed{Version: in.Version, Bin: bin, Source: src, Form: backend.ManagedForm("mariadb:managed", release(in.Version), bin)})
 	}
 	return out
 }
