@@ -14,16 +14,16 @@ import (
 // rowsPerInsert is how many rows one multi-row INSERT carries, fewer when
 // the columns would pass the engines' limit on parameters in a statement.
 const (
-	rowsPerInsert  = 400
-	paramsPerStmt  = 30000
-	rowsPerCommitF = 10000 // Firebird: rows inserted one by one per transaction
+	rowsPerInsert    = 400
+	paramsPerStmt    = 30000
+	rowsPerCommitOne = 10000 // rows a transaction, one-row INSERTs
 )
 
 // InsertRows fills table's columns with n rows, row i (from 1) made by
 // row into dst, by the engine's fastest path: COPY where the connection has
-// it (backend.Copier), multi-row INSERTs elsewhere, a prepared one-row
-// INSERT on Firebird (which has no multi-row VALUES). It commits as it
-// goes; done hears how many rows are in.
+// it (backend.Copier: PostgreSQL's COPY, Firebird's prepared blocks),
+// multi-row INSERTs elsewhere. It commits as it goes; done hears how many
+// rows are in.
 func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table string, cols []string, n int64,
 	row func(i int64, dst []any) error, done func(rows int64)) error {
 	if done == nil {
@@ -52,9 +52,6 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 		done(i)
 		return err
 	}
-	if d.Name == "firebird" {
-		return insertBlocks(ctx, c, table, cols, n, row, done)
-	}
 	per := max(1, min(rowsPerInsert, paramsPerStmt/max(1, len(cols))))
 	stmts := map[int]*backend.Stmt{}
 	stmt := func(rows int) *backend.Stmt {
@@ -67,7 +64,7 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 		stmts[rows] = st
 		return st
 	}
-	commitEvery := int64(rowsPerCommitF)
+	commitEvery := int64(rowsPerCommitOne)
 	if per > 1 {
 		commitEvery = int64(per) * 100
 	}
@@ -100,80 +97,13 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 	return nil
 }
 
-// Firebird 3's limits on one EXECUTE BLOCK: its text (64 KB), and the
-// relations one statement may name (255 contexts: each INSERT is one).
+// Firebird 3's limits on one EXECUTE BLOCK of InsertBatch: its text (64
+// KB), and the relations one statement may name (255 contexts: each INSERT
+// is one).
 const (
 	blockBytes = 60000
 	blockRows  = 250
 )
-
-// insertBlocks inserts the rows on Firebird, which has no multi-row VALUES:
-// as many one-row INSERTs as fit in one EXECUTE BLOCK, their values written
-// as literals, a round trip a block instead of a row. A value with no
-// literal form here (a type this does not know) sends its block's rows one
-// by one, through a prepared INSERT, instead.
-func insertBlocks(ctx context.Context, c backend.Conn, table string, cols []string,
-	n int64, row func(i int64, dst []any) error, done func(rows int64)) error {
-	head := "INSERT INTO " + table + " (" + strings.Join(cols, ", ") + ") VALUES ("
-	one := &backend.Stmt{SQL: head + strings.TrimSuffix(strings.Repeat("?, ", len(cols)), ", ") + ")"}
-	dst := make([]any, len(cols))
-	var b strings.Builder
-	var pending [][]any // the block's rows, kept for the one-by-one path
-	literal := true     // every row of the block has its literal form
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		defer func() { b.Reset(); pending, literal = pending[:0], true }()
-		if literal {
-			return c.ExecScript(ctx, "EXECUTE BLOCK AS BEGIN\n"+b.String()+"END")
-		}
-		for _, r := range pending {
-			if _, err := c.Exec(ctx, one, r...); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for from := int64(1); from <= n; {
-		to := min(n, from+rowsPerCommitF-1)
-		err := InSQLTx(ctx, c, func() error {
-			for i := from; i <= to; i++ {
-				if err := row(i, dst); err != nil {
-					return err
-				}
-				line, ok := firebirdValues(dst)
-				if !ok && literal {
-					literal = false // this block one by one
-					b.Reset()
-				}
-				if literal {
-					if b.Len()+len(head)+len(line)+8 > blockBytes {
-						if err := flush(); err != nil {
-							return err
-						}
-					}
-					b.WriteString(head)
-					b.WriteString(line)
-					b.WriteString(");\n")
-				}
-				pending = append(pending, append([]any(nil), dst...))
-				if len(pending) == blockRows {
-					if err := flush(); err != nil {
-						return err
-					}
-				}
-			}
-			return flush()
-		})
-		if err != nil {
-			return err
-		}
-		done(to)
-		from = to + 1
-	}
-	return nil
-}
 
 // firebirdValues writes a row's values as Firebird literals, comma
 // separated; false when one has no literal form here.

@@ -219,9 +219,9 @@ func (c *conn) ScanFrom(ctx context.Context, table string, from []byte, limit in
 // bulkRows is the most rows one multi-row INSERT carries.
 const bulkRows = 256
 
-// PutNew stores new records at once: COPY kv_NAME (k, v) FROM STDIN where
-// the connection copies (PostgreSQL), else in multi-row INSERTs of up to
-// bulkRows rows (Firebird 3 has none: one INSERT each):
+// PutNew stores new records at once where the connection copies
+// (backend.Copier: PostgreSQL's COPY kv_NAME (k, v) FROM STDIN, Firebird's
+// prepared blocks), else in multi-row INSERTs of up to bulkRows rows:
 //
 //	INSERT INTO kv_NAME(k, v) VALUES(?, ?), (?, ?), …
 func (c *conn) PutNew(ctx context.Context, table string, keys, values [][]byte) error {
@@ -239,14 +239,6 @@ func (c *conn) PutNew(ctx context.Context, table string, keys, values [][]byte) 
 			return []any{keys[i-1], values[i-1]}, true
 		})
 		return err
-	}
-	if c.d.Name == "firebird" {
-		for i := range keys {
-			if err := c.Put(ctx, table, keys[i], values[i]); err != nil {
-				return err
-			}
-		}
-		return nil
 	}
 	if c.bulk == nil {
 		c.bulk = map[string]*backend.Stmt{}
