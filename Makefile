@@ -25,11 +25,15 @@ run: build ## the main job: nms on embedded SQLite
 # what go test prints, then every skipped test with its reason: a test that
 # did not run is said, not hidden in a package's "ok". test.json keeps every
 # test's events and times (go tool test2json's format) for a profile.
+# The packages start in the order given: the three that take minutes first
+# (go test drops their repeat in ./...), so that at the end the short ones
+# fill the other slot instead of one long package running alone.
+LONGEST := ./internal/session ./internal/cli ./bench
 test: ## the whole test suite, with the race detector (README command 2); ends with the list of skips
 	-@GORACE=atexit_sleep_ms=0 go test -race -count=1 -run '^$$' ./... >/dev/null 2>&1
 	@$(GOBIN)/gotestsum --version 2>/dev/null | grep -q '$(GOTESTSUM_VERSION)' || \
 		GOFLAGS= go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
-	GORACE=atexit_sleep_ms=0 $(GOBIN)/gotestsum --format standard-quiet --jsonfile test.json -- -race -count=1 -p 2 -timeout 20m ./...
+	GORACE=atexit_sleep_ms=0 $(GOBIN)/gotestsum --format standard-quiet --jsonfile test.json -- -race -count=1 -p 2 -timeout 20m $(LONGEST) ./...
 
 test-short: ## the quick tests only
 	go test -short -count=1 ./...

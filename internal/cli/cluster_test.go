@@ -48,6 +48,7 @@ func cellResults(t *testing.T, root string) []*result.Result {
 // TestClusterTopologies: the four topologies in one command, each with its
 // servers, their streams and their lag recorded, and no server left after.
 func TestClusterTopologies(t *testing.T) {
+	inParallel(t)
 	needPostgres(t)
 	root := t.TempDir()
 	code, out, errs := runCLI(t, nil, "cluster", "run", "nms", "--topology", "none,1,2-direct,2-chain", "--replication", "sync",
@@ -106,6 +107,7 @@ func TestClusterTopologies(t *testing.T) {
 // was promoted, however long the promotion took (5 s on a busy machine,
 // past a fixed 4 s run, which then saw no commit after the kill).
 func TestClusterFailover(t *testing.T) {
+	inParallel(t)
 	needPostgres(t)
 	for _, c := range []struct {
 		repl string
@@ -159,6 +161,7 @@ func TestClusterFailover(t *testing.T) {
 // workload's clients run on the replicas: the primary commits next to
 // nothing while 400 units succeed.
 func TestClusterReadsFromReplicas(t *testing.T) {
+	inParallel(t)
 	needPostgres(t)
 	root := t.TempDir()
 	code, out, errs := runCLI(t, nil, "cluster", "run", "tpcb", "--select-only", "--topology", "2-direct", "--read-from", "replicas",
@@ -219,6 +222,7 @@ func TestClusterBadInput(t *testing.T) {
 // last line saying why, alone and as the cells of --cycles (a cell that exits
 // 3 did not complete, whatever its result's status). It exited 0.
 func TestClusterFailoverThatDidNotHappen(t *testing.T) {
+	inParallel(t)
 	needPostgres(t)
 	root := t.TempDir()
 	code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--topology", "1", "--at", "20s", "--units", "30",

@@ -34,11 +34,13 @@ func loadCrash(t *testing.T, root string) (result.Crash, string) {
 	return rec, dirs[0]
 }
 
-// crashInParallel lets a crash test run beside another one (two at a
-// time: -parallel is GOMAXPROCS). Their runs are children of their own and
-// they judge lost commits and integrity, never a rate; most of a cycle is
-// waiting for a server, a test disk or the kill.
-func crashInParallel(t *testing.T) {
+// inParallel lets a long test run beside another one (two at a time:
+// -parallel is GOMAXPROCS): the crash tests, the clusters, ZRS, the
+// upgrades, the backups and a matrix's resume. Each one's runs are its own
+// (its folders, its managed servers on free ports), and it judges what they
+// count (lost commits, integrity, rows, exit codes), never a rate; most of
+// its time is waiting for a server, a test disk, a kill or a failover.
+func inParallel(t *testing.T) {
 	t.Helper()
 	t.Parallel()
 }
@@ -62,7 +64,7 @@ func runCrash(t *testing.T, args ...string) (result.Crash, string, string) {
 // so nothing acknowledged may be lost, and each database must open again and
 // pass its own integrity check.
 func TestCrashKill(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	rec, dir, out := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,off",
 		"--cycles", "2", "--fault-after", "200ms-500ms", "--seed", "42")
 	if rec.Status != result.Completed || len(rec.Configs) != 4 || rec.Seed != 42 {
@@ -93,7 +95,7 @@ func TestCrashKill(t *testing.T) {
 // and the channels there before the run: after kill -9 nothing acknowledged
 // is lost (nor a clearing undone), and nothing is present that no commit made.
 func TestCrashNMS(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	rec, _, _ := runCrash(t, "nms", "--lines", "200", "--clients", "2", "--cycles", "2",
 		"--fault-after", "200ms-500ms", "--seed", "7")
 	for _, c := range rec.Configs {
@@ -110,7 +112,7 @@ func TestCrashNMS(t *testing.T) {
 // durable. SQLite in sync mode keeps every acknowledged deposit through a
 // power cut; with durability off the cut takes acknowledged ones.
 func TestCrashWorkloadFile(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.Need(t, powerloss.Available())
 	rec, _, _ := runCrash(t, filepath.Join("..", "..", "examples", "deposits.toml"), "--db", "sqlite", "--durability", "sync,off",
 		"--power-loss", "--cycles", "1", "--fault-after", "500ms-1s", "--seed", "5")
@@ -136,7 +138,7 @@ func TestCrashWorkloadFile(t *testing.T) {
 // SQLite through its kv_ tables; after kill -9 every acknowledged record is
 // there and none that no commit made.
 func TestCrashKV(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	rec, _, _ := runCrash(t, "kv", "--mix", "read=50,insert=50", "--records", "500", "--db", "sqlite,bbolt", "--cycles", "1",
 		"--fault-after", "200ms-500ms", "--seed", "9")
 	for _, c := range rec.Configs {
@@ -167,7 +169,7 @@ func TestCrashBadInput(t *testing.T) {
 // every acknowledged commit; WAL with synchronous=NORMAL and bbolt without
 // fsync lose acknowledged commits, and dbgauge counts them.
 func TestCrashPowerLoss(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.Need(t, powerloss.Available())
 	rec, _, _ := runCrash(t, "insert", "--db", "sqlite,bbolt", "--durability", "sync,lazy", "--power-loss",
 		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "11")
@@ -199,7 +201,7 @@ func TestCrashPowerLoss(t *testing.T) {
 // cycles (run one at a time, stopping at the first loss), or the test disk
 // has stopped dropping what was never flushed.
 func TestCrashMariaDBPowerLoss(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.Need(t, powerloss.Available())
 	if _, _, err := mariadb.FindServer(); err != nil {
 		testenv.Need(t, err) // .ci/run installs mariadb-server: in CI this never skips
@@ -237,7 +239,7 @@ func TestCrashMariaDBPowerLoss(t *testing.T) {
 // acknowledged commits since the first (measured: all but that one, in every
 // cycle), and dbgauge must count them.
 func TestCrashFirebird(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.Need(t, powerloss.Available())
 	if _, _, _, _, err := firebird.FindServer(); err != nil {
 		testenv.Need(t, err) // .ci/run installs firebird3.0-server: in CI this never skips
@@ -290,7 +292,7 @@ func TestCrashExitCodes(t *testing.T) {
 			"exit 3: 2 of 2 cycles could not be run: durability=sync workload-file=testdata/refused.toml cycle 1: the run ended before its first commit"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			crashInParallel(t)
+			inParallel(t)
 			root := t.TempDir()
 			args := append([]string{"crash"}, c.args...)
 			args = append(args, "--db", "sqlite", "--durability", "sync", "--cycles", "2", "--fault-after", "200ms-400ms", "--seed", "8", "--results", root)

@@ -183,6 +183,7 @@ func TestMatrixBadCell(t *testing.T) {
 // whose cell is then told to stop by the kernel) and resumes it: only the
 // cells without a completed result run again.
 func TestMatrixResume(t *testing.T) {
+	inParallel(t)
 	if testing.Short() {
 		t.Skip("runs 6 cells")
 	}

@@ -143,6 +143,7 @@ func TestBackupTampered(t *testing.T) {
 // managed servers, each restored into a fresh instance that holds every
 // commit acknowledged before the backup began and passes its integrity check.
 func TestBackupServers(t *testing.T) {
+	inParallel(t)
 	for _, db := range []string{"mariadb", "firebird"} {
 		t.Run(db, func(t *testing.T) {
 			if _, _, err := mariadb.FindServer(); db == "mariadb" && err != nil {
@@ -193,6 +194,7 @@ func TestBackupBadInput(t *testing.T) {
 // last passes the workload's own checks. The server's crash recovery after
 // the run is timed, and its lines do not count as anomalies.
 func TestPostgresBackupRestore(t *testing.T) {
+	inParallel(t)
 	needPostgres(t)
 	root := t.TempDir()
 	// Channels enough that some outlive even a slow backup (each call

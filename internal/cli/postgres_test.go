@@ -130,7 +130,7 @@ func TestPostgresDiesMidRun(t *testing.T) {
 // synchronous_commit off may lose the commits still in WAL buffers, which is
 // reported, never hidden. Every cluster passes amcheck.
 func TestCrashPostgres(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	needPostgres(t)
 	rec, _, _ := runCrash(t, "insert", "--db", "postgres:managed", "--durability", "sync,lazy",
 		"--cycles", "2", "--fault-after", "500ms-1s", "--seed", "3")
@@ -151,7 +151,7 @@ func TestCrashPostgres(t *testing.T) {
 // after the kill. fsync on keeps every acknowledged commit; fsync off loses
 // them or leaves a server that does not start, never "0 lost".
 func TestCrashPostgresPowerLoss(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	needPostgres(t)
 	testenv.Need(t, powerloss.Available())
 	// Each durability on its own, both at once: a cycle's initdb and

@@ -18,6 +18,7 @@ import (
 // runs completed on the versions asked and are compared; exit 0, one line
 // a method.
 func TestUpgradeCommand(t *testing.T) {
+	inParallel(t)
 	needVersions(t, 15, 18)
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, nil, "upgrade", "insert", "--from", "postgres:managed@15", "--to", "postgres:managed@18",
@@ -102,6 +103,7 @@ func checkUpgraded(t *testing.T, dir string, m result.UpgradeMethod) {
 // TestUpgradeWithoutLedger: tpcb records no ledger: the upgraded database
 // is held to its checks and to each table's rows, which the record says.
 func TestUpgradeWithoutLedger(t *testing.T) {
+	inParallel(t)
 	needVersions(t, 15, 18)
 	dir := t.TempDir()
 	code, out, errOut := runCLI(t, nil, "upgrade", "tpcb", "--from", "postgres:managed@15", "--to", "postgres:managed@18",

@@ -48,7 +48,7 @@ func TestZODBWorkerCost(t *testing.T) {
 // fsynced in tpc_finish before it is acknowledged, so nothing acknowledged
 // may be lost; each storage must open again and pass ZODB's fstest.
 func TestCrashZODB(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.PythonEnv(t, zodb.Env)
 	rec, _, _ := runCrash(t, "insert", "--db", "zodb,zeo:managed", "--durability", "sync", "--cycles", "2",
 		"--fault-after", "500ms-1s", "--seed", "43")
@@ -73,7 +73,7 @@ func TestCrashZODB(t *testing.T) {
 // commit is fsynced in tpc_finish before it is acknowledged, so nothing
 // acknowledged may be lost.
 func TestCrashZODBPowerLoss(t *testing.T) {
-	crashInParallel(t)
+	inParallel(t)
 	testenv.Need(t, powerloss.Available())
 	testenv.PythonEnv(t, zodb.Env)
 	rec, _, _ := runCrash(t, "insert", "--db", "zodb,zeo:managed", "--durability", "sync", "--power-loss", "--cycles", "1",

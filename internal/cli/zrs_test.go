@@ -11,6 +11,7 @@ import (
 // topology, every secondary replicating from its upstream (read back from
 // its log) and its lag sampled, no server left after.
 func TestZRSTopologies(t *testing.T) {
+	inParallel(t)
 	testenv.PythonEnv(t, zrs.Env)
 	root := t.TempDir()
 	code, out, errs := runCLI(t, nil, "cluster", "run", "insert", "--db", "zrs:managed", "--topology", "1,2-chain",
@@ -57,6 +58,7 @@ func TestZRSTopologies(t *testing.T) {
 // counted against the ledger (ZRS is asynchronous: a loss fails the
 // checks, exit 1, and only then), r1 alone accepting writes after.
 func TestZRSFailover(t *testing.T) {
+	inParallel(t)
 	testenv.PythonEnv(t, zrs.Env)
 	root := t.TempDir()
 	code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--db", "zrs:managed", "--topology", "1,2-direct",
