@@ -76,3 +76,7 @@ require (
 	golang.org/x/text v0.43.0 // indirect
 	gonum.org/v1/gonum v0.17.0
 )
+
+// The driver's v0.9.23 with the fix for its transaction set (an ended
+// transaction stays in it): third_party/firebirdsql/DBGAUGE.md.
+replace github.com/nakagami/firebirdsql => ./third_party/firebirdsql

@@ -20,7 +20,12 @@
 //     outside its tests calls the kit's lower steps (KitBypasses), so that
 //     every server gets the same account, folders, port, cgroup, readiness
 //     and clean-up; and an engine reaches another engine's server only
-//     through the kit too, never by importing it (rule 2).
+//     through the kit too, never by importing it (rule 2);
+//  9. no code of dbgauge's, tests included, reaches beneath another
+//     module's public API or the runtime's (Tricks): no unexported field
+//     through reflect and unsafe, no linkname directive. A library that must
+//     change is patched as its authors would (third_party/, with its
+//     DBGAUGE.md).
 //
 // It also holds docs/architecture.md to the tree (DocGaps): every package
 // folder the page names exists, and it names every package under internal/.
@@ -76,14 +81,15 @@ func Check(root, module string) ([]Violation, error) {
 }
 
 // goFiles calls fn with the path of every Go file under root, tests
-// included, testdata and hidden folders not.
+// included; testdata, hidden folders and third_party (other authors' code,
+// DBGAUGE.md in each) not.
 func goFiles(root string, fn func(path string) error) error {
 	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
 		if d.IsDir() {
-			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata") {
+			if name := d.Name(); p != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "third_party") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -196,6 +202,33 @@ func EnvNames(root string) ([]string, error) {
 		for i, line := range strings.Split(string(b), "\n") {
 			if strings.Contains(line, envPrefix) {
 				out = append(out, fmt.Sprintf("%s:%d", p, i+1))
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// forbidden are the tricks that reach beneath another module's public API
+// or the runtime's (rule 9): reading or writing an unexported field through
+// reflect and unsafe, and binding to a private symbol. Spelt in two so that
+// this file holds none.
+var forbidden = []string{"reflect." + "NewAt", ".Unsafe" + "Addr()", "go:" + "linkname"}
+
+// Tricks returns, as file:line: TRICK, every line of a Go file under root
+// (tests included) that uses one of the forbidden tricks (rule 9).
+func Tricks(root string) ([]string, error) {
+	var out []string
+	err := goFiles(root, func(p string) error {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			for _, f := range forbidden {
+				if strings.Contains(line, f) {
+					out = append(out, fmt.Sprintf("%s:%d: %s", p, i+1, f))
+				}
 			}
 		}
 		return nil

@@ -119,6 +119,40 @@ func TestEnvNamesCatches(t *testing.T) {
 	}
 }
 
+// TestNoTricks fails when dbgauge's code (third_party not) reads another
+// module's private fields or binds to the runtime's private symbols (rule 9).
+func TestNoTricks(t *testing.T) {
+	lines, err := Tricks("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		t.Errorf("%s: beneath another module's public API; fix it there (third_party/, as firebirdsql) or design around it", l)
+	}
+}
+
+// TestTricksCatches proves that Tricks can fail, and passes over
+// third_party.
+func TestTricksCatches(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"x_test.go":          "package x\n\nvar f = v.FieldByName(\"set\").Unsafe" + "Addr()\n",
+		"third_party/y/y.go": "package y\n\n//go:" + "linkname now runtime.nanotime\n",
+	}
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lines, err := Tricks(root)
+	if err != nil || len(lines) != 1 || !strings.Contains(lines[0], "x_test.go:3") {
+		t.Fatalf("Tricks = %v, %v; want one line, x_test.go:3", lines, err)
+	}
+}
+
 // TestEnginesUseTheKit fails when an engine's code starts a server, makes
 // its folders or picks its account but through the kit's Instance (rule 8).
 func TestEnginesUseTheKit(t *testing.T) {

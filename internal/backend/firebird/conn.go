@@ -6,11 +6,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/nakagami/firebirdsql"
 
@@ -104,47 +102,12 @@ func (c *conn) end(commit bool) error {
 	}
 	tx := c.tx
 	c.tx = nil
-	return classify(c.raw(func(dc driver.Conn) error {
-		var err error
+	return classify(c.raw(func(driver.Conn) error { // the driver's connection is ours while it ends
 		if commit {
-			err = tx.Commit()
-		} else {
-			err = tx.Rollback()
+			return tx.Commit()
 		}
-		forget(dc, tx)
-		return err
+		return tx.Rollback()
 	}))
-}
-
-// forget removes an ended transaction from the driver connection's set of
-// transactions. nakagami/firebirdsql v0.9.23 adds every transaction it
-// begins to that set and never removes one: a connection would grow by one
-// entry per transaction (hundreds of MB over a long run) and roll every one
-// of them back, one round trip each, when it closes. The set is unexported,
-// so it is reached by reflection; TestNoTransactionLeak fails if the
-// driver's layout changes. This is the one place dbgauge reads another
-// module's private field, kept because the driver's bug is real and still
-// upstream: https://github.com/nakagami/firebirdsql/blob/3444c27/transaction.go
-// (begin adds the transaction to fc.transactionSet) and
-// https://github.com/nakagami/firebirdsql/blob/3444c27/connection.go
-// (Close rolls back every one; nothing ever deletes one), checked at the
-// driver's newest commit on 2026-11-26. No issue for it exists in
-// github.com/nakagami/firebirdsql's tracker (searched the same day); the
-// report to file there, with its reproduction, is in
-// docs/backends/firebird.md ("The driver's transaction set"). Once the
-// driver deletes a transaction from its set when it ends, forget finds
-// nothing to remove and can go.
-func forget(dc driver.Conn, tx driver.Tx) {
-	v := reflect.ValueOf(dc)
-	if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
-		return
-	}
-	f := v.Elem().FieldByName("transactionSet")
-	if !f.IsValid() || f.Kind() != reflect.Map || f.Type().Key() != reflect.TypeOf(tx) {
-		return
-	}
-	set := reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
-	set.SetMapIndex(reflect.ValueOf(tx), reflect.Value{})
 }
 
 // auto runs fn in the open transaction, or in one of its own.
