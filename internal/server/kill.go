@@ -3,8 +3,11 @@ package server
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -98,7 +101,16 @@ const clockTick = 10 * time.Millisecond
 // included (their time is in their parent's), and how many processes the
 // tree has now. A server's backends come and go: the difference of two
 // readings is what the server used in between.
+//
+// It walks down from pid through each thread's list of children
+// (/proc/PID/task/TID/children), reading the tree's own stat lines only: it
+// is read every second of a run, and the whole of /proc (what KillTree
+// reads, to miss none) is every process of the machine. Where the kernel
+// keeps no such list, it reads the whole of /proc instead.
 func TreeCPU(pid int) (time.Duration, int, error) {
+	if d, n, ok, err := treeCPUDown(pid); ok {
+		return d, n, err
+	}
 	t := procTable()
 	main, ok := t[pid]
 	if !ok {
@@ -111,6 +123,52 @@ func TreeCPU(pid int) (time.Duration, int, error) {
 		ticks += pr.utime + pr.stime + pr.cutime + pr.cstime
 	}
 	return time.Duration(ticks) * clockTick, 1 + len(kids), nil
+}
+
+// childrenLists says whether the kernel keeps each thread's list of
+// children (CONFIG_PROC_CHILDREN), read once.
+var childrenLists = sync.OnceValue(func() bool {
+	self := strconv.Itoa(os.Getpid())
+	_, err := os.Stat("/proc/" + self + "/task/" + self + "/children")
+	return err == nil
+})
+
+// treeCPUDown is TreeCPU by the children lists; ok is false where the
+// kernel keeps none.
+func treeCPUDown(pid int) (time.Duration, int, bool, error) {
+	if !childrenLists() {
+		return 0, 0, false, nil
+	}
+	var ticks int64
+	n := 0
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		f, err := procstat.Fields(p)
+		if err != nil || len(f) < procstat.UTime+4 {
+			if p == pid {
+				return 0, 0, true, fmt.Errorf("no process %d", pid)
+			}
+			continue // it exited since its parent listed it
+		}
+		for j := range 4 {
+			v, _ := strconv.ParseInt(f[procstat.UTime+j], 10, 64)
+			ticks += v
+		}
+		n++
+		dir := "/proc/" + strconv.Itoa(p) + "/task/"
+		tasks, _ := os.ReadDir(dir)
+		for _, task := range tasks {
+			b, _ := os.ReadFile(dir + task.Name() + "/children")
+			for _, c := range strings.Fields(string(b)) {
+				if k, err := strconv.Atoi(c); err == nil {
+					queue = append(queue, k)
+				}
+			}
+		}
+	}
+	return time.Duration(ticks) * clockTick, n, true, nil
 }
 
 // Gone waits until none of pids runs any more (a zombie waiting for its

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os/exec"
 	"testing"
+	"time"
 )
 
 // TestTreeCPU: a process tree's CPU counts its live children and, once they
@@ -48,5 +49,45 @@ func TestTreeCPU(t *testing.T) {
 	}
 	if _, _, err := TreeCPU(1 << 30); err == nil {
 		t.Error("no error for a process that does not exist")
+	}
+}
+
+// TestTreeCPUDown: the walk down the children lists finds the tree the
+// whole of /proc shows, two levels deep, with the same CPU.
+func TestTreeCPUDown(t *testing.T) {
+	if !childrenLists() {
+		t.Skip("this kernel keeps no children lists (CONFIG_PROC_CHILDREN): TreeCPU reads the whole of /proc")
+	}
+	cmd := exec.Command("sh", "-c", `sleep 30 & sh -c 'sleep 30 & wait' & echo go; wait`)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _, _ = KillTree(cmd.Process.Pid); _ = cmd.Wait() }()
+	if lines := bufio.NewScanner(out); !lines.Scan() || lines.Text() != "go" {
+		t.Fatalf("the tree did not start: %q", lines.Text())
+	}
+	pid := cmd.Process.Pid
+	// Each process of the tree started, then sleeps: both readings agree.
+	for deadline := time.Now().Add(10 * time.Second); len(procTable().below(pid)) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the tree below %d has %d processes after 10 s, want 3", pid, len(procTable().below(pid)))
+		}
+	}
+	down, n, ok, err := treeCPUDown(pid)
+	if !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	tab := procTable()
+	var ticks int64
+	for _, p := range append(tab.below(pid), pid) {
+		pr := tab[p]
+		ticks += pr.utime + pr.stime + pr.cutime + pr.cstime
+	}
+	if n != 4 || down != time.Duration(ticks)*clockTick {
+		t.Errorf("the walk found %d processes and %s, /proc holds 4 and %s", n, down, time.Duration(ticks)*clockTick)
 	}
 }
