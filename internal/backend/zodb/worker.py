@@ -127,20 +127,23 @@ class Worker:
     # Session 0: the worker's own requests.
 
     def open(self, a):
+        self.storage = self.make(a)
+        self.kind = a["kind"]
+        self.opened = dict(a)  # what forget reopens, and the settings given
+        return {"settings": self.settings(), "last": tid_hex(self.storage.lastTransaction())}
+
+    def make(self, a, wait=True):
         kind = a["kind"]
         if kind == "file":
             from ZODB.FileStorage import FileStorage
-            self.storage = FileStorage(a["path"], create=bool(a.get("create")))
-        elif kind == "zeo":
+            return FileStorage(a["path"], create=bool(a.get("create")))
+        if kind == "zeo":
             from ZEO.ClientStorage import ClientStorage
-            self.storage = ClientStorage(
+            return ClientStorage(
                 (a["host"], int(a["port"])), storage=a.get("storage", "1"), read_only=bool(a.get("read_only")),
-                wait_timeout=float(a.get("wait", 30)), server_sync=True,
+                wait=wait, wait_timeout=float(a.get("wait", 30)), server_sync=True,
                 cache_size=int(a.get("cache", 20 * 1024 * 1024)))
-        else:
-            raise ValueError("no storage kind %r" % kind)
-        self.kind = kind
-        return {"settings": self.settings(), "last": tid_hex(self.storage.lastTransaction())}
+        raise ValueError("no storage kind %r" % kind)
 
     def settings(self):
         s = self.storage
@@ -150,14 +153,16 @@ class Worker:
             # FileStorage fsyncs its file in _finish_finish when the module's
             # fsync is set: the one switch it has, read where it is read.
             out["fsync_at_finish"] = "true" if fsmod.fsync is not None else "false"
-            out["file"] = s._file_name
+            out["file"] = self.opened["path"]
         else:
-            info = getattr(s, "_info", {}) or {}
+            # Through ClientStorage's public API only: the server's answers
+            # (supportsUndo, the interfaces it copied from the server), and
+            # the cache's size as given, which it has no reader of.
+            import zope.interface
             out["server_sync"] = str(bool(getattr(s, "server_sync", False))).lower()
-            out["cache_size"] = str(s._cache.maxsize)
-            out["server_storage_name"] = str(info.get("name", ""))
-            out["server_supports_undo"] = str(bool(info.get("supportsUndo", False))).lower()
-            out["server_interfaces"] = ",".join(sorted(n for _, n in info.get("interfaces", ()))) if info.get("interfaces") else ""
+            out["cache_size"] = str(int(self.opened.get("cache", 20 * 1024 * 1024)))
+            out["server_supports_undo"] = str(bool(s.supportsUndo())).lower()
+            out["server_interfaces"] = ",".join(sorted(i.__identifier__ for i in zope.interface.providedBy(s)))
         return out
 
     def stats(self, a):
@@ -175,13 +180,17 @@ class Worker:
         return {}
 
     def forget(self, a):
-        """Empty the ZEO client's cache (and the last tid it keeps): a
-        client whose cache saw a transaction its server lacks (a failover
-        that lost it) refuses that server until its cache is dropped, as
-        ZEO's log says."""
-        cache = getattr(self.storage, "_cache", None)
-        if cache is not None:
-            cache.clear()
+        """Start the ZEO client afresh, its cache (and the last tid it
+        keeps) empty: a client whose cache saw a transaction its server
+        lacks (a failover that lost it) refuses that server until its cache
+        is dropped, as ZEO's log says. The cache lives in memory (no client
+        name, no cache file), so a new ClientStorage has none; the old one
+        is closed. It is called while no server serves (before a promotion):
+        the new one connects once one does."""
+        if self.kind != "zeo":
+            return {}
+        old, self.storage = self.storage, self.make(self.opened, wait=False)  # it connects when a server serves
+        old.close()
         return {}
 
     def check(self, a):

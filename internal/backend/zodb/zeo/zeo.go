@@ -40,7 +40,7 @@ var Spec = backend.Served(backend.Spec{
 	Knobs:     []knob.Spec{zodb.EnvKnob},
 	Own:       zodb.OwnKnobs,
 	Preflight: preflight,
-	Cache:     "cache_size of each client's ClientStorage: ZEO's client cache of records, one in each client's worker (ZEO's default 20 MB); read back from it",
+	Cache:     "cache_size of each client's ClientStorage: ZEO's client cache of records, one in each client's worker (ZEO's default 20 MB); recorded as given (ClientStorage has no public reader of it)",
 	// As zodb's: the server keeps the same FileStorage.
 	RecordOverhead: 140,
 	NoPageSize:     "a FileStorage is a log of transactions: it has no pages",

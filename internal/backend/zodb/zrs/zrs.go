@@ -50,7 +50,7 @@ var Spec = backend.Served(backend.Spec{
 	Prepare: backend.NoStatements,
 	Knobs:   []knob.Spec{envKnob, server.TopologyKnob},
 	Own:     ownKnobs,
-	Cache:   "cache_size of each client's ClientStorage: ZEO's client cache of records, one in each client's worker (ZEO's default 20 MB); read back from it",
+	Cache:   "cache_size of each client's ClientStorage: ZEO's client cache of records, one in each client's worker (ZEO's default 20 MB); recorded as given (ClientStorage has no public reader of it)",
 	// As zodb's: the servers keep the same FileStorage records.
 	RecordOverhead: 140,
 	NoPageSize:     "a FileStorage is a log of transactions: it has no pages",
