@@ -193,20 +193,12 @@ const envPrefix = "DBGAUGE" + "_"
 // included, testdata not) that names an environment variable of dbgauge's
 // own (rule 6).
 func EnvNames(root string) ([]string, error) {
-	var out []string
-	err := goFiles(root, func(p string) error {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		for i, line := range strings.Split(string(b), "\n") {
-			if strings.Contains(line, envPrefix) {
-				out = append(out, fmt.Sprintf("%s:%d", p, i+1))
-			}
+	return matchingLines(root, func(line string) []string {
+		if strings.Contains(line, envPrefix) {
+			return []string{""}
 		}
 		return nil
 	})
-	return out, err
 }
 
 // forbidden are the tricks that reach beneath another module's public API
@@ -218,6 +210,21 @@ var forbidden = []string{"reflect." + "NewAt", ".Unsafe" + "Addr()", "go:" + "li
 // Tricks returns, as file:line: TRICK, every line of a Go file under root
 // (tests included) that uses one of the forbidden tricks (rule 9).
 func Tricks(root string) ([]string, error) {
+	return matchingLines(root, func(line string) []string {
+		var found []string
+		for _, f := range forbidden {
+			if strings.Contains(line, f) {
+				found = append(found, ": "+f)
+			}
+		}
+		return found
+	})
+}
+
+// matchingLines returns file:line followed by each of what match says of
+// that line, for every line of a Go file under root (goFiles) it says
+// something of.
+func matchingLines(root string, match func(line string) []string) ([]string, error) {
 	var out []string
 	err := goFiles(root, func(p string) error {
 		b, err := os.ReadFile(p)
@@ -225,10 +232,8 @@ func Tricks(root string) ([]string, error) {
 			return err
 		}
 		for i, line := range strings.Split(string(b), "\n") {
-			for _, f := range forbidden {
-				if strings.Contains(line, f) {
-					out = append(out, fmt.Sprintf("%s:%d: %s", p, i+1, f))
-				}
+			for _, m := range match(line) {
+				out = append(out, fmt.Sprintf("%s:%d%s", p, i+1, m))
 			}
 		}
 		return nil

@@ -139,14 +139,7 @@ func TestTricksCatches(t *testing.T) {
 		"x_test.go":          "package x\n\nvar f = v.FieldByName(\"set\").Unsafe" + "Addr()\n",
 		"third_party/y/y.go": "package y\n\n//go:" + "linkname now runtime.nanotime\n",
 	}
-	for name, src := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plant(t, root, files)
 	lines, err := Tricks(root)
 	if err != nil || len(lines) != 1 || !strings.Contains(lines[0], "x_test.go:3") {
 		t.Fatalf("Tricks = %v, %v; want one line, x_test.go:3", lines, err)
@@ -174,13 +167,23 @@ func TestKitBypassesCatches(t *testing.T) {
 		"b_test.go": "package x\n\nimport \"m/internal/server\"\n\nfunc g() { server.Start(nil) }\n",
 		"c.go":      "package x\n\nimport \"os/exec\"\n\nfunc h() { exec.Command(\"x\").Start() }\n",
 	}
-	for name, src := range files {
-		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	plant(t, root, files)
 	calls, err := KitBypasses(root)
 	if err != nil || len(calls) != 1 || !strings.HasSuffix(calls[0], "a.go:5: srv.StartEnv") {
 		t.Fatalf("KitBypasses = %v, %v; want a.go:5: srv.StartEnv", calls, err)
+	}
+}
+
+// plant writes each of files (a path under root: its source) for a rule's
+// test to find.
+func plant(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, src := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
