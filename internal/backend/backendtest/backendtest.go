@@ -57,6 +57,38 @@ func KVConn(t *testing.T, db backend.KVDB) backend.KVConn {
 	return c
 }
 
+// Put commits key=value in table on c, in a transaction of its own.
+func Put(t *testing.T, c backend.KVConn, table, key, value string) {
+	t.Helper()
+	ctx := context.Background()
+	Must(t, c.Begin(ctx, true))
+	Must(t, c.Put(ctx, table, []byte(key), []byte(value)))
+	Must(t, c.Commit(ctx))
+}
+
+// WriteWrite sets up the conflict every engine's optimistic transactions
+// must catch: table's key k holds "0"; a and b each begin a write
+// transaction, read it and write "1"; a commits. It returns what b's commit
+// says, for the engine's test to judge (a conflict to retry, with its own
+// error).
+func WriteWrite(t *testing.T, a, b backend.KVConn, table string) error {
+	t.Helper()
+	ctx := context.Background()
+	Must(t, a.CreateTable(ctx, table))
+	Put(t, a, table, "k", "0")
+	for _, c := range []backend.KVConn{a, b} {
+		Must(t, c.Begin(ctx, true))
+		if v, ok, err := c.Get(ctx, table, []byte("k")); err != nil || !ok || string(v) != "0" {
+			t.Fatalf("get k: %q %v %v", v, ok, err)
+		}
+		Must(t, c.Put(ctx, table, []byte("k"), []byte("1")))
+	}
+	if err := a.Commit(ctx); err != nil {
+		t.Fatalf("the first commit: %v", err)
+	}
+	return b.Commit(ctx)
+}
+
 // Must fails the test at once when err is not nil.
 func Must(t *testing.T, err error) {
 	t.Helper()

@@ -77,16 +77,6 @@ func kvConn(t *testing.T, db backend.DB) backend.KVConn {
 	return c
 }
 
-func put(t *testing.T, c backend.KVConn, table, key, value string) {
-	t.Helper()
-	ctx := context.Background()
-	for _, err := range []error{c.Begin(ctx, true), c.Put(ctx, table, []byte(key), []byte(value)), c.Commit(ctx)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // TestConflict: two write transactions read the same key and write it;
 // the second to commit finds it changed since the revision it read, writes
 // nothing, and fails as a conflict to retry. A read transaction reads one
@@ -96,25 +86,7 @@ func TestConflict(t *testing.T) {
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
 	a, b := kvConn(t, db), kvConn(t, db)
-	if err := a.CreateTable(ctx, "w"); err != nil {
-		t.Fatal(err)
-	}
-	put(t, a, "w", "k", "0")
-	for _, c := range []backend.KVConn{a, b} {
-		if err := c.Begin(ctx, true); err != nil {
-			t.Fatal(err)
-		}
-		if v, ok, err := c.Get(ctx, "w", []byte("k")); err != nil || !ok || string(v) != "0" {
-			t.Fatalf("get k: %q %v %v", v, ok, err)
-		}
-		if err := c.Put(ctx, "w", []byte("k"), []byte("1")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.Commit(ctx); !errors.Is(err, errConflict) || dberr.ClassOf(err) != dberr.Retryable {
+	if err := backendtest.WriteWrite(t, a, b, "w"); !errors.Is(err, errConflict) || dberr.ClassOf(err) != dberr.Retryable {
 		t.Fatalf("the second commit of a key changed since its read: %v, want a conflict to retry", err)
 	}
 	if err := b.Begin(ctx, false); err != nil {
@@ -123,7 +95,7 @@ func TestConflict(t *testing.T) {
 	if _, _, err := b.Get(ctx, "w", []byte("k")); err != nil {
 		t.Fatal(err)
 	}
-	put(t, a, "w", "k", "2")
+	backendtest.Put(t, a, "w", "k", "2")
 	v, _, err := b.Get(ctx, "w", []byte("k"))
 	if err != nil || string(v) != "1" {
 		t.Errorf("a read transaction saw %q (%v) after another commit, want its snapshot's 1", v, err)
@@ -142,7 +114,7 @@ func TestCrashRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 100 {
-		put(t, c, "t", strconv.Itoa(i), "v")
+		backendtest.Put(t, c, "t", strconv.Itoa(i), "v")
 	}
 	m := db.(managedDB)
 	if err := m.CrashRestart(ctx); err != nil {
@@ -201,7 +173,7 @@ func TestThreeMembers(t *testing.T) {
 	if err := c.CreateTable(ctx, "t"); err != nil {
 		t.Fatal(err)
 	}
-	put(t, c, "t", "k", "v")
+	backendtest.Put(t, c, "t", "k", "v")
 	// The leader killed: the member that led is the one restarted, the
 	// cluster has one leader again, and keeps the write and takes more.
 	leader, err := db.member(ctx, "leader")
@@ -283,7 +255,7 @@ func TestSerializableReads(t *testing.T) {
 	if err := c.CreateTable(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	put(t, c, "s", "k", "v")
+	backendtest.Put(t, c, "s", "k", "v")
 	for try := 0; ; try++ {
 		if err := c.Begin(ctx, false); err != nil {
 			t.Fatal(err)

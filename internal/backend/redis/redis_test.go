@@ -41,21 +41,6 @@ func kvConn(t *testing.T, db backend.DB) backend.KVConn {
 	return c
 }
 
-// put commits key=value in table on c.
-func put(t *testing.T, c backend.KVConn, table, key, value string) {
-	t.Helper()
-	ctx := context.Background()
-	if err := c.Begin(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Put(ctx, table, []byte(key), []byte(value)); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestWatchConflict: two write transactions read the same key and write
 // it; the second to commit finds the key changed since its read (its
 // WATCH), writes nothing, and fails as a conflict to retry.
@@ -64,30 +49,12 @@ func TestWatchConflict(t *testing.T) {
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
 	a, b := kvConn(t, db), kvConn(t, db)
-	if err := a.CreateTable(ctx, "w"); err != nil {
-		t.Fatal(err)
-	}
-	put(t, a, "w", "k", "0")
-	for _, c := range []backend.KVConn{a, b} {
-		if err := c.Begin(ctx, true); err != nil {
-			t.Fatal(err)
-		}
-		if v, ok, err := c.Get(ctx, "w", []byte("k")); err != nil || !ok || string(v) != "0" {
-			t.Fatalf("get k: %q %v %v", v, ok, err)
-		}
-		if err := c.Put(ctx, "w", []byte("k"), []byte("1")); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := a.Commit(ctx); err != nil {
-		t.Fatalf("the first commit: %v", err)
-	}
-	err := b.Commit(ctx)
+	err := backendtest.WriteWrite(t, a, b, "w")
 	if dberr.ClassOf(err) != dberr.Retryable || !errors.Is(err, goredis.TxFailedErr) {
 		t.Fatalf("the second commit of a key changed since its read: %v (class %v), want EXEC nil, retryable", err, dberr.ClassOf(err))
 	}
 	// The aborted EXEC released its WATCH: b's next transaction commits.
-	put(t, b, "w", "k", "2")
+	backendtest.Put(t, b, "w", "k", "2")
 	st, err := db.(backend.Statser).Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +76,7 @@ func TestCrashRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 200 {
-		put(t, c, "t", strconv.Itoa(i), "v")
+		backendtest.Put(t, c, "t", strconv.Itoa(i), "v")
 	}
 	m := db.(managedDB)
 	pid := m.ServerInfo().PID
@@ -175,7 +142,7 @@ func TestUserServer(t *testing.T) {
 	if err := c.CreateTable(ctx, "u"); err != nil {
 		t.Fatal(err)
 	}
-	put(t, c, "u", "k", "v")
+	backendtest.Put(t, c, "u", "k", "v")
 	_ = c.Close()
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
