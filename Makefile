@@ -38,11 +38,8 @@ test: ## the whole test suite, with the race detector (README command 2); ends w
 test-short: ## the quick tests only
 	go test -short -count=1 ./...
 
-# OURS: the code gofmt holds to dbgauge's form; third_party/ keeps its
-# authors' (its own module: go vet and golangci-lint do not enter it).
-OURS := cmd internal bench deploy
 lint: ## gofmt, go mod tidy, go vet and golangci-lint (installed at the pinned version if missing)
-	@test -z "$$(gofmt -l $(OURS))" || { gofmt -l $(OURS); echo "gofmt: the files above need formatting"; exit 1; }
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; echo "gofmt: the files above need formatting"; exit 1; }
 	@go mod tidy -diff || { echo "go.mod: run go mod tidy"; exit 1; }
 	go vet ./...
 	@$(GOBIN)/golangci-lint version 2>/dev/null | grep -q '$(patsubst v%,%,$(GOLANGCI_VERSION))' || \
@@ -50,7 +47,7 @@ lint: ## gofmt, go mod tidy, go vet and golangci-lint (installed at the pinned v
 	$(GOBIN)/golangci-lint run ./...
 
 fmt: ## format the code
-	gofmt -w $(OURS)
+	gofmt -w cmd internal bench deploy
 
 docs: ## regenerate docs/knobs.md from the catalog
 	go test ./internal/cli -run TestKnobsDoc -update

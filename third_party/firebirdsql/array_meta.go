@@ -683,4 +683,3 @@ func toInt128Bytes(e any, scale int32) ([]byte, error) {
 
 // (batch_encode.go provides the shared toInt64/toFloat64/toString/toTime/toBool
 // element value converters used above.)
-
