@@ -1,12 +1,16 @@
 package zodb
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -71,4 +75,77 @@ func RecoveryNote(log string) string {
 		out = append(out, strings.TrimSpace(l))
 	}
 	return strings.Join(out, "; ")
+}
+
+// Runzeo is runzeo on the kit serving one FileStorage, DataDir/Data.fs:
+// what ZEO's server and each server of a ZRS cluster share. Their command
+// lines are their own (Serve's args).
+type Runzeo struct {
+	*server.Instance
+	Bin string // the environment's bin/runzeo
+}
+
+// RunzeoOf is the runzeo of the environment whose python is python.
+func RunzeoOf(python string) string { return filepath.Join(filepath.Dir(python), "runzeo") }
+
+// File is the server's FileStorage.
+func (s *Runzeo) File() string { return filepath.Join(s.DataDir, "Data.fs") }
+
+// Serve sets how the kit starts the server: runzeo with args (for the port
+// it is given, each try), its log (ZEO's logging on stderr) in log, ready
+// when its port greets (Ping), tried again on another port when its own
+// was taken, stopped by SIGTERM (runzeo closes the storage: its index is
+// written).
+func (s *Runzeo) Serve(log string, args func(port int) ([]string, error)) {
+	s.Recipe = server.Recipe{
+		Command: func(port int) (server.Command, error) {
+			a, err := args(port)
+			return server.Command{Bin: s.Bin, Args: a}, err
+		},
+		Ready: func(ctx context.Context) error {
+			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return Ping(s.Port) })
+		},
+		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Stop:  syscall.SIGTERM,
+		Log:   log,
+	}
+}
+
+// LaunchNew makes the server's data folder (its account's) and starts it,
+// as Serve said; a server that did not come up is discarded.
+func (s *Runzeo) LaunchNew(ctx context.Context) error {
+	err := os.Mkdir(s.DataDir, 0o700)
+	if err == nil {
+		err = s.Account.Own(s.DataDir)
+	}
+	if err == nil {
+		err = s.Launch(ctx)
+	}
+	if err != nil {
+		s.Discard()
+	}
+	return err
+}
+
+// ReopenRunzeo is the server a killed one left in dataDir (named name in
+// the kit's folders), to serve its FileStorage again; an error when there
+// is none.
+func ReopenRunzeo(dataDir, name, python string) (*Runzeo, error) {
+	if _, err := os.Stat(filepath.Join(dataDir, "Data.fs")); err != nil {
+		return nil, fmt.Errorf("the killed server's FileStorage: %w", err)
+	}
+	in, err := server.Reopened(dataDir, false, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Runzeo{Instance: in, Bin: RunzeoOf(python)}, nil
+}
+
+// CrashRestart kills runzeo with SIGKILL and starts it again on the same
+// FileStorage: it reads the file to its last complete transaction (a
+// transaction whose tpc_finish did not end is cut off) and rebuilds its
+// index. It returns what the server logged of that (RecoveryNote).
+func (s *Runzeo) CrashRestart(ctx context.Context) (string, error) {
+	log, err := s.Instance.CrashRestart(ctx)
+	return RecoveryNote(log), err
 }

@@ -2,9 +2,6 @@ package zeo
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
@@ -19,14 +16,11 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, "Data.fs")); err != nil {
-		return nil, fmt.Errorf("the killed server's FileStorage: %w", err)
-	}
-	in, err := server.Reopened(dataDir, false, "zeo")
+	rz, err := zodb.ReopenRunzeo(dataDir, "zeo", python)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Instance: in, runzeo: filepath.Join(filepath.Dir(python), "runzeo")}
+	s := &Server{rz}
 	s.recipe(logPath)
 	from := backend.FileSize(logPath)
 	if err := s.Launch(ctx); err != nil {

@@ -9,7 +9,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -108,7 +107,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return &userDB{DB: d}, nil
 	}
 	srv, err := Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
-		Runzeo: filepath.Join(filepath.Dir(python), "runzeo")})
+		Runzeo: zodb.RunzeoOf(python)})
 	if err != nil {
 		return nil, err
 	}

@@ -3,8 +3,6 @@ package zrs
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
@@ -20,14 +18,11 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dataDir, "Data.fs")); err != nil {
-		return nil, fmt.Errorf("the killed server's FileStorage: %w", err)
-	}
-	in, err := server.Reopened(dataDir, false, "zrs")
+	rz, err := zodb.ReopenRunzeo(dataDir, "zrs", python)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{Instance: in, Name: server.Primary, runzeo: filepath.Join(filepath.Dir(python), "runzeo")}
+	s := &Server{Runzeo: rz, Name: server.Primary}
 	s.recipe(logPath)
 	from := backend.FileSize(logPath)
 	if err := s.Launch(ctx); err != nil {
@@ -40,7 +35,7 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 		_, _ = s.StopClean()
 		return nil, fmt.Errorf("connect to the restarted ZRS primary: %w", err)
 	}
-	d.Managed = &backend.Managed{Server: in, Name: "zrs", Rules: zodb.ServerLogRules}
+	d.Managed = &backend.Managed{Server: s.Instance, Name: "zrs", Rules: zodb.ServerLogRules}
 	d.RecoveryNote = zodb.RecoveryNote(server.ReadFrom(logPath, from))
 	return d, nil
 }

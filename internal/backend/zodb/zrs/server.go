@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -21,11 +19,10 @@ import (
 // can follow it (a chain's r2 follows r1); a secondary also follows its
 // upstream's (replicate-from) and is read-only to clients.
 type Server struct {
-	*server.Instance
-	Name   string // "primary", "r1", "r2"
-	runzeo string
-	repl   int // the port it serves replication on (replicate-to)
-	from   int // the replication port it follows (replicate-from); 0: a primary
+	*zodb.Runzeo
+	Name string // "primary", "r1", "r2"
+	repl int    // the port it serves replication on (replicate-to)
+	from int    // the replication port it follows (replicate-from); 0: a primary
 }
 
 // ServerConfig says where and how to start a cluster's primary: the kit's
@@ -43,7 +40,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return launch(ctx, in, &Server{Instance: in, Name: server.Primary, runzeo: cfg.Runzeo})
+	return launch(ctx, &Server{Runzeo: &zodb.Runzeo{Instance: in, Bin: cfg.Runzeo}, Name: server.Primary})
 }
 
 // Follow starts a secondary named name beside the primary's folder (its
@@ -54,58 +51,37 @@ func (s *Server) Follow(ctx context.Context, up *Server, name string) (*Server, 
 	if err != nil {
 		return nil, err
 	}
-	return launch(ctx, in, &Server{Instance: in, Name: name, runzeo: s.runzeo, from: up.repl})
+	return launch(ctx, &Server{Runzeo: &zodb.Runzeo{Instance: in, Bin: s.Bin}, Name: name, from: up.repl})
 }
 
-// launch makes the server's data folder, its recipe, and starts it; a
-// server that did not come up is discarded.
-func launch(ctx context.Context, in *server.Instance, s *Server) (*Server, error) {
-	if err := os.Mkdir(in.DataDir, 0o700); err != nil {
-		in.Discard()
-		return nil, err
-	}
-	if err := in.Account.Own(in.DataDir); err != nil {
-		in.Discard()
-		return nil, err
-	}
-	s.recipe(filepath.Join(in.Dir, "zrs-"+s.Name+".log"))
-	if err := s.Launch(ctx); err != nil {
-		in.Discard()
+// launch starts a new server (zodb.Runzeo's LaunchNew), its log named
+// for it.
+func launch(ctx context.Context, s *Server) (*Server, error) {
+	s.recipe(filepath.Join(s.Dir, "zrs-"+s.Name+".log"))
+	if err := s.LaunchNew(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// File is the server's FileStorage.
-func (s *Server) File() string { return filepath.Join(s.DataDir, "Data.fs") }
-
 // conf is runzeo's configuration file, beside the data.
 func (s *Server) conf() string { return filepath.Join(s.Base(), "zeo.conf") }
 
 // recipe: runzeo -C conf, the configuration written for the port (and a
-// free replication port, each try), its log in log, ready when its ZEO
-// port greets, stopped by SIGTERM (runzeo closes the storage: its index is
-// written).
+// free replication port, each try), its log in log (zodb.Runzeo's Serve
+// says the rest).
 func (s *Server) recipe(log string) {
-	s.Recipe = server.Recipe{
-		Command: func(port int) (server.Command, error) {
-			repl, err := server.FreePort()
-			if err != nil {
-				return server.Command{}, err
-			}
-			s.repl = repl
-			if err := s.writeConf(port); err != nil {
-				return server.Command{}, err
-			}
-			return server.Command{Bin: s.runzeo, Args: []string{"-C", s.conf()}}, nil
-		},
-		Ready: func(ctx context.Context) error {
-			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return zodb.Ping(s.Port) })
-		},
-		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
-		Stop:  syscall.SIGTERM,
-		Log:   log,
-	}
+	s.Serve(log, func(port int) ([]string, error) {
+		repl, err := server.FreePort()
+		if err != nil {
+			return nil, err
+		}
+		s.repl = repl
+		if err := s.writeConf(port); err != nil {
+			return nil, err
+		}
+		return []string{"-C", s.conf()}, nil
+	})
 }
 
 // writeConf writes runzeo's configuration: the ZEO address (read-only for a
@@ -140,13 +116,6 @@ func (s *Server) become(ctx context.Context, port, from int) error {
 	}
 	s.Port = port
 	return s.Restart(ctx)
-}
-
-// CrashRestart kills runzeo with SIGKILL and starts it again on the same
-// FileStorage and role; it returns what the server logged of its recovery.
-func (s *Server) CrashRestart(ctx context.Context) (string, error) {
-	log, err := s.Instance.CrashRestart(ctx)
-	return zodb.RecoveryNote(log), err
 }
 
 var (

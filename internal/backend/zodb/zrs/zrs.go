@@ -10,7 +10,6 @@ import (
 	"context"
 	_ "embed"
 	"fmt"
-	"path/filepath"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
@@ -101,7 +100,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return nil, err
 	}
 	srv, err := Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
-		Runzeo: filepath.Join(filepath.Dir(python), "runzeo")})
+		Runzeo: zodb.RunzeoOf(python)})
 	if err != nil {
 		return nil, err
 	}
