@@ -52,6 +52,16 @@ func ManagedForm(prefix, release, bin string) string {
 	return prefix + "@" + release
 }
 
+// InstalledIn is the server of version (release: its --db form's part)
+// found in bin, as `dbgauge versions` lists it: from the system's packages
+// when bin is /usr/sbin, else from elsewhere (the engine says what).
+func InstalledIn(prefix, version, release, bin, elsewhere string) Installed {
+	if bin == "/usr/sbin" {
+		elsewhere = "the system's packages"
+	}
+	return Installed{Version: version, Bin: bin, Source: elsewhere, Form: ManagedForm(prefix, release, bin)}
+}
+
 // Installed is one version of an engine's server found on this machine.
 type Installed struct {
 	Version string `json:"version"` // as its server reports it ("15.18 (Debian 15.18-0+deb12u1)")

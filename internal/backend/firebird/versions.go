@@ -144,12 +144,7 @@ func find(db string) (Installation, error) {
 func installed() []backend.Installed {
 	var out []backend.Installed
 	for _, in := range Versions() {
-		src := "Firebird's installer or an unpacked tarball"
-		if filepath.Dir(in.Bin) == "/usr/sbin" {
-			src = "the system's packages"
-		}
-		bin := filepath.Dir(in.Bin)
-		out = append(out, backend.Installed{Version: in.Version, Bin: bin, Source: src, Form: backend.ManagedForm("firebird:managed", release(in.Version), bin)})
+		out = append(out, backend.InstalledIn("firebird:managed", in.Version, release(in.Version), filepath.Dir(in.Bin), "Firebird's installer or an unpacked tarball"))
 	}
 	return out
 }

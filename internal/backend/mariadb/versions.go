@@ -130,12 +130,7 @@ func find(db string) (Installation, error) {
 func installed() []backend.Installed {
 	var out []backend.Installed
 	for _, in := range Versions() {
-		src := "an unpacked tarball or a build"
-		if filepath.Dir(in.Server) == "/usr/sbin" {
-			src = "the system's packages"
-		}
-		bin := filepath.Dir(in.Server)
-		out = append(out, backend.Installed{Version: in.Version, Bin: bin, Source: src, Form: backend.ManagedForm("mariadb:managed", release(in.Version), bin)})
+		out = append(out, backend.InstalledIn("mariadb:managed", in.Version, release(in.Version), filepath.Dir(in.Server), "an unpacked tarball or a build"))
 	}
 	return out
 }
