@@ -14,9 +14,8 @@ import (
 // rowsPerInsert is how many rows one multi-row INSERT carries, fewer when
 // the columns would pass the engines' limit on parameters in a statement.
 const (
-	rowsPerInsert    = 400
-	paramsPerStmt    = 30000
-	rowsPerCommitOne = 10000 // rows a transaction, one-row INSERTs
+	rowsPerInsert = 400
+	paramsPerStmt = 30000
 )
 
 // InsertRows fills table's columns with n rows, row i (from 1) made by
@@ -64,10 +63,7 @@ func InsertRows(ctx context.Context, c backend.Conn, d backend.Dialect, table st
 		stmts[rows] = st
 		return st
 	}
-	commitEvery := int64(rowsPerCommitOne)
-	if per > 1 {
-		commitEvery = int64(per) * 100
-	}
+	commitEvery := int64(per) * 100 // rows a transaction: 100 statements
 	args := make([]any, 0, per*len(cols))
 	for from := int64(1); from <= n; {
 		to := min(n, from+commitEvery-1)
