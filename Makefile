@@ -47,7 +47,7 @@ lint: ## gofmt, go mod tidy, go vet and golangci-lint (installed at the pinned v
 	$(GOBIN)/golangci-lint run ./...
 
 fmt: ## format the code
-	gofmt -w cmd internal bench deploy
+	gofmt -w .
 
 docs: ## regenerate docs/knobs.md from the catalog
 	go test ./internal/cli -run TestKnobsDoc -update
