@@ -496,6 +496,10 @@ func (r *Recorder) Nothing(k int, err error) {
 // Interval is what was measured between two ticks.
 type Interval struct {
 	Start, End time.Time
+	// Offered is how many units the open loop's plan meant to start in
+	// the interval (an expected count with Poisson arrivals); 0 in a
+	// closed loop.
+	Offered float64
 	counts
 }
 
@@ -514,6 +518,10 @@ func (iv *Interval) OK() int64 {
 
 // Lost returns the number of units rolled back with their group.
 func (iv *Interval) Lost() int64 { return iv.lost }
+
+// Late returns the number of units of an open loop that started over one
+// intended gap behind their intended start.
+func (iv *Interval) Late() int64 { return iv.late }
 
 // UnitOK returns the number of successful units of each kind.
 func (iv *Interval) UnitOK() []int64 {
@@ -590,7 +598,13 @@ type Phase struct {
 	Settled *bool
 	Start   time.Time
 	End     time.Time
-	shape   Shape
+	// Offered is the units the open loop meant to start in the phase.
+	Offered float64
+	// Missed is the units the open loop meant to start in the phase that
+	// never started: left waiting by a slow engine when a step or the
+	// run ended.
+	Missed int64
+	shape  Shape
 	counts
 }
 
@@ -602,6 +616,7 @@ func NewPhase(name string, shape Shape, start time.Time) *Phase {
 // Add adds an interval to the phase.
 func (p *Phase) Add(iv *Interval) {
 	iv.mergeInto(&p.counts, false)
+	p.Offered += iv.Offered
 	if iv.End.After(p.End) {
 		p.End = iv.End
 	}
@@ -621,7 +636,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	out := result.Phase{
 		Name: p.Name, Discarded: p.Discarded, Settled: p.Settled, Start: p.Start.UTC(), End: p.End.UTC(), Seconds: secs,
 		OK: iv.OK(), Failed: iv.Failed(), Nothing: iv.Nothing(), Retries: p.retries, Lost: p.lost, Late: p.late,
-		All: Summarize("all", mergeAll(p.units), hist),
+		Missed: p.Missed, All: Summarize("all", mergeAll(p.units), hist),
 	}
 	for _, n := range p.unitsAbove {
 		out.All.Above += n
@@ -629,6 +644,7 @@ func (p *Phase) Record(hist bool) result.Phase {
 	out.All.BoundUs = boundOf(out.All.Above)
 	if secs > 0 {
 		out.Rate = float64(out.OK) / secs
+		out.Offered = p.Offered / secs
 	}
 	for i, h := range p.units {
 		u := Summarize(p.shape.Units[i], h, hist)

@@ -98,6 +98,11 @@ type Result struct {
 	Outages []Outage `json:"outages,omitempty"`
 	// Fault is the server kill --fault made under load, and what it cost.
 	Fault *Fault `json:"fault,omitempty"`
+	// Profile sums each phase of a --profile.
+	Profile *Profile `json:"profile,omitempty"`
+	// Capacity is a capacity search's steps and what it found (--slo,
+	// dbgauge capacity).
+	Capacity *Capacity `json:"capacity,omitempty"`
 	// Harness is the CPU and memory dbgauge itself used in the measure phase.
 	Harness *Harness `json:"harness,omitempty"`
 	// ServerCPU is what a managed server used in the measure phase.
@@ -177,8 +182,17 @@ type Outage struct {
 // restarted on its data: when, how long its crash recovery took, the
 // outage the clients saw, the rate before and after, and, for a workload
 // that keeps a ledger, the acknowledged commits the restarted server lacks.
+// Or the server stalled (--fault pause-at=D,for=D): when, and the rate
+// before and after.
 type Fault struct {
+	// Kind is "kill" (--fault kill-at=D) or "pause" (--fault
+	// pause-at=D,for=D: the server's processes stopped with SIGSTOP that
+	// long, then let go on; StopT and ResumeT say when).
+	Kind            string  `json:"kind"`
 	AtSeconds       float64 `json:"at_seconds"` // asked: into the measure phase
+	PauseSeconds    float64 `json:"pause_seconds,omitempty"`
+	StopT           float64 `json:"stop_t,omitempty"`
+	ResumeT         float64 `json:"resume_t,omitempty"`
 	KillT           float64 `json:"kill_t"`
 	BackT           float64 `json:"back_t"`           // the restarted server accepts connections
 	RecoverySeconds float64 `json:"recovery_seconds"` // kill → accepts connections
@@ -211,7 +225,8 @@ const (
 	EventBackupFailed  = "backup failed"
 	EventFailover      = "failover"
 	EventFault         = "fault"
-	EventCheckpoint    = "checkpoint" // a checkpoint began: the engine's checkpoint counter moved (backend.Sampler)
+	EventCheckpoint    = "checkpoint"    // a checkpoint began: the engine's checkpoint counter moved (backend.Sampler)
+	EventCapacity      = "capacity step" // a capacity search's step began, at the rate it names
 )
 
 // Event is one moment of a run's time line.
@@ -340,20 +355,27 @@ type Config struct {
 	Units      int64    `json:"units,omitempty"`
 	// Transactions is the units each client runs (pgbench -t): Units is
 	// then Clients × Transactions.
-	Transactions int64    `json:"transactions,omitempty"`
-	Rate         float64  `json:"rate,omitempty"` // open loop: intended units/s
-	Retries      int      `json:"retries"`
-	Seed         uint64   `json:"seed"`
-	Durability   string   `json:"durability"`
-	Isolation    string   `json:"isolation,omitempty"` // --isolation as asked ("default": the engine's own)
-	Commit       string   `json:"commit"`
-	Prepare      string   `json:"prepare"`
-	Set          []string `json:"set,omitempty"`
-	Require      []string `json:"require,omitempty"`
-	StopFile     string   `json:"stop_file,omitempty"`
-	Interval     Duration `json:"interval"`        // the series' resolution
-	Knobs        Knobs    `json:"knobs"`           // every knob the user set explicitly, typed
-	Workloads    any      `json:"workload_config"` // the workload's typed config
+	Transactions int64   `json:"transactions,omitempty"`
+	Rate         float64 `json:"rate,omitempty"` // open loop: intended units/s
+	// Profile is --profile as given: the open loop's phases.
+	Profile string `json:"profile,omitempty"`
+	// Arrivals is how an open loop's starts arrive: "uniform" (evenly
+	// spaced) or "poisson"; empty in a closed loop.
+	Arrivals string `json:"arrivals,omitempty"`
+	// SLO are the goals of a capacity search (--slo), as given.
+	SLO        []string `json:"slo,omitempty"`
+	Retries    int      `json:"retries"`
+	Seed       uint64   `json:"seed"`
+	Durability string   `json:"durability"`
+	Isolation  string   `json:"isolation,omitempty"` // --isolation as asked ("default": the engine's own)
+	Commit     string   `json:"commit"`
+	Prepare    string   `json:"prepare"`
+	Set        []string `json:"set,omitempty"`
+	Require    []string `json:"require,omitempty"`
+	StopFile   string   `json:"stop_file,omitempty"`
+	Interval   Duration `json:"interval"`        // the series' resolution
+	Knobs      Knobs    `json:"knobs"`           // every knob the user set explicitly, typed
+	Workloads  any      `json:"workload_config"` // the workload's typed config
 }
 
 // Engine is what the engine says about itself, read back after the settings
@@ -603,23 +625,28 @@ type Phase struct {
 	Discarded bool   `json:"discarded,omitempty"`
 	// Settled, on a --warmup auto warm-up, says whether it ended because
 	// its rate had settled (false: it ran to its cap, Config.Warmup).
-	Settled  *bool     `json:"settled,omitempty"`
-	Start    time.Time `json:"start"`
-	End      time.Time `json:"end"`
-	Seconds  float64   `json:"seconds"`
-	OK       int64     `json:"ok"`      // successful units (committed: those rolled back with their group are in Lost)
-	Failed   int64     `json:"failed"`  // units that failed after retries
-	Nothing  int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
-	Retries  int64     `json:"retries"`
-	Lost     int64     `json:"lost,omitempty"` // units done, then rolled back with their group: not in OK nor the latencies
-	Late     int64     `json:"late,omitempty"` // open loop: started over one interval late
-	Rate     float64   `json:"rate"`           // OK / Seconds
-	All      Latency   `json:"all"`            // every unit kind
-	Units    []Latency `json:"units"`          // per unit kind
-	Ops      []Latency `json:"ops"`            // per operation inside units
-	Lag      *Latency  `json:"lag,omitempty"`  // open loop: start behind schedule
-	Failures []Failure `json:"failures"`       // units that failed after retries, by cause
-	Retried  []Failure `json:"retried"`        // errors that were retried, by cause
+	Settled *bool     `json:"settled,omitempty"`
+	Start   time.Time `json:"start"`
+	End     time.Time `json:"end"`
+	Seconds float64   `json:"seconds"`
+	OK      int64     `json:"ok"`      // successful units (committed: those rolled back with their group are in Lost)
+	Failed  int64     `json:"failed"`  // units that failed after retries
+	Nothing int64     `json:"nothing"` // units that found nothing to do (no document to pick, no stock): not in OK nor Rate
+	Retries int64     `json:"retries"`
+	Lost    int64     `json:"lost,omitempty"` // units done, then rolled back with their group: not in OK nor the latencies
+	Late    int64     `json:"late,omitempty"` // open loop: started over one intended gap (and run.LateFloor) behind its time
+	// Missed counts the open loop's intended starts that never began: a
+	// slow engine left them waiting when the phase (or a capacity step)
+	// ended. They are in no latency.
+	Missed   int64     `json:"missed,omitempty"`
+	Rate     float64   `json:"rate"`              // OK / Seconds
+	Offered  float64   `json:"offered,omitempty"` // open loop: the rate of starts intended, per second
+	All      Latency   `json:"all"`               // every unit kind
+	Units    []Latency `json:"units"`             // per unit kind
+	Ops      []Latency `json:"ops"`               // per operation inside units
+	Lag      *Latency  `json:"lag,omitempty"`     // open loop: start behind schedule
+	Failures []Failure `json:"failures"`          // units that failed after retries, by cause
+	Retried  []Failure `json:"retried"`           // errors that were retried, by cause
 	// NothingBy counts the units that found nothing to do by the reason
 	// the workload gave (its code: OLTP-EMUL's exception names).
 	NothingBy []Failure `json:"nothing_by,omitempty"`
@@ -689,6 +716,11 @@ type Second struct {
 	MaxUs     int64            `json:"max_us"`
 	MeanUs    float64          `json:"mean_us,omitempty"` // the latencies' mean and standard deviation (pgbench -P's "lat" and "stddev")
 	SdUs      float64          `json:"sd_us,omitempty"`
+	// Offered is the open loop's intended rate of starts over the
+	// interval, per second (--rate, --profile, a capacity step), and Late
+	// the units that started over one intended gap behind their time.
+	Offered float64 `json:"offered,omitempty"`
+	Late    int64   `json:"late,omitempty"`
 	// Lag is each replica's replication lag at the second's end
 	// ("lag_bytes:r1", "replay_lag_ms:r1"), with --topology.
 	Lag map[string]float64 `json:"lag,omitempty"`
@@ -940,3 +972,82 @@ func (r *Result) Phase(name string) *Phase {
 
 // String prints the duration as Go does.
 func (d Duration) String() string { return time.Duration(d).String() }
+
+// Profile sums each phase of an open loop's --profile, from the seconds of
+// the measure phase whose middle is in it.
+type Profile struct {
+	Text     string         `json:"text"`
+	Arrivals string         `json:"arrivals"`
+	Phases   []ProfilePhase `json:"phases"`
+}
+
+// ProfilePhase is one phase of a profile.
+type ProfilePhase struct {
+	Text string `json:"text"`
+	// FromRate and ToRate are its intended rate at its start and end.
+	FromRate float64 `json:"from_rate"`
+	ToRate   float64 `json:"to_rate"`
+	// StartS and EndS place it from the measure phase's start, in seconds.
+	StartS  float64 `json:"start_s"`
+	EndS    float64 `json:"end_s"`
+	Seconds float64 `json:"seconds"` // the seconds of the series summed in it
+	Offered float64 `json:"offered"` // starts intended per second
+	Rate    float64 `json:"rate"`    // units that succeeded per second
+	OK      int64   `json:"ok"`
+	Failed  int64   `json:"failed"`
+	Late    int64   `json:"late"`
+	Latency Latency `json:"latency"` // from the intended starts
+}
+
+// Capacity is a capacity search (dbgauge capacity, --slo): after a
+// closed-loop warm-up (its probe), steps of an open loop at constant
+// rates, raised until a goal breaks, then bisected. Each step's first
+// SettleSeconds are left out of its judgement, and the starts it left
+// waiting at its end are dropped, not carried into the next.
+type Capacity struct {
+	SLO           []string `json:"slo"`
+	Arrivals      string   `json:"arrivals"`
+	StepSeconds   float64  `json:"step_seconds"`
+	SettleSeconds float64  `json:"settle_seconds"`
+	// Resolution is the bisection's end: the rate that broke within this
+	// fraction above the rate that held.
+	Resolution float64 `json:"resolution"`
+	// ProbeRate is the closed loop's rate over the warm-up's second half:
+	// how fast the engine goes unpaced, where the search begins from.
+	ProbeRate float64        `json:"probe_rate"`
+	Steps     []CapacityStep `json:"steps"`
+	// Knee is the highest rate whose step held every goal, 0 when none
+	// did; Broke is the lowest rate whose step broke one (0: none broke).
+	Knee  float64 `json:"knee"`
+	Broke float64 `json:"broke,omitempty"`
+	// Found says whether the search ended within its resolution; Why says
+	// how it ended.
+	Found bool   `json:"found"`
+	Why   string `json:"why"`
+}
+
+// CapacityStep is one step of a capacity search, judged on its seconds
+// after the settling ones.
+type CapacityStep struct {
+	N      int     `json:"n"`       // from 1
+	Rate   float64 `json:"rate"`    // the rate planned
+	StartT float64 `json:"start_t"` // on the run's time line, as the series
+	EndT   float64 `json:"end_t"`
+	// Seconds, Offered and Achieved are those of the judged part:
+	// starts intended and units that succeeded per second.
+	Seconds   float64 `json:"seconds"`
+	Offered   float64 `json:"offered"`
+	Achieved  float64 `json:"achieved"`
+	OK        int64   `json:"ok"`
+	Failed    int64   `json:"failed"`
+	ErrorsPct float64 `json:"errors_pct"`
+	Late      int64   `json:"late"`
+	// Dropped is the starts the step intended that never began: left
+	// waiting when it ended (the engine fell behind).
+	Dropped int64   `json:"dropped"`
+	Latency Latency `json:"latency"` // from the intended starts
+	Held    bool    `json:"held"`
+	// Broke says what did not hold: each goal missed, with what was
+	// measured, or the starts left waiting.
+	Broke []string `json:"broke,omitempty"`
+}

@@ -14,6 +14,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,9 +51,17 @@ type Config struct {
 	// (pgbench -t); 0: no such limit. Units is then PerClient × Clients.
 	PerClient int64
 	Rate      float64 // open loop: intended units per second, all clients together; 0 = closed loop
-	Retries   int     // retries of a unit after a retryable error
-	Seed      uint64  // randomness is seeded from (Seed, client)
-	StopFile  string  // the run ends cleanly when this file appears
+	// Profile, when set, is the open loop's plan instead of Rate: its
+	// phases from the start of the measure phase, the warm-up before it at
+	// its first rate. The run ends with it, at Duration its length.
+	Profile *Profile
+	// Stepper, when set, plans the measure phase step by step, each step
+	// an open loop at a rate of its choosing (dbgauge capacity); the
+	// warm-up before it runs as a closed loop. The run ends when it says.
+	Stepper  Stepper
+	Retries  int    // retries of a unit after a retryable error
+	Seed     uint64 // randomness is seeded from (Seed, client)
+	StopFile string // the run ends cleanly when this file appears
 	// Unavailable is how long every unit may fail as unavailable before
 	// the run stops (the engine is not coming back); 5 s when 0.
 	Unavailable time.Duration
@@ -81,6 +90,19 @@ const (
 	Fatal       Reason = "fatal error" // a unit failed with a fatal error
 	Canceled    Reason = "canceled"    // the context was canceled: units in flight were abandoned
 )
+
+// Stepper plans a measure phase made of steps, each an open loop at a
+// constant rate whose starts left waiting when it ends are dropped and
+// counted: no step inherits another's backlog.
+type Stepper interface {
+	// Next is called as the measure phase begins, after the warm-up (a
+	// closed loop's: how fast the engine goes unpaced), and as each step
+	// ends, with the starts it intended that no client took (dropped);
+	// the Observer has seen every interval up to then. It returns the next
+	// step's rate and length, or false to end the run. It is called from
+	// the goroutine that calls the Observer, with the clients running.
+	Next(dropped int64) (rate float64, length time.Duration, ok bool)
+}
 
 // Observer sees each phase begin and every interval close, from one goroutine.
 type Observer interface {
@@ -123,15 +145,15 @@ const okEvery = time.Millisecond
 const maxOpening = 16
 
 type runner struct {
-	cfg      Config
-	shape    workload.Shape
-	set      *metrics.Set
-	interval time.Duration // open loop: time between intended starts
+	cfg   Config
+	shape workload.Shape
+	set   *metrics.Set
+	pacer *pacer                // open loop: the intended starts; nil in a closed loop
+	mixes [][]workload.Weighted // the decks' weights: 0 the workload's, then the profile's phases'
 
 	measuring atomic.Bool
 	claimed   atomic.Int64 // units claimed in the measure phase
-	seq       atomic.Int64 // open loop: next intended start
-	t0        time.Time    // open loop: schedule origin
+	t0        time.Time    // the origin: units' starts and the open loop's plan count from it
 
 	// lastOK is the nanoseconds from t0 of a recent successful unit, at most
 	// okEvery old: stored by every client, it is written only when it has
@@ -174,8 +196,8 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		cfg: cfg, shape: shape, stopCh: make(chan struct{}),
 		set: metrics.NewSet(metricsShape(shape), cfg.Clients),
 	}
-	if cfg.Rate > 0 {
-		r.interval = time.Duration(float64(time.Second) / cfg.Rate)
+	if err := r.plan(); err != nil {
+		return nil, err
 	}
 	clients, err := r.open(ctx, open)
 	if err != nil {
@@ -185,6 +207,10 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		for _, c := range clients {
 			_ = c.Close(context.WithoutCancel(ctx))
 		}
+	}
+	if _, chooses := clients[0].(workload.Chooser); chooses && len(r.mixes) > 1 {
+		closeAll()
+		return nil, errors.New("the workload chooses each unit itself (its own deck): a profile's phase cannot change its mix")
 	}
 	ready := true
 	if cfg.Ready != nil {
@@ -241,12 +267,24 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 		deadline, deadlineAt = t.C, start.Add(phaseEnd)
 	}
 	var warmRates []float64 // the warm-up's rate in each interval, with WarmupAuto
+	var offered float64     // the starts the open loop intended by the last tick
+	var stepTimer <-chan time.Time
+	var stopStepTimer func() bool
+	defer func() {
+		if stopStepTimer != nil {
+			stopStepTimer()
+		}
+	}()
 	// Intervals end when they are read, not when the timer fired: units
 	// recorded in between belong to the interval.
 	// With --warmup auto, a warm-up interval whose rate settles it marks
 	// the phase settled before the observer sees it: settled says so.
 	tick := func(now time.Time) (settled bool) {
 		iv := r.set.Tick(now)
+		if r.pacer != nil {
+			n := r.pacer.arrivals(now.Sub(r.t0))
+			iv.Offered, offered = n-offered, n
+		}
 		if dt := iv.End.Sub(iv.Start).Seconds(); cfg.WarmupAuto && phase.Name == Warmup && phase.Settled == nil && dt >= Edge(cfg.Tick).Seconds() {
 			warmRates = append(warmRates, float64(iv.OK())/dt)
 			if settled = Settled(warmRates); settled {
@@ -258,6 +296,19 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			obs.Interval(phase, iv)
 		}
 		return settled
+	}
+	// nextStep asks the Stepper for the step that follows the warm-up, or
+	// a step whose starts left waiting were dropped, and plans it, or ends
+	// the run.
+	nextStep := func(dropped int64) {
+		rate, length, ok := cfg.Stepper.Next(dropped)
+		if !ok || rate <= 0 || length <= 0 {
+			r.stop(Completed)
+			return
+		}
+		r.pacer.plan(time.Since(r.t0), rate)
+		t := time.NewTimer(length)
+		stepTimer, stopStepTimer = t.C, t.Stop
 	}
 	// measure ends the warm-up at now, its last interval closed by then.
 	measure := func(now time.Time) {
@@ -280,6 +331,14 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			deadline, deadlineAt = t.C, now.Add(cfg.Duration)
 			stopMeasureTimer = t.Stop
 		}
+		if cfg.Stepper != nil {
+			r.pacer.hold(now.Sub(r.t0)) // the closed loop ends
+			nextStep(0)
+		}
+	}
+	if cfg.Stepper != nil && cfg.Warmup <= 0 {
+		r.pacer.hold(0)
+		nextStep(0)
 	}
 	canceled := ctx.Done()
 	for {
@@ -316,6 +375,17 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			// milliseconds alone would be a partial second.
 			r.stop(Completed)
 			deadline, deadlineAt = nil, time.Time{}
+		case <-stepTimer:
+			if r.stopping() {
+				stepTimer = nil
+				continue
+			}
+			now := time.Now()
+			dropped := r.pacer.hold(now.Sub(r.t0))
+			phase.Missed += dropped
+			tick(now) // the step's last interval
+			ticker.Reset(cfg.Tick)
+			nextStep(dropped)
 		case <-stop:
 			r.stop(Interrupted)
 			stop = nil
@@ -323,7 +393,17 @@ func Run(ctx context.Context, cfg Config, shape workload.Shape, open Opener, sto
 			r.stop(Canceled)
 			canceled = nil
 		case <-done:
-			tick(time.Now())
+			now := time.Now()
+			if r.pacer != nil && phase.Name == Measure {
+				// The starts intended before the stop that no client
+				// took: the engine left them waiting.
+				at := now
+				if stopAt := r.stopAt.Load(); stopAt != 0 {
+					at = time.Unix(0, stopAt)
+				}
+				phase.Missed += r.pacer.unstarted(at.Sub(r.t0))
+			}
+			tick(now)
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.outMu.Lock()
@@ -585,13 +665,13 @@ func (o *soleOps) Time(op int, fn func() error) error {
 }
 
 // soleIndexes returns, per unit kind, the index of its sole operation in
-// ops, or -1; all -1 in an open loop (rate > 0), where a unit's latency
+// ops, or -1; all -1 in an open loop (paced), where a unit's latency
 // starts at its intended start and is not its operation's.
-func soleIndexes(s workload.Shape, rate float64) []int {
+func soleIndexes(s workload.Shape, paced bool) []int {
 	out := make([]int, len(s.Units))
 	for i, u := range s.Units {
 		out[i] = -1
-		if u.Sole != "" && rate <= 0 {
+		if u.Sole != "" && !paced {
 			out[i] = slices.Index(s.Ops, u.Sole)
 		}
 	}
@@ -695,8 +775,9 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 	rng := workload.NewRand(r.cfg.Seed^0x9e3779b97f4a7c15, uint64(gid))
 	clk := clock{r.t0}
 	deck, ops := workload.NewDeck(r.shape.Units, rng), &opTimer{rec: rec, clock: clk}
-	soles, sole := soleIndexes(r.shape, r.cfg.Rate), &soleOps{timer: ops}
-	var think time.Duration // the last unit's think time (workload.Waiter)
+	soles, sole := soleIndexes(r.shape, r.pacer != nil), &soleOps{timer: ops}
+	decks := make([]*workload.Deck, len(r.mixes)) // a profile's phases' mixes, dealt as they come
+	var think time.Duration                       // the last unit's think time (workload.Waiter)
 	waiter, _ := c.(workload.Waiter)
 	chooser, _ := c.(workload.Chooser)
 	between, _ := c.(workload.Interluder)
@@ -721,21 +802,32 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			return // no unit left; the others finish theirs, retries included
 		}
 		at := clk.elapsed() // the unit's start, from t0
-		if r.cfg.Rate > 0 {
-			seq := r.seq.Add(1) - 1
-			intended := r.t0.Add(time.Duration(float64(seq) * float64(time.Second) / r.cfg.Rate))
-			if !r.sleep(ctx, time.Until(intended)) {
+		paced, mix := false, 0
+		if r.pacer != nil {
+			s, ok := r.slot(ctx)
+			if !ok {
 				return
 			}
-			lag := time.Since(intended)
-			rec.Lag(lag, lag > r.interval)
-			at = intended.Sub(r.t0) // latency counts the wait a slow engine caused
+			if paced = s.at >= 0; paced {
+				if !r.sleep(ctx, s.at-clk.elapsed()) {
+					return
+				}
+				lag := clk.elapsed() - s.at
+				rec.Lag(lag, lag > s.late)
+				at, mix = s.at, s.mix // latency counts the wait a slow engine caused
+			}
 		}
 		var kind int
-		if chooser != nil {
+		switch {
+		case chooser != nil:
 			kind = chooser.Choose(rng, !r.measuring.Load())
-		} else {
+		case mix == 0:
 			kind = deck.Deal()
+		default:
+			if decks[mix] == nil {
+				decks[mix] = workload.NewDeck(r.mixes[mix], rng)
+			}
+			kind = decks[mix].Deal()
 		}
 		if waiter != nil {
 			// A person keys the unit in, then thinks after it: neither is
@@ -746,7 +838,7 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 				if !r.sleep(ctx, keying) {
 					return
 				}
-				if r.cfg.Rate <= 0 {
+				if !paced {
 					at = clk.elapsed()
 				}
 			}
@@ -814,6 +906,83 @@ func (r *runner) client(ctx context.Context, id int, c workload.Client) {
 			return
 		}
 	}
+}
+
+// slot takes the client's next intended start from the pacer, waiting
+// between two steps; its at is -1 while no plan is made (a closed loop).
+// It reports false when the run stops: once the profile has no start left,
+// it waits for that.
+func (r *runner) slot(ctx context.Context) (slot, bool) {
+	for {
+		s, state, resume := r.pacer.next()
+		switch state {
+		case slotStart:
+			return s, true
+		case slotClosed:
+			return slot{at: -1}, true
+		case slotEnd:
+			// Nothing left to start: the run ends at the profile's end,
+			// not when the last start was taken.
+			resume = nil
+		}
+		select {
+		case <-resume:
+		case <-r.stopCh:
+			return s, false
+		case <-ctx.Done():
+			return s, false
+		}
+	}
+}
+
+// plan makes the open loop's pacer (Rate, Profile, Stepper) and the
+// weights of the profile's phases' mixes.
+func (r *runner) plan() error {
+	cfg := r.cfg
+	r.mixes = [][]workload.Weighted{r.shape.Units}
+	poisson := cfg.Profile != nil && cfg.Profile.Poisson
+	switch {
+	case cfg.Stepper != nil:
+		r.pacer = closedPacer(poisson, cfg.Seed)
+	case cfg.Profile != nil && len(cfg.Profile.Phases) > 0:
+		mixes := make([]int, len(cfg.Profile.Phases))
+		for i, ph := range cfg.Profile.Phases {
+			if ph.Mix == nil {
+				continue
+			}
+			units, err := reweigh(r.shape.Units, ph)
+			if err != nil {
+				return err
+			}
+			r.mixes = append(r.mixes, units)
+			mixes[i] = len(r.mixes) - 1
+		}
+		r.pacer = newPacer(cfg.Profile, cfg.Warmup, mixes, cfg.Seed)
+	case cfg.Rate > 0:
+		r.pacer = newPacer(&Profile{Phases: []Segment{{From: cfg.Rate, To: cfg.Rate}}, Poisson: poisson}, 0, []int{0}, cfg.Seed)
+	}
+	return nil
+}
+
+// reweigh returns the workload's unit kinds with a profile phase's weights.
+func reweigh(units []workload.Weighted, ph Segment) ([]workload.Weighted, error) {
+	out := slices.Clone(units)
+	names := make([]string, len(units))
+	sum := 0
+	for i := range out {
+		names[i] = out[i].Name
+		out[i].Weight = ph.Mix[out[i].Name]
+		sum += out[i].Weight
+	}
+	for name := range ph.Mix {
+		if !slices.Contains(names, name) {
+			return nil, fmt.Errorf("the profile's phase %q weighs %q, which is none of the workload's units (%s)", ph.Text, name, strings.Join(names, ", "))
+		}
+	}
+	if sum <= 0 {
+		return nil, fmt.Errorf("the profile's phase %q gives every unit a weight of 0", ph.Text)
+	}
+	return out, nil
 }
 
 // reopen replaces a client whose connection is gone (the engine restarted,
