@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -167,10 +168,17 @@ func runUpgrade(ctx context.Context, env *Env, cancel context.CancelFunc, ctl *u
 	if err := os.MkdirAll(ctl.Dir, 0o755); err != nil {
 		return knob.Bad("pass --results DIR with a folder you can write", "cannot create %s: %v", ctl.Dir, err)
 	}
-	ctl.Log = func(s string) { fmt.Fprintln(env.Stderr, "dbgauge: upgrade "+s) }
-	fmt.Fprintf(env.Stderr, "dbgauge: upgrade %s from %s to %s by %s (verified by %s), in %s\n", rec.Workload, rec.From, rec.To, strings.Join(methods, ", "), rec.Verification, ctl.Dir)
+	// The controller's lines and the interrupt's come from two goroutines.
+	var mu sync.Mutex
+	say := func(s string) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintln(env.Stderr, s)
+	}
+	ctl.Log = func(s string) { say("dbgauge: upgrade " + s) }
+	say(fmt.Sprintf("dbgauge: upgrade %s from %s to %s by %s (verified by %s), in %s", rec.Workload, rec.From, rec.To, strings.Join(methods, ", "), rec.Verification, ctl.Dir))
 	stop, interrupted, release := watchSignals(env, cancel, func() {
-		fmt.Fprintln(env.Stderr, "dbgauge: stopping: the run under way ends, its server is stopped")
+		say("dbgauge: stopping: the run under way ends, its server is stopped")
 	})
 	defer release()
 	runErr := ctl.Run(ctx, rec, methods, stop)
