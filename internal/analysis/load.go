@@ -23,6 +23,40 @@ func MetricsFor(rate string) []Metric {
 	}
 }
 
+// CapacityMetrics are the metrics of a matrix of capacity searches
+// (dbgauge capacity with a list): the capacity first, then the p99 of the
+// step that found it.
+func CapacityMetrics(rate string) []Metric {
+	return []Metric{
+		{Key: "capacity", Label: "capacity " + rate, HigherBetter: true},
+		{Key: "knee_p99_us", Label: "p99 at capacity", Unit: "µs"},
+	}
+}
+
+// Headline is the metric a matrix's cells and effects are about: its
+// first, or the rate when it has none.
+func (m *Matrix) Headline() Metric {
+	if len(m.Metrics) > 0 {
+		return m.Metrics[0]
+	}
+	rate := "rate"
+	if m.Index != nil && m.Index.Metric != "" {
+		rate = m.Index.Metric
+	}
+	return MetricsFor(rate)[0]
+}
+
+// matrixMetrics returns a matrix's metrics: a capacity search's when its
+// cells search (--slo), a run's otherwise.
+func matrixMetrics(idx *result.Matrix) []Metric {
+	for _, a := range idx.Args {
+		if strings.HasPrefix(a, "--slo") {
+			return CapacityMetrics(idx.Metric)
+		}
+	}
+	return MetricsFor(idx.Metric)
+}
+
 // costPrefix marks a metric of a run's cost per unit (result.UnitCost):
 // "cost:server_cpu_us".
 const costPrefix = "cost:"
@@ -74,6 +108,18 @@ func value(r *result.Result, key string) float64 {
 		return float64(r.Summary.P99Us)
 	case CPUMetric.Key:
 		return cpuPerUnit(r)
+	case "capacity":
+		if r.Capacity != nil {
+			return r.Capacity.Knee
+		}
+	case "knee_p99_us":
+		if c := r.Capacity; c != nil {
+			for _, st := range c.Steps {
+				if st.Held && st.Rate == c.Knee {
+					return float64(st.Latency.P99Us)
+				}
+			}
+		}
 	}
 	return 0
 }
@@ -199,7 +245,7 @@ func LoadMatrix(dir string) (*Matrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Matrix{Dir: dir, Index: idx, Metrics: MetricsFor(idx.Metric)}
+	out := &Matrix{Dir: dir, Index: idx, Metrics: matrixMetrics(idx)}
 	byKey := map[string]*Group{}
 	for _, c := range matrix.Combos(idx.Axes) {
 		key := matrix.Key(idx.Axes, c)
@@ -224,7 +270,7 @@ func LoadMatrix(dir string) (*Matrix, error) {
 	}
 	out.Missing = len(matrix.Pending(idx))
 	for ai, a := range idx.Axes {
-		out.Effects = append(out.Effects, effect(idx, ai, a, byKey))
+		out.Effects = append(out.Effects, effect(idx, ai, a, byKey, out.Metrics[0].Key))
 	}
 	out.Scaling = scaling(idx, byKey)
 	out.Versions = versions(idx, byKey)
@@ -252,7 +298,9 @@ func with(c map[string]string, k, v string) map[string]string {
 	return m
 }
 
-func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group) Effect {
+// effect compares each value of axis a with its first, on the headline
+// metric key.
+func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group, key string) Effect {
 	e := Effect{Knob: a.Knob, Values: a.Values}
 	combos, names := others(idx.Axes, ai)
 	for ci, c := range combos {
@@ -260,12 +308,12 @@ func effect(idx *result.Matrix, ai int, a result.Axis, byKey map[string]*Group) 
 		base := byKey[matrix.Key(idx.Axes, with(c, a.Knob, a.Values[0]))]
 		for _, v := range a.Values {
 			g := byKey[matrix.Key(idx.Axes, with(c, a.Knob, v))]
-			row.Stats = append(row.Stats, g.Stats["rate"])
+			row.Stats = append(row.Stats, g.Stats[key])
 			if len(g.Runs) == 0 || len(base.Runs) == 0 {
 				row.Diffs = append(row.Diffs, stats.Diff{Method: "none", P: 1, Reason: "a cell without a completed run"})
 				continue
 			}
-			row.Diffs = append(row.Diffs, Diff(base, g, "rate", idx.Seed))
+			row.Diffs = append(row.Diffs, Diff(base, g, key, idx.Seed))
 		}
 		e.Rows = append(e.Rows, row)
 	}

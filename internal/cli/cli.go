@@ -161,6 +161,6 @@ acknowledged was lost, and writes a result that survives anything.`,
 		return nil
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.AddCommand(newRunCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newIsolationCmd(ctx, env, cancel), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCheckCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newVersionCmd(env), newVersionsCmd(env), newUpgradeCmd(ctx, env, cancel), newEnginesCmd(ctx, env), newMergeCmd(env), newChildCmd(ctx, env, cancel))
+	root.AddCommand(newRunCmd(ctx, env, cancel), newCapacityCmd(ctx, env, cancel), newDiskCmd(ctx, env, cancel), newListCmd(env), newIsolationCmd(ctx, env, cancel), newCompareCmd(env), newReportCmd(env), newLoadCmd(ctx, env), newCheckCmd(ctx, env), newCrashCmd(ctx, env, cancel), newClusterCmd(ctx, env, cancel), newVersionCmd(env), newVersionsCmd(env), newUpgradeCmd(ctx, env, cancel), newEnginesCmd(ctx, env), newMergeCmd(env), newChildCmd(ctx, env, cancel))
 	return root
 }

@@ -63,6 +63,24 @@ func TestBadInput(t *testing.T) {
 		"fault node on postgres":   {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=leader"},
 		"etcd lazy":                {"run", "insert", "--db", "etcd:managed", "--durability", "lazy"},
 		"reconnect of zero":        {"run", "insert", "--reconnect", "0s"},
+		"pause without its length": {"run", "insert", "--db", "postgres:managed", "--fault", "pause-at=1s"},
+		"pause of no length":       {"run", "insert", "--db", "postgres:managed", "--fault", "pause-at=1s,for=0s"},
+		"capacity without a goal":  {"capacity", "kv"},
+		"slo of a rate":            {"run", "kv", "--slo", "records/s>=10"},
+		"slo of steadiness":        {"run", "kv", "--slo", "steady"},
+		"slo with a rate":          {"run", "kv", "--slo", "p99<1ms", "--rate", "10"},
+		"slo with require":         {"run", "kv", "--slo", "p99<1ms", "--require", "p99<1ms"},
+		"slo with duration":        {"run", "kv", "--slo", "p99<1ms", "--duration", "5s"},
+		"slo step too short":       {"run", "kv", "--slo", "p99<1ms", "--step", "1s"},
+		"slo resolution of none":   {"run", "kv", "--slo", "p99<1ms", "--resolution", "0"},
+		"profile of no rate":       {"run", "kv", "--profile", "ramp 1..x/s over 5s"},
+		"profile of no length":     {"run", "kv", "--profile", "constant 10/s"},
+		"profile with duration":    {"run", "kv", "--profile", "constant 10/s 2s", "--duration", "5s"},
+		"profile with a rate":      {"run", "kv", "--profile", "constant 10/s 2s", "--rate", "5"},
+		"profile with slo":         {"run", "kv", "--profile", "constant 10/s 2s", "--slo", "p99<1ms"},
+		"profile mix of no unit":   {"run", "kv", "--profile", "constant 10/s 2s mix nope=1"},
+		"profile with auto warmup": {"run", "kv", "--profile", "constant 10/s 2s", "--warmup", "auto"},
+		"poisson in a closed loop": {"run", "kv", "--arrivals", "poisson"},
 		// --db as users write it, pointing nowhere: refused before any folder.
 		"sqlite in no folder":    {"run", "insert", "--db", "sqlite:/no/such/dir/x.db"},
 		"pebble in no folder":    {"run", "kv", "--db", "pebble:/no/such/dir/kv"},
@@ -77,7 +95,7 @@ func TestBadInput(t *testing.T) {
 	for name, args := range cases {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()
-			if args[0] == "run" {
+			if args[0] == "run" || args[0] == "capacity" {
 				args = append(args, "--results", dir)
 			}
 			code, out, errOut := runCLI(t, nil, args...)

@@ -113,6 +113,7 @@ func bad(k knob.Spec, file string) (string, bool) {
 		"method": "prayer", "pattern": "zigzag", "fault-after": "later", "resume": file, "pg-bin": "/no/such/bin", "zodb-env": "/no/such/env", "zrs-env": "/no/such/env",
 		"data-dir": file, "metrics-addr": "nowhere", "warmup": "automatic", "ops": "4-1", "halt-on-errors": "/XX/", "shard": "5/2", "start-at": "noon",
 		"from": "postgres:managed@x", "to": "postgres:managed@x",
+		"profile": "wave 1/s", "slo": "fast", "resolution": "fine",
 	}[k.Name]
 	return v, ok
 }
@@ -193,6 +194,9 @@ func TestHelpListsWhatIsRead(t *testing.T) {
 						args = append(args, "--"+side, map[string]string{"from": "postgres:managed@15", "to": "postgres:managed@18"}[side])
 					}
 				}
+			}
+			if len(words) > 0 && words[0] == "capacity" && f.Name != "slo" {
+				args = append(args, "--slo", "p99<1s") // a capacity search needs a goal
 			}
 			if len(words) > 0 && words[0] == "load" && f.Name != "db" {
 				args = append(args, "--db", "sqlite:"+filepath.Join(dir, "load.db"))

@@ -348,6 +348,10 @@ func (p *matrixProgress) CellEnds(m *result.Matrix, i int, res *result.Result) {
 		p.p.Note(fmt.Sprintf("cell %s %s: %s", c.ID, c.Status, c.Reason))
 		return
 	}
+	if res.Capacity != nil {
+		p.p.Note(fmt.Sprintf("cell %s %s: capacity %s", c.ID, res.Status, report.CapacityLine(res.Capacity, res.Config.UnitRate)))
+		return
+	}
 	p.p.Note(fmt.Sprintf("cell %s %s: %s %s, p99 %s", c.ID, res.Status, report.Rate(res.Summary.Rate), res.Summary.Metric, report.Us(res.Summary.P99Us)))
 }
 

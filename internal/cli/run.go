@@ -61,6 +61,31 @@ func parentArgs(hint string) cobra.PositionalArgs {
 	}
 }
 
+// newCapacityCmd is dbgauge capacity WORKLOAD: a run whose --slo goals make
+// it a capacity search (session/capacity.go); a list of any other knob
+// makes it a matrix, the capacity of each cell.
+func newCapacityCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
+	cmd := workloadParent(env, "capacity WORKLOAD --slo GOAL [flags]", "find the highest rate that meets latency goals")
+	for _, spec := range catalog.Workloads() {
+		c := newWorkloadCmd(ctx, env, cancel, spec)
+		c.Use = spec.Name + " --slo GOAL [flags]"
+		c.Long = "The highest rate of " + spec.Name + " (" + spec.Metric() + ") that meets every --slo goal: after a closed-loop\n" +
+			"warm-up (how fast the engine goes unpaced), steps of an open loop at constant rates, each --step long,\n" +
+			"its first quarter left out, raise the rate by half until a goal breaks or the engine cannot keep up,\n" +
+			"then bisect to --resolution. Latency counts from each intended start; starts a step left waiting are\n" +
+			"dropped and counted, never carried into the next. The same as dbgauge run " + spec.Name + " --slo ....\n\n" + listHelp
+		inner := c.RunE
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("slo") {
+				return knob.Bad("give a goal, e.g. dbgauge capacity "+spec.Name+" --slo 'p99<20ms'", "dbgauge capacity needs at least one --slo")
+			}
+			return inner(cmd, args)
+		}
+		cmd.AddCommand(c)
+	}
+	return cmd
+}
+
 func newRunCmd(ctx context.Context, env *Env, cancel context.CancelFunc) *cobra.Command {
 	cmd := workloadParent(env, "run WORKLOAD [flags]", "run a workload and measure it")
 	for _, spec := range catalog.Workloads() {
@@ -222,6 +247,10 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 		return exitError{ExitUnmet, "a consistency check failed: see the checks above"}
 	case res.Summary.Pass != nil && !*res.Summary.Pass:
 		return exitError{ExitUnmet, "a requirement was not met"}
+	case res.Capacity != nil && res.Capacity.Knee == 0:
+		return exitError{ExitUnmet, "no rate met the goals: " + res.Capacity.Why}
+	case res.Capacity != nil && !res.Capacity.Found:
+		return exitError{ExitFailed, fmt.Sprintf("the capacity search did not end: %s (what was measured is in %s)", res.Capacity.Why, dir)}
 	case res.Cluster != nil && res.Cluster.Failover != nil && res.Cluster.Failover.Error != "":
 		// What --failover was to measure did not happen: not all of the run ran.
 		return exitError{ExitFailed, fmt.Sprintf("the failover failed: %s (what was measured is in %s)", res.Cluster.Failover.Error, dir)}

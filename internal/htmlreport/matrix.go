@@ -13,16 +13,7 @@ import (
 )
 
 // headline is the metric a matrix's effects and scaling are about.
-func headline(m *analysis.Matrix) analysis.Metric {
-	if len(m.Metrics) > 0 {
-		return m.Metrics[0]
-	}
-	label := "rate"
-	if m.Index != nil && m.Index.Metric != "" {
-		label = m.Index.Metric
-	}
-	return analysis.Metric{Key: "rate", Label: label, HigherBetter: true}
-}
+func headline(m *analysis.Matrix) analysis.Metric { return m.Headline() }
 
 func metricName(m analysis.Metric) string {
 	if m.Unit != "" && m.Unit != "µs" {

@@ -25,6 +25,11 @@ func (d *doc) run(r *result.Result) error {
 	if r.Disk != nil {
 		d.add(diskSection(r))
 	}
+	capacity, err := d.capacitySection(r)
+	if err != nil {
+		return err
+	}
+	d.add(capacity)
 	if err := d.runCharts(r); err != nil {
 		return err
 	}
@@ -207,9 +212,9 @@ func (d *doc) runCharts(r *result.Result) error {
 	c := r.Config
 	var items []item
 	if len(r.Series) > 0 {
-		ok, nothing, p50, p99 := arr{}, arr{}, arr{}, arr{}
+		ok, nothing, p50, p99, offered := arr{}, arr{}, arr{}, arr{}, arr{}
 		maxT := 0.0
-		someNothing := false
+		someNothing, open := false, false
 		for _, s := range r.Series {
 			t := round(s.T, 6)
 			maxT = math.Max(maxT, s.T)
@@ -221,6 +226,8 @@ func (d *doc) runCharts(r *result.Result) error {
 			ok = append(ok, arr{t, perSecond(s.OK, s.Dt)})
 			nothing = append(nothing, arr{t, perSecond(s.Nothing, s.Dt)})
 			someNothing = someNothing || s.Nothing > 0
+			offered = append(offered, arr{t, round(s.Offered, 3)})
+			open = open || s.Offered > 0
 			p50 = append(p50, arr{t, ms(float64(s.P50Us))})
 			p99 = append(p99, arr{t, ms(float64(s.P99Us))})
 		}
@@ -267,6 +274,11 @@ func (d *doc) runCharts(r *result.Result) error {
 			obj{"type": "line", "name": "p99", "data": p99, "yAxisIndex": 1, "showSymbol": symbols, "color": color(6), "lineStyle": obj{"width": 1.5, "type": "dashed"}},
 		}
 		note := "Units done per second (left axis) and the p50 and p99 of each second (right axis, log scale). The shaded seconds are the warm-up, left out of the headline."
+		if open {
+			o["series"] = append(o["series"].(arr), obj{"type": "line", "name": "offered", "data": offered, "yAxisIndex": 0, "showSymbol": false,
+				"color": "#1f2328", "lineStyle": obj{"width": 1.5, "type": "dashed"}})
+			note += " Dashed black: the open loop's offered rate (the starts it intended per second); where the units done fall below it, the engine fell behind, and the latency, counted from each intended start, holds the wait."
+		}
 		if someNothing {
 			o["series"] = append(o["series"].(arr), obj{"type": "line", "name": "nothing to do", "data": nothing, "yAxisIndex": 0, "showSymbol": symbols,
 				"color": "#8c959f", "lineStyle": obj{"width": 1.5, "type": "dotted"}})

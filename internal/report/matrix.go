@@ -103,13 +103,18 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 	if len(sizes) > 1 {
 		data = "\tdata"
 	}
-	fmt.Fprintf(tw, "  cell\t%s%s\tp50\tp99%s\truns%s\n", idx.Metric, hits, data, head)
+	headline, lat := idx.Metric, []string{"p50_us", "p99_us"}
+	latHead := "p50\tp99"
+	if m.Headline().Key == "capacity" {
+		headline, lat, latHead = m.Headline().Label, []string{"knee_p99_us"}, "p99 at capacity"
+	}
+	fmt.Fprintf(tw, "  cell\t%s%s\t%s%s\truns%s\n", headline, hits, latHead, data, head)
 	for _, g := range m.Groups {
 		key := g.Key
 		if key == "" {
 			key = "all"
 		}
-		fmt.Fprintf(tw, "  %s\t%s", key, Interval(g.Stats["rate"], false))
+		fmt.Fprintf(tw, "  %s\t%s", key, Interval(g.Stats[m.Headline().Key], false))
 		if hits != "" {
 			h := "—"
 			if p := analysis.CacheHitPct(g.Runs); p != nil {
@@ -117,7 +122,9 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 			}
 			fmt.Fprintf(tw, "\t%s", h)
 		}
-		fmt.Fprintf(tw, "\t%s\t%s", Interval(g.Stats["p50_us"], true), Interval(g.Stats["p99_us"], true))
+		for _, k := range lat {
+			fmt.Fprintf(tw, "\t%s", Interval(g.Stats[k], true))
+		}
 		if data != "" {
 			d := "—"
 			if n := analysis.DataBytes(g.Runs); n > 0 {
@@ -133,7 +140,7 @@ func Matrix(out io.Writer, m *analysis.Matrix, htmlPath string) error {
 	}
 	_ = tw.Flush()
 	matrixFailures(b, m.Failures)
-	rate := analysis.MetricsFor(idx.Metric)[0]
+	rate := m.Headline()
 	for _, e := range m.Effects {
 		if len(e.Values) < 2 {
 			continue

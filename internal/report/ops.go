@@ -343,6 +343,13 @@ func faultBlock(b *strings.Builder, r *result.Result) {
 
 // FaultLine says what a server killed under load cost, in one line.
 func FaultLine(f *result.Fault) string {
+	if f.Kind == "pause" {
+		if f.StopT == 0 {
+			return "not made: " + f.Error
+		}
+		return fmt.Sprintf("server stopped (SIGSTOP) at %.1f s for %.2f s, as asked %.2f s; %s/s before, %s/s after",
+			f.StopT, f.ResumeT-f.StopT, f.PauseSeconds, Rate(f.RateBefore), Rate(f.RateAfter))
+	}
 	if f.KillT == 0 {
 		return "not made: " + f.Error
 	}

@@ -181,6 +181,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 				fmt.Fprintf(b, "  above the bound  %s\n", line)
 			}
 		}
+		if line := OpenLoopLine(r, m); line != "" {
+			fmt.Fprintf(b, "  open loop  %s\n", line)
+		}
 		figures(b, s.Figures)
 		if s.PerMinute > 0 {
 			fmt.Fprintln(b)
@@ -203,6 +206,8 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	events(b, r.Events)
 	clusterBlock(b, r)
 	faultBlock(b, r)
+	profileBlock(b, r)
+	capacityBlock(b, r)
 	backup(b, r.Backup)
 	upgraded(b, r.Upgraded)
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {

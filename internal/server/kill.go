@@ -34,6 +34,26 @@ func KillTree(pid int) ([]int, error) {
 	return kids, err
 }
 
+// StopTree stops a server as a stall would (a VM paused, a disk that hangs
+// every process): its main process pid first, so that it forks no more,
+// then every process descended from it, with SIGSTOP. The function returned
+// lets them all go on (SIGCONT), the main process last; call it once.
+func StopTree(pid int) (resume func(), err error) {
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		return func() {}, fmt.Errorf("stop the server (pid %d): %w", pid, err)
+	}
+	kids := descendants(pid)
+	for _, k := range kids {
+		_ = syscall.Kill(k, syscall.SIGSTOP)
+	}
+	return func() {
+		for _, k := range kids {
+			_ = syscall.Kill(k, syscall.SIGCONT)
+		}
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+	}, nil
+}
+
 // descendants lists the processes below pid, from /proc.
 func descendants(pid int) []int {
 	return procTable().below(pid)

@@ -103,6 +103,8 @@ func newExtensions(p *Plan) []any {
 		newBackupRun(p.backup),
 		&clusterRun{plan: p.failover},
 		&faultRun{plan: p.fault},
+		&profileRun{},
+		&capacitySearch{},
 		&unitLogger{},
 		&outputs{},
 		&harness{},

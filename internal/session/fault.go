@@ -12,30 +12,43 @@ import (
 	"github.com/dbgauge/dbgauge/internal/metrics"
 	"github.com/dbgauge/dbgauge/internal/result"
 	"github.com/dbgauge/dbgauge/internal/run"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // faultPlan is --fault kill-at=D[,node=ROLE]: the managed server (or the
 // cluster's node that has ROLE then) killed D into the measure phase and
-// restarted on its data.
+// restarted on its data; or --fault pause-at=D,for=P: the server's
+// processes stopped for P, D into the measure phase.
 type faultPlan struct {
-	at   time.Duration
-	node string
+	at    time.Duration
+	node  string
+	pause time.Duration // a pause's length; 0: a kill
 }
 
-// faultConfig reads --fault kill-at=D.
+// faultConfig reads --fault kill-at=D or pause-at=D,for=P.
 func (p *Plan) faultConfig(v *knob.Values) error {
 	spec := v.Get("fault")
 	if spec == "" {
 		return nil
 	}
-	const hint = "write it as --fault kill-at=30s (into the measure phase), or kill-at=30s,node=leader"
+	const hint = "write it as --fault kill-at=30s (into the measure phase), kill-at=30s,node=leader, or pause-at=30s,for=1s"
 	kill, node, _ := strings.Cut(strings.TrimSpace(spec), ",")
 	d, ok := strings.CutPrefix(kill, "kill-at=")
+	var pause time.Duration
+	var perr error
+	if pd, isPause := strings.CutPrefix(kill, "pause-at="); isPause {
+		f, hasFor := strings.CutPrefix(strings.TrimSpace(node), "for=")
+		pause, perr = time.ParseDuration(strings.TrimSpace(f))
+		if !hasFor || perr != nil || pause <= 0 {
+			return knob.Bad(hint, "--fault %q is not pause-at=DURATION,for=DURATION (a length above 0)", spec)
+		}
+		d, ok, node = pd, true, ""
+	}
 	at, err := time.ParseDuration(strings.TrimSpace(d))
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
 	switch {
 	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
-		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower]", spec)
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower] nor pause-at=DURATION,for=DURATION", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
 		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
@@ -44,9 +57,9 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	case v.Get("topology") != "" && v.Get("topology") != "none":
 		return knob.Bad("use --failover at=D to kill the primary of a cluster", "--fault restarts a single server, and --topology makes a cluster")
 	case p.run.Duration > 0 && at >= p.run.Duration:
-		return knob.Bad(fmt.Sprintf("give kill-at less than --duration %s", p.run.Duration), "--fault kill-at=%s comes after the measure phase ends", at)
+		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
-	p.fault = &faultPlan{at: at, node: role}
+	p.fault = &faultPlan{at: at, node: role, pause: pause}
 	return nil
 }
 
@@ -79,6 +92,10 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 	if p.Name != run.Measure || f.plan == nil {
 		return
 	}
+	if f.plan.pause > 0 {
+		f.pauseAt(s, p.Start)
+		return
+	}
 	rc, ok := s.db.(backend.Recoverer)
 	if nr, is := s.db.(backend.NodeRecoverer); is && f.plan.node != "" {
 		rc, ok = nr.OnNode(f.plan.node), true
@@ -86,7 +103,7 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 	if !ok {
 		return
 	}
-	f.rec = &result.Fault{AtSeconds: f.plan.at.Seconds()}
+	f.rec = &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}
 	s.mu.Lock()
 	s.res.Fault = f.rec
 	s.mu.Unlock()
@@ -103,6 +120,55 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 			return
 		}
 		f.restart(ctx, s, rc)
+	}()
+}
+
+// pauseAt arranges the stall: at the plan's time into the measure phase
+// (which began at measure), the server's processes are stopped for the
+// plan's pause, then let go on; both marked on the time line.
+func (f *faultRun) pauseAt(s *session, measure time.Time) {
+	srv, ok := s.db.(backend.Server)
+	if !ok {
+		return
+	}
+	f.rec = &result.Fault{Kind: "pause", AtSeconds: f.plan.at.Seconds(), PauseSeconds: f.plan.pause.Seconds()}
+	s.mu.Lock()
+	s.res.Fault = f.rec
+	s.mu.Unlock()
+	pid := srv.ServerInfo().PID
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		select {
+		case <-time.After(time.Until(measure.Add(f.plan.at))):
+		case <-f.ended:
+			s.mu.Lock()
+			f.rec.Error = "the measure phase ended first"
+			s.mu.Unlock()
+			return
+		}
+		resume, err := server.StopTree(pid)
+		stopped := time.Now()
+		if err != nil {
+			s.mu.Lock()
+			f.rec.Error = err.Error()
+			s.mu.Unlock()
+			return
+		}
+		s.event(stopped, result.EventFault, fmt.Sprintf("server stopped (SIGSTOP to its processes) for %s", f.plan.pause))
+		t := time.NewTimer(f.plan.pause)
+		select { // the run ending first lets it go on at once: never left stopped
+		case <-t.C:
+		case <-f.ended:
+			t.Stop()
+		}
+		resume()
+		resumed := time.Now()
+		s.event(resumed, result.EventFault, "server let go on (SIGCONT)")
+		s.mu.Lock()
+		f.kill = stopped
+		f.rec.StopT, f.rec.ResumeT = stopped.Sub(s.t0).Seconds(), resumed.Sub(s.t0).Seconds()
+		s.mu.Unlock()
 	}()
 }
 
@@ -148,7 +214,11 @@ func (f *faultRun) runEnded(_ context.Context, s *session, out *run.Outcome, _ t
 		s.res.Outages = append(s.res.Outages, r)
 	}
 	if f.rec != nil && !f.kill.IsZero() { // whether or not the run then passes its checks
-		f.rec.RateBefore, f.rec.RateAfter = rates(s.res.Series, f.rec.KillT, s.res.Outages)
+		at := f.rec.KillT
+		if f.rec.Kind == "pause" {
+			at = f.rec.StopT
+		}
+		f.rec.RateBefore, f.rec.RateAfter = rates(s.res.Series, at, s.res.Outages)
 	}
 }
 
@@ -169,8 +239,8 @@ func (f *faultRun) finish() {
 // acknowledgements and the acknowledged commits the restarted server lacks.
 func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
 	rec := f.rec
-	if rec == nil || f.kill.IsZero() {
-		return
+	if rec == nil || f.kill.IsZero() || rec.Kind == "pause" {
+		return // a pause loses nothing to check: its stall is in the latencies
 	}
 	acked, v, ok, err := s.heldNow(ctx, db)
 	if !ok {

@@ -110,3 +110,33 @@ func stoppedClean(t *testing.T, res *result.Result) {
 		}
 	}
 }
+
+// TestFaultPause stalls a managed PostgreSQL for a second under an open
+// loop (--fault pause-at=D,for=1s): the starts that fell due meanwhile
+// waited, and, their latency counted from their intended start, the stall
+// is in the top of the run's latencies and in the late units; nothing
+// failed, and the server goes on.
+func TestFaultPause(t *testing.T) {
+	needPostgres(t)
+	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{
+		"db": "postgres:managed", "clients": "4", "records": "2000", "profile": "constant 200/s 4s",
+		"fault": "pause-at=1s,for=1s", "crash-recovery": "false",
+	})
+	f := res.Fault
+	if f == nil || f.Kind != "pause" || f.Error != "" || f.ResumeT-f.StopT < 1 || f.StopT <= 0 {
+		t.Fatalf("fault %+v: want a pause of a second at least", f)
+	}
+	m := res.Phase("measure")
+	if m.Failed != 0 || m.Late == 0 || m.All.MaxUs < 900_000 || m.All.P99Us < 200_000 {
+		t.Fatalf("measure phase: failed %d, late %d, p99 %d µs, max %d µs: want the second's stall in the latencies", m.Failed, m.Late, m.All.P99Us, m.All.MaxUs)
+	}
+	var details []string
+	for _, e := range res.Events {
+		if e.Kind == result.EventFault {
+			details = append(details, e.Detail)
+		}
+	}
+	if len(details) != 2 || !strings.Contains(details[0], "SIGSTOP") || !strings.Contains(details[1], "SIGCONT") {
+		t.Fatalf("fault events %q, want the stop and the go-on", details)
+	}
+}

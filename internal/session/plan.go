@@ -72,6 +72,7 @@ type Plan struct {
 	backup      *backupPlan     // --backup
 	failover    *failoverPlan   // --failover
 	fault       *faultPlan      // --fault
+	capacity    *capacityPlan   // --slo: a capacity search (capacity.go)
 	reconnect   time.Duration   // --reconnect: how long clients may find the engine unavailable
 	recoveryOn  bool            // time a managed server's crash recovery after the run
 	harnessCPUs placement.Set   // --cpus harness=…: applied by cli
@@ -173,6 +174,9 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.datasetConfig(v); err != nil {
 		return nil, err
 	}
+	if err := p.paceConfig(v); err != nil {
+		return nil, err
+	}
 	if err := p.backupConfig(v); err != nil {
 		return nil, err
 	}
@@ -194,16 +198,9 @@ func NewPlan(req Request) (*Plan, error) {
 	if err := p.requirements(v); err != nil {
 		return nil, err
 	}
-	ceiling, err := v.Choice("ceiling")
-	if err != nil {
+	if err := p.probes(v); err != nil {
 		return nil, err
 	}
-	p.ceiling = ceiling == "auto"
-	telemetry, err := v.Choice("telemetry")
-	if err != nil {
-		return nil, err
-	}
-	p.telemetry = telemetry == "on"
 	if p.results = v.Get("results"); p.results == "" {
 		return nil, knob.Bad("give a folder, e.g. --results results", "--results is empty")
 	}
@@ -236,6 +233,21 @@ func (p *Plan) ledgerConfig(led workload.Ledger) error {
 	}
 	l.SetLedger(led)
 	p.led = led
+	return nil
+}
+
+// probes reads what the session measures beside the run: the flush
+// ceiling (--ceiling) and the telemetry (--telemetry).
+func (p *Plan) probes(v *knob.Values) error {
+	ceiling, err := v.Choice("ceiling")
+	if err != nil {
+		return err
+	}
+	telemetry, err := v.Choice("telemetry")
+	if err != nil {
+		return err
+	}
+	p.ceiling, p.telemetry = ceiling == "auto", telemetry == "on"
 	return nil
 }
 
@@ -276,6 +288,7 @@ func (p *Plan) resultConfig(v *knob.Values, commit workload.Commit) {
 		Backend: p.bspec.Name, DB: redact.DSN(v.Get("db")), API: string(p.api),
 		Clients: p.run.Clients, Warmup: result.Duration(p.run.Warmup), WarmupAuto: p.run.WarmupAuto, Duration: result.Duration(p.run.Duration),
 		Units: p.run.Units, Transactions: p.run.PerClient, Rate: p.run.Rate, Retries: p.run.Retries, Seed: p.run.Seed,
+		Profile: v.Get("profile"), Arrivals: p.arrivals(), SLO: v.List("slo"),
 		Durability: string(p.bopts.Durability), Isolation: string(p.bopts.Isolation), Commit: commit.String(), Prepare: string(p.bopts.Prepare),
 		Require: v.List("require"), StopFile: p.run.StopFile, Knobs: redactKnobs(v.Typed()), Interval: result.Duration(p.interval),
 		Workloads: p.w.Config(),

@@ -153,7 +153,8 @@ type span struct {
 	phase          string
 	start, end     time.Time
 	ok, fail, retr int64
-	nothing        int64
+	nothing, late  int64
+	offered        float64 // starts the open loop intended
 	units          []int64 // ok per unit kind, for a workload with figures
 	hist           *hdrhistogram.Histogram
 	failedBy       map[string]int64
@@ -625,7 +626,10 @@ func (s *session) Interval(p *metrics.Phase, iv *metrics.Interval) {
 	all := iv.All()
 	sec := s.point(p, iv.Start, iv.End, iv.OK(), iv.Failed(), iv.Retries(), all)
 	sec.FailedBy, sec.RetriedBy = iv.FailedByClass(), iv.RetriedByClass()
-	sec.Nothing = iv.Nothing()
+	sec.Nothing, sec.Late = iv.Nothing(), iv.Late()
+	if dt := iv.End.Sub(iv.Start).Seconds(); dt > 0 {
+		sec.Offered = iv.Offered / dt
+	}
 	if _, ok := s.w.(workload.Figurer); ok {
 		sec.Units = iv.UnitOK()
 	}
@@ -681,7 +685,7 @@ func newSpan(phase string, start time.Time) *span {
 // add gathers the interval sec, ending at end, whose latencies are all.
 func (a *span) add(end time.Time, sec result.Second, all *hdrhistogram.Histogram) {
 	a.end, a.ok, a.fail, a.retr = end, a.ok+sec.OK, a.fail+sec.Failed, a.retr+sec.Retries
-	a.nothing += sec.Nothing
+	a.nothing, a.late, a.offered = a.nothing+sec.Nothing, a.late+sec.Late, a.offered+sec.Offered*sec.Dt
 	if sec.Units != nil {
 		if a.units == nil {
 			a.units = make([]int64, len(sec.Units))
@@ -697,7 +701,10 @@ func (a *span) add(end time.Time, sec result.Second, all *hdrhistogram.Histogram
 // spanPoint is the point of the series a gathered span makes.
 func (s *session) spanPoint(p *metrics.Phase, a *span) result.Second {
 	pt := s.point(p, a.start, a.end, a.ok, a.fail, a.retr, a.hist)
-	pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing, pt.Units = a.phase, a.failedBy, a.retriedBy, a.nothing, a.units
+	pt.Phase, pt.FailedBy, pt.RetriedBy, pt.Nothing, pt.Units, pt.Late = a.phase, a.failedBy, a.retriedBy, a.nothing, a.units, a.late
+	if pt.Dt > 0 {
+		pt.Offered = a.offered / pt.Dt
+	}
 	return pt
 }
 

@@ -92,17 +92,19 @@ func Judge(r Requirement, res *result.Result) result.Verdict {
 		v.Got = res.Summary.ErrorsPct
 	case r.Unit == "ms":
 		if p := res.Phase("measure"); p != nil {
-			v.Got = latencyMs(p.All, r.Metric)
+			v.Got = LatencyMs(p.All, r.Metric)
 		}
 	}
-	v.OK = compare(v.Got, r.Op, r.Want)
+	v.OK = Holds(v.Got, r.Op, r.Want)
 	if r.Unit == "ms" && (res.Phase("measure") == nil || res.Phase("measure").All.Count == 0) {
 		v.OK = false // no unit succeeded: a latency requirement cannot be met
 	}
 	return v
 }
 
-func latencyMs(l result.Latency, metric string) float64 {
+// LatencyMs returns a latency summary's metric ("p99", "mean"…) in
+// milliseconds.
+func LatencyMs(l result.Latency, metric string) float64 {
 	var us float64
 	switch metric {
 	case "p50":
@@ -123,7 +125,8 @@ func latencyMs(l result.Latency, metric string) float64 {
 	return us / 1000
 }
 
-func compare(got float64, op string, want float64) bool {
+// Holds says whether got op want holds (op as Parse reads it).
+func Holds(got float64, op string, want float64) bool {
 	switch op {
 	case ">=":
 		return got >= want

@@ -58,8 +58,9 @@ func Exec(t *testing.T, w workload.Spec, args map[string]string) *result.Result 
 	v.Set("results", t.TempDir())
 	// A second, unless the test counts its units: then the units end the
 	// run, however slow the machine (a second as well would cut them short
-	// on a loaded one, and the test's count would fail for it).
-	if args["units"] == "" && args["transactions"] == "" {
+	// on a loaded one, and the test's count would fail for it). A profile
+	// or a capacity search sets its own length.
+	if args["units"] == "" && args["transactions"] == "" && args["profile"] == "" && args["slo"] == "" {
 		v.Set("duration", "1s")
 	}
 	v.Set("warmup", "0s")
