@@ -20,7 +20,8 @@ import (
 // processes' CPU and dbgauge's own, from the kernel's counters, read once
 // an interval by the observer's goroutine; and the engine's side
 // (result.Second.Engine), from a backend.Sampler read once a second on a
-// goroutine of its own, each checkpoint an event on the time line.
+// goroutine of its own, each move of a checkpoint, autovacuum, flush or
+// compaction counter an event on the time line (eventCounters).
 type telemetry struct {
 	off       bool // --telemetry off
 	dev       string
