@@ -611,8 +611,10 @@ type Statser interface {
 // that are cheap to read every second while the workload runs
 // ("checkpoints", "wal_bytes", "buffers_written"…): the engine's side of
 // each second of the series. Sample runs on a connection of its own and
-// takes well under a second; ctx bounds it. A counter named "checkpoints"
-// puts each checkpoint on the run's time line.
+// takes well under a second; ctx bounds it. Only counters: a level (a
+// queue's length, read amplification) has no rate and is left to Stats.
+// A move of "checkpoints", "autovacuums", "autoanalyzes",
+// "memtable_flushes" or "compactions" is an event on the run's time line.
 type Sampler interface {
 	Sample(ctx context.Context) (map[string]int64, error)
 }

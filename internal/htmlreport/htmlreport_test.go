@@ -665,3 +665,44 @@ func TestRunPageP(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsListed: the Events table lists ten events of a kind and counts
+// the rest in one row, so that a pebble run's flush every second does not
+// make a page of rows; kinds with fewer are listed whole.
+func TestEventsListed(t *testing.T) {
+	res := workloadtest.Run(t, insert.Spec, map[string]string{"units": "20"})
+	for i := range 15 {
+		res.Events = append(res.Events, result.Event{T: float64(i) / 10, Kind: result.EventFlush, Detail: fmt.Sprintf("flush number %d", i)})
+	}
+	res.Events = append(res.Events, result.Event{T: 1, Kind: result.EventCheckpoint, Detail: "the only checkpoint"})
+	page := render(t, htmlreport.Page{Run: res})
+	for _, want := range []string{"flush number 9", "the only checkpoint", "and 5 more (every one is in result.json"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the Events table lacks %q", want)
+		}
+	}
+	if bytes.Contains(page, []byte("flush number 10")) {
+		t.Error("the Events table lists an eleventh flush")
+	}
+}
+
+// TestEventLinesMerge: events within a hundredth of the run's length of
+// the first draw one line named for each kind once; one further off draws
+// its own.
+func TestEventLinesMerge(t *testing.T) {
+	res := workloadtest.Run(t, insert.Spec, map[string]string{"units": "0", "duration": "2s"})
+	end := res.Series[len(res.Series)-1].T
+	res.Events = append(res.Events,
+		result.Event{T: end / 2, Kind: result.EventCheckpoint},
+		result.Event{T: end/2 + end/200, Kind: result.EventAutovacuum},
+		result.Event{T: end/2 + end/200, Kind: result.EventAutovacuum},
+		result.Event{T: end/2 + end/150, Kind: result.EventAutoanalyze},
+		result.Event{T: end * 0.9, Kind: result.EventCheckpoint})
+	page := render(t, htmlreport.Page{Run: res})
+	if !bytes.Contains(page, []byte(`"name":"checkpoint · autovacuum · autoanalyze"`)) {
+		t.Error("the three events in a hundredth of the run are not one line named for each kind")
+	}
+	if !bytes.Contains(page, []byte(`"name":"checkpoint","xAxis"`)) {
+		t.Error("the checkpoint far from the others has no line of its own")
+	}
+}

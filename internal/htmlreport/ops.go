@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -15,23 +16,53 @@ import (
 // eventLines marks the run's events on the time axis of the throughput
 // chart: a dashed vertical line each, labelled with its kind.
 func eventLines(r *result.Result) obj {
+	// Events closer than a hundredth of the run's length draw one line,
+	// named for each of their kinds: a checkpoint and the autovacuum that
+	// began in the same second would write their labels over each other.
+	near := 0.0
+	if n := len(r.Series); n > 0 {
+		near = r.Series[n-1].T / 100
+	}
 	var data arr
+	var last float64
 	for _, e := range r.Events {
 		if e.T < 0 || e.Kind == result.EventBackupStarted || e.Kind == result.EventBackupEnded {
 			continue // the backup has its shaded area
 		}
+		if n := len(data); n > 0 && e.T-last <= near {
+			prev := data[n-1].(obj)
+			if name := prev["name"].(string); !slices.Contains(strings.Split(name, " · "), e.Kind) {
+				prev["name"] = name + " · " + e.Kind
+			}
+			continue
+		}
+		last = e.T
 		data = append(data, obj{"xAxis": round(e.T, 4), "name": e.Kind})
 	}
 	if len(data) == 0 {
 		return nil
 	}
+	label := with(text(11, muted), "formatter", "{b}", "position", "insideEndTop")
+	if len(data) > labelledEvents {
+		// An LSM engine's flushes and compactions, every second or so:
+		// their labels would be one smudge. The table below names them.
+		label["show"] = false
+	}
 	return obj{
 		"silent": true, "symbol": arr{"none", "none"},
 		"lineStyle": obj{"color": color(3), "type": "dashed", "width": 1},
-		"label":     with(text(11, muted), "formatter", "{b}", "position", "insideEndTop"),
+		"label":     label,
 		"data":      data,
 	}
 }
+
+// labelledEvents is how many events the charts label; beyond it the lines
+// are drawn unlabelled.
+const labelledEvents = 24
+
+// eventsListed is how many events of one kind the Events table lists;
+// the rest are counted in one row (result.json holds them all).
+const eventsListed = 10
 
 // backupArea shades the seconds the backup ran, for the throughput chart's
 // markArea (beside the warm-up's).
@@ -110,8 +141,16 @@ func opsSection(r *result.Result) *section {
 	}
 	if len(r.Events) > 0 {
 		t := &table{Head: []string{"second", "event", "detail"}, Num: []bool{true, false, false}}
+		listed := map[string]int{}
 		for _, e := range r.Events {
-			t.Rows = append(t.Rows, []cell{{Text: fmt.Sprintf("%.1f", e.T)}, {Text: e.Kind}, {Text: e.Detail, Class: "mono"}})
+			if listed[e.Kind]++; listed[e.Kind] <= eventsListed {
+				t.Rows = append(t.Rows, []cell{{Text: fmt.Sprintf("%.1f", e.T)}, {Text: e.Kind}, {Text: e.Detail, Class: "mono"}})
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(listed)) {
+			if n := listed[k] - eventsListed; n > 0 {
+				t.Rows = append(t.Rows, []cell{{Text: ""}, {Text: k}, {Text: fmt.Sprintf("and %d more (every one is in result.json's events and on the charts)", n)}})
+			}
 		}
 		s.Items = append(s.Items, item{Title: "Events", Table: t, Note: "Seconds since the run began, as on the charts. Server log lines are events when they first appear (crashes, recoveries and panics every time); all are counted in the engine section."})
 	}

@@ -118,7 +118,7 @@ func (d *doc) engineChart(r *result.Result, x obj, line func(string, arr, int, i
 		return nil, err
 	}
 	return &item{Title: "The engine's counters per second", Chart: ch,
-		Note: "How fast each of the engine's own counters moved, sampled once a second on their own clock (up to a second behind the series); a checkpoint is an event."}, nil
+		Note: "How fast each of the engine's own counters moved, sampled once a second on their own clock (up to a second behind the series); a checkpoint, an autovacuum, a memtable flush or a compaction is an event."}, nil
 }
 
 // positive is v, or nil (a gap) where a log axis cannot draw it.

@@ -226,6 +226,10 @@ const (
 	EventFailover      = "failover"
 	EventFault         = "fault"
 	EventCheckpoint    = "checkpoint"    // a checkpoint began: the engine's checkpoint counter moved (backend.Sampler)
+	EventAutovacuum    = "autovacuum"    // an autovacuum of a workload's table began (PostgreSQL)
+	EventAutoanalyze   = "autoanalyze"   // an autoanalyze of a workload's table began (PostgreSQL)
+	EventFlush         = "flush"         // memtables were flushed into tables (an LSM engine: pebble)
+	EventCompaction    = "compaction"    // compactions ended (an LSM engine: pebble)
 	EventCapacity      = "capacity step" // a capacity search's step began, at the rate it names
 )
 

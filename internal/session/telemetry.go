@@ -20,7 +20,8 @@ import (
 // processes' CPU and dbgauge's own, from the kernel's counters, read once
 // an interval by the observer's goroutine; and the engine's side
 // (result.Second.Engine), from a backend.Sampler read once a second on a
-// goroutine of its own, each checkpoint an event on the time line.
+// goroutine of its own, each move of a checkpoint, autovacuum, flush or
+// compaction counter an event on the time line (eventCounters).
 type telemetry struct {
 	off       bool // --telemetry off
 	dev       string
@@ -137,12 +138,51 @@ func (t *telemetry) second(s *session, p *metrics.Phase, _ *metrics.Interval, se
 	}
 	if !t.used.at.IsZero() {
 		sec.Engine = engineSecond(t.used, latest)
-		if n := latest.vals["checkpoints"] - t.used.vals["checkpoints"]; n > 0 {
-			s.event(latest.at, result.EventCheckpoint, fmt.Sprintf("%d checkpoint(s) began (the engine counts one as it starts); %d buffers written by checkpoints since the last sample", n,
-				latest.vals["checkpoint_buffers"]-t.used.vals["checkpoint_buffers"]))
+		for _, e := range counterEvents(t.used, latest) {
+			s.event(latest.at, e.Kind, e.Detail)
 		}
 	}
 	t.used = latest
+}
+
+// eventCounters are the engine counters (backend.Sampler) whose every move
+// is an event on the time line: the counter, the event's kind, what the
+// detail says of a move of n, and a byte or buffer counter whose move the
+// detail adds.
+var eventCounters = []struct {
+	counter, kind string
+	detail        func(n, also int64) string
+	also          string
+}{
+	{"checkpoints", result.EventCheckpoint, func(n, also int64) string {
+		return fmt.Sprintf("%d checkpoint(s) began (the engine counts one as it starts); %d buffers written by checkpoints since the last sample", n, also)
+	}, "checkpoint_buffers"},
+	{"autovacuums", result.EventAutovacuum, func(n, _ int64) string {
+		return fmt.Sprintf("%d autovacuum(s) of the workload's tables began (seen among the engine's processes)", n)
+	}, ""},
+	{"autoanalyzes", result.EventAutoanalyze, func(n, _ int64) string {
+		return fmt.Sprintf("%d autoanalyze(s) of the workload's tables began (seen among the engine's processes)", n)
+	}, ""},
+	{"memtable_flushes", result.EventFlush, func(n, also int64) string {
+		return fmt.Sprintf("%d memtable flush(es) into tables ended since the last sample, %.1f MiB written", n, float64(also)/(1<<20))
+	}, "bytes_flushed"},
+	{"compactions", result.EventCompaction, func(n, also int64) string {
+		return fmt.Sprintf("%d compaction(s) ended since the last sample, %.1f MiB written", n, float64(also)/(1<<20))
+	}, "bytes_compacted"},
+}
+
+// counterEvents are the events the engine's counters say happened between
+// two samples, in eventCounters' order; a counter that went down (the
+// server restarted) says nothing.
+func counterEvents(a, b engineSample) []result.Event {
+	var out []result.Event
+	for _, c := range eventCounters {
+		was, ok := a.vals[c.counter]
+		if n := b.vals[c.counter] - was; ok && n > 0 {
+			out = append(out, result.Event{Kind: c.kind, Detail: c.detail(n, max(0, b.vals[c.also]-a.vals[c.also]))})
+		}
+	}
+	return out
 }
 
 // engineSample is the engine's counters at one moment.

@@ -1,10 +1,12 @@
 package session
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/hostinfo"
+	"github.com/dbgauge/dbgauge/internal/result"
 )
 
 // TestMachineSecond: two samples half a second apart make per-second
@@ -43,5 +45,24 @@ func TestTopWaits(t *testing.T) {
 	}
 	if topWaits(map[string]int{}, 0) != nil {
 		t.Fatal("no read, yet waits")
+	}
+}
+
+// TestCounterEvents: a counter of eventCounters that moved between two
+// samples is one event of its kind, with the move and its byte counter's
+// in the detail; one that stood still, went down (a restart) or was not
+// in the first sample is none.
+func TestCounterEvents(t *testing.T) {
+	a := engineSample{vals: map[string]int64{"checkpoints": 3, "checkpoint_buffers": 100, "compactions": 9, "memtable_flushes": 5, "bytes_flushed": 0, "autovacuums": 2}}
+	b := engineSample{vals: map[string]int64{"checkpoints": 4, "checkpoint_buffers": 150, "compactions": 9, "memtable_flushes": 7, "bytes_flushed": 3 << 20, "autovacuums": 1, "autoanalyzes": 1}}
+	got := counterEvents(a, b)
+	if len(got) != 2 || got[0].Kind != result.EventCheckpoint || got[1].Kind != result.EventFlush {
+		t.Fatalf("%+v: want a checkpoint and a flush", got)
+	}
+	if !strings.HasPrefix(got[0].Detail, "1 checkpoint(s) began") || !strings.Contains(got[0].Detail, "50 buffers") {
+		t.Errorf("checkpoint: %q", got[0].Detail)
+	}
+	if !strings.HasPrefix(got[1].Detail, "2 memtable flush(es)") || !strings.Contains(got[1].Detail, "3.0 MiB") {
+		t.Errorf("flush: %q", got[1].Detail)
 	}
 }

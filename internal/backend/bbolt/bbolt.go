@@ -179,6 +179,22 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 	}, nil
 }
 
+var _ backend.Sampler = (*db)(nil)
+
+// Sample reads the cumulative counters of Stats every second: bbolt's
+// (DB.Stats: read transactions begun, pages allocated, written, spilled,
+// split and rebalanced, time spent writing; a transaction's are added as it
+// ends) and the commits and flushes counted here. The free pages are a
+// level, not a count, and are left out.
+func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
+	m, err := d.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "free_pages")
+	return m, nil
+}
+
 // Close stops the background flusher, flushes once more and closes the file.
 func (d *db) Close() error {
 	serr := d.flusher.Stop()

@@ -432,15 +432,45 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	return e, nil
 }
 
-// Stats reads the database's monitoring counters (MON$DATABASE,
-// MON$IO_STATS, MON$RECORD_STATS), in a transaction of their own. Where the
-// database's own row counts less than its attachments together (SuperClassic
-// and Classic, where it covers the reading attachment only), the sum over
-// the attachments open now stands for it.
+// Stats reads the database's monitoring counters (counters), and once the
+// clients have gone from a managed server, the record versions the run left.
+func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+	out, err := d.counters(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	if d.srv != nil && d.open.Load() == 0 {
+		// Once the clients have gone (after the run): the record versions
+		// the run left, a full read of the data pages.
+		if err := d.versions(ctx, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Sample reads the database's cumulative monitoring counters every second
+// (counters without its gaps, which are levels, not counts): the
+// transactions, the page reads, writes, fetches and marks of MON$IO_STATS,
+// the record reads, inserts, updates, deletes, backouts, purges,
+// expunges, locks, waits and conflicts of MON$RECORD_STATS, and with
+// forced writes on, the page writes again as "flushes". Each read is a
+// transaction of dbgauge's own connection, not counted in "commits".
+func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
+	return d.counters(ctx, false)
+}
+
+// counters reads the database's monitoring counters (MON$DATABASE,
+// MON$IO_STATS, MON$RECORD_STATS), in a transaction of their own; gaps
+// adds the distances from the next transaction to the oldest active and
+// the oldest snapshot. Where the database's own row counts less than its
+// attachments together (SuperClassic and Classic, where it covers the
+// reading attachment only), the sum over the attachments open now stands
+// for it.
 // Firebird 3 counts no commits: "commits" is the transactions started
 // (MON$NEXT_TRANSACTION) less dbgauge's own reads, rollbacks included. With
 // forced writes on, every page write is a synchronous write: "flushes".
-func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
+func (d *db) counters(ctx context.Context, gaps bool) (map[string]int64, error) {
 	var v [21]int64
 	var att [16]int64
 	dest, adest := make([]any, len(v)), make([]any, len(att))
@@ -465,21 +495,17 @@ func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 		copy(v[5:], att[:])
 	}
 	out := map[string]int64{
-		"commits": v[0] - self, "oldest_active_gap": v[0] - v[2], "oldest_snapshot_gap": v[0] - v[3],
+		"commits":    v[0] - self,
 		"page_reads": v[5], "page_writes": v[6], "page_fetches": v[7], "page_marks": v[8],
 		"seq_reads": v[9], "idx_reads": v[10], "inserts": v[11], "updates": v[12], "deletes": v[13],
 		"backouts": v[14], "purges": v[15], "expunges": v[16], "record_locks": v[17], "record_waits": v[18],
 		"record_conflicts": v[19], "backversion_reads": v[20],
 	}
+	if gaps {
+		out["oldest_active_gap"], out["oldest_snapshot_gap"] = v[0]-v[2], v[0]-v[3]
+	}
 	if v[4] == 1 {
 		out["flushes"] = v[6]
-	}
-	if d.srv != nil && d.open.Load() == 0 {
-		// Once the clients have gone (after the run): the record versions
-		// the run left, a full read of the data pages.
-		if err := d.versions(ctx, out); err != nil {
-			return nil, err
-		}
 	}
 	return out, nil
 }
@@ -553,6 +579,7 @@ func (d *db) managed() managedDB {
 var (
 	_ backend.Recoverer = managedDB{}
 	_ backend.Statser   = (*db)(nil)
+	_ backend.Sampler   = (*db)(nil)
 	_ backend.SQLDB     = managedDB{}
 	_ backend.Checker   = managedDB{}
 )

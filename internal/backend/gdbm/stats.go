@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
 )
 
 // Stats returns dbgauge's counters (gdbm counts nothing of its own but its
@@ -13,16 +15,7 @@ import (
 // per-table numbers show it. gdbm_count reads every bucket: the mutex is
 // held for a moment per table.
 func (d *db) Stats(context.Context) (map[string]int64, error) {
-	m := map[string]int64{
-		"commits":          d.commits.Load(),
-		"write_xacts":      d.writeXacts.Load(),
-		"rollbacks":        d.rollbacks.Load(),
-		"puts":             d.puts.Load(),
-		"deletes":          d.deletes.Load(),
-		"commit_syncs":     d.commitSyncs.Load(),
-		"background_syncs": d.backgroundSyncs.Load(),
-	}
-	m["flushes"] = m["commit_syncs"] + m["background_syncs"]
+	m := d.counted()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -68,6 +61,44 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 	m["cache_accesses"] = accesses
 	m["cache_hits"] = hits
 	m["cache_buckets"] = cached
+	return m, nil
+}
+
+// counted is the counters dbgauge keeps.
+func (d *db) counted() map[string]int64 {
+	m := map[string]int64{
+		"commits":          d.commits.Load(),
+		"write_xacts":      d.writeXacts.Load(),
+		"rollbacks":        d.rollbacks.Load(),
+		"puts":             d.puts.Load(),
+		"deletes":          d.deletes.Load(),
+		"commit_syncs":     d.commitSyncs.Load(),
+		"background_syncs": d.backgroundSyncs.Load(),
+	}
+	m["flushes"] = m["commit_syncs"] + m["background_syncs"]
+	return m
+}
+
+var _ backend.Sampler = (*db)(nil)
+
+// Sample returns the cumulative counters every second: dbgauge's, and the
+// one thing gdbm counts itself, its bucket cache's accesses and hits
+// (gdbm_get_cache_stats, since each file was opened, summed over the
+// files open now: a table dropped takes its counts with it). The files'
+// shapes, which Stats reads bucket by bucket, are levels and are left out.
+func (d *db) Sample(context.Context) (map[string]int64, error) {
+	m := d.counted()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, errClosed
+	}
+	var accesses, hits int64
+	for _, t := range d.files() {
+		a, h, _ := t.f.cacheStats()
+		accesses, hits = accesses+a, hits+h
+	}
+	m["cache_accesses"], m["cache_hits"] = accesses, hits
 	return m, nil
 }
 

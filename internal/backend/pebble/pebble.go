@@ -363,6 +363,37 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 	return s, nil
 }
 
+// sampled are the counters of Stats that Sample returns: the cumulative
+// ones. The levels Stats also reports (L0 files and sublevels, read
+// amplification, tables, memtable bytes, compaction debt, disk bytes) are
+// not counts, and a rate of them would mean nothing.
+var sampled = []string{
+	"commits", "background_syncs", "flushes", "wal_bytes_in", "wal_bytes_written",
+	"memtable_flushes", "compactions", "bytes_flushed", "bytes_compacted",
+	"block_cache_hits", "block_cache_misses", "write_stalls", "background_errors",
+}
+
+var _ backend.Sampler = (*db)(nil)
+
+// Sample reads pebble's cumulative counters every second (DB.Metrics and
+// the ones counted here): commits, the WAL's bytes in and written and its
+// fsyncs ("flushes"), memtables flushed into tables and compactions done
+// ("memtable_flushes" and "compactions" put each on the run's time line),
+// the bytes they wrote, block cache hits and misses, write stalls begun.
+func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
+	all, err := d.Stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(sampled))
+	for _, k := range sampled {
+		if v, ok := all[k]; ok {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
 // Close stops the background sync and closes pebble, which syncs the WAL.
 // A second call does nothing.
 func (d *db) Close() error {

@@ -294,3 +294,69 @@ func TestSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestSample: Sample's counters move with writes, a memtable flush and a
+// compaction, each by what pebble did; the levels are left out.
+func TestSample(t *testing.T) {
+	ctx := context.Background()
+	d := openT(t, backend.Options{Durability: backend.Sync})
+	sample := func() map[string]int64 {
+		t.Helper()
+		m, err := d.Sample(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	s0 := sample()
+	if _, ok := s0["read_amp"]; ok {
+		t.Errorf("read amplification is a level, not a counter: %v", s0)
+	}
+	c, err := d.KVConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	write := func() {
+		for i := range 100 {
+			backendtest.Must(t, c.Begin(ctx, true))
+			backendtest.Must(t, c.Put(ctx, "t", fmt.Appendf(nil, "k%03d", i), []byte(strings.Repeat("v", 100))))
+			backendtest.Must(t, c.Commit(ctx))
+		}
+	}
+	write()
+	s1 := sample()
+	// Pebble records an fsync's latency after it wakes the committer: the
+	// last one may show a moment later (TestSyncCommitsFsync).
+	for deadline := time.Now().Add(time.Second); s1["flushes"]-s0["flushes"] < 101 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		s1 = sample()
+	}
+	if n := s1["commits"] - s0["commits"]; n != 101 { // the CREATE TABLE's catalog key, and 100
+		t.Errorf("commits moved by %d for 101", n)
+	}
+	if s1["flushes"]-s0["flushes"] < 101 {
+		t.Errorf("WAL fsyncs moved by %d over 101 synced commits", s1["flushes"]-s0["flushes"])
+	}
+	if n := s1["wal_bytes_in"] - s0["wal_bytes_in"]; n < 100*100 {
+		t.Errorf("wal_bytes_in moved by %d over 10,000 bytes of values", n)
+	}
+	backendtest.Must(t, d.pebble.Flush())
+	s2 := sample()
+	if n := s2["memtable_flushes"] - s1["memtable_flushes"]; n != 1 {
+		t.Errorf("memtable_flushes moved by %d over one Flush", n)
+	}
+	if s2["bytes_flushed"] <= s1["bytes_flushed"] {
+		t.Errorf("bytes_flushed did not move over a flush: %d", s2["bytes_flushed"])
+	}
+	// A second table in L0 overlapping the first, then a manual compaction.
+	write()
+	backendtest.Must(t, d.pebble.Flush())
+	s3 := sample()
+	backendtest.Must(t, d.pebble.Compact(ctx, []byte{0}, []byte{0xff}, false))
+	s4 := sample()
+	if s4["compactions"] <= s3["compactions"] || s4["bytes_compacted"] <= s3["bytes_compacted"] {
+		t.Errorf("a manual compaction: compactions %d → %d, bytes %d → %d", s3["compactions"], s4["compactions"], s3["bytes_compacted"], s4["bytes_compacted"])
+	}
+}

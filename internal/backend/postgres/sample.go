@@ -23,6 +23,13 @@ type sampler struct {
 	conn   *pgx.Conn
 	made   bool  // a connection was made once: a lost one is made again
 	cannot error // the first connection's failure: not tried again
+
+	// The autovacuum workers' tasks on the workload's database that Waits
+	// has seen: those of its last read, each "pid query_start", and how many
+	// vacuums and analyzes began in all; watched false until a read.
+	vacuuming                 map[string]bool
+	autovacuums, autoanalyzes int64
+	watched                   bool
 }
 
 // sampleQueries are Sample's counters: name, then the expression that
@@ -75,9 +82,12 @@ func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
 		d.dropSampler(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("sampling the server's counters: %w", classify(err))
 	}
-	m := make(map[string]int64, len(names))
+	m := make(map[string]int64, len(names)+2)
 	for i, n := range names {
 		m[n] = vals[i]
+	}
+	if d.samples.watched {
+		m["autovacuums"], m["autoanalyzes"] = d.samples.autovacuums, d.samples.autoanalyzes
 	}
 	return m, nil
 }
@@ -126,7 +136,11 @@ func (d *db) dropSampler(ctx context.Context) {
 // by wait_event_type:wait_event (pg_stat_activity), on Sample's connection:
 // those running a statement, and those idle in a transaction as
 // "Client:ClientRead (idle in transaction)"; a backend running on a CPU is
-// "CPU" (no wait event).
+// "CPU" (no wait event). The same read notes each autovacuum worker's task
+// on the workload's database: one not seen at the last read is an
+// autovacuum or an autoanalyze that began ("autovacuums" and
+// "autoanalyzes" in Sample). A task shorter than the time between two
+// reads may be missed.
 func (d *db) Waits(ctx context.Context) (map[string]int, error) {
 	d.samples.mu.Lock()
 	defer d.samples.mu.Unlock()
@@ -134,14 +148,20 @@ func (d *db) Waits(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An autovacuum worker's row: its task (query: "autovacuum: VACUUM
+	// ANALYZE public.t", PostgreSQL's own words), "pid query_start", 0.
 	rows, err := c.Query(ctx, `SELECT coalesce(wait_event_type || ':' || wait_event, 'CPU'), state, count(*)
 		FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend' AND state IN ('active', 'idle in transaction')
-		GROUP BY 1, 2`, d.cfg.Database)
+		GROUP BY 1, 2
+		UNION ALL
+		SELECT query, pid || ' ' || query_start, 0 FROM pg_stat_activity
+		WHERE datname = $1 AND backend_type = 'autovacuum worker' AND query_start IS NOT NULL AND query LIKE 'autovacuum: %'`, d.cfg.Database)
 	if err != nil {
 		d.dropSampler(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("reading the server's waits: %w", classify(err))
 	}
 	out := map[string]int{}
+	tasks := map[string]bool{}
 	for rows.Next() {
 		var wait, state string
 		var n int
@@ -149,10 +169,40 @@ func (d *db) Waits(ctx context.Context) (map[string]int, error) {
 			rows.Close()
 			return nil, classify(err)
 		}
-		if state != "active" {
-			wait += " (idle in transaction)"
+		switch {
+		case n == 0:
+			tasks[state] = true
+			if !d.samples.vacuuming[state] {
+				vacuum, analyze := autovacuumTask(wait)
+				d.samples.autovacuums += vacuum
+				d.samples.autoanalyzes += analyze
+			}
+		case state != "active":
+			out[wait+" (idle in transaction)"] += n
+		default:
+			out[wait] += n
 		}
-		out[wait] += n
 	}
-	return out, classify(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, classify(err)
+	}
+	d.samples.vacuuming, d.samples.watched = tasks, true
+	return out, nil
+}
+
+// autovacuumTask says whether an autovacuum worker's query, "autovacuum:
+// VACUUM public.t", "autovacuum: VACUUM ANALYZE public.t (to prevent
+// wraparound)" or "autovacuum: ANALYZE public.t", is a vacuum, an analyze
+// or both, as 1 or 0 each.
+func autovacuumTask(query string) (vacuum, analyze int64) {
+	task, _ := strings.CutPrefix(query, "autovacuum: ")
+	switch {
+	case strings.HasPrefix(task, "VACUUM ANALYZE "):
+		return 1, 1
+	case strings.HasPrefix(task, "VACUUM "):
+		return 1, 0
+	case strings.HasPrefix(task, "ANALYZE "):
+		return 0, 1
+	}
+	return 0, 0
 }

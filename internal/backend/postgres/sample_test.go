@@ -89,3 +89,78 @@ func TestSample(t *testing.T) {
 		})
 	}
 }
+
+// TestSampleAutovacuum: an autovacuum of the workload's table that lasts
+// a while (its cost delay made long) is seen by Waits, and Sample counts
+// it; before any read of the waits, Sample has no such counter, since
+// nothing watched.
+func TestSampleAutovacuum(t *testing.T) {
+	ctx := context.Background()
+	bdb, err := open(ctx, backend.Options{DB: managed, Dir: t.TempDir(), Durability: backend.Off, Prepare: backend.Once,
+		Set: []backend.KeyValue{{Key: "autovacuum_naptime", Value: "1s"}}})
+	testenv.Need(t, err)
+	defer bdb.Close()
+	d := bdb.(managedDB).db
+	c, err := d.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s0, err := d.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s0["autovacuums"]; ok {
+		t.Errorf("no read of the waits yet, yet autovacuums in %v", s0)
+	}
+	if err := c.ExecScript(ctx, `CREATE TABLE t (id int PRIMARY KEY, v int) WITH (autovacuum_vacuum_threshold = 0, autovacuum_vacuum_scale_factor = 0,
+		autovacuum_analyze_threshold = 0, autovacuum_analyze_scale_factor = 0, autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 1);
+		INSERT INTO t SELECT g, 0 FROM generate_series(1, 2000) g; UPDATE t SET v = v + 1`); err != nil {
+		t.Fatal(err)
+	}
+	var s1 map[string]int64
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if _, err := d.Waits(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s1, err = d.Sample(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if s1["autovacuums"] > 0 && s1["autoanalyzes"] > 0 {
+			break
+		}
+	}
+	if s1["autovacuums"] < 1 || s1["autoanalyzes"] < 1 {
+		t.Fatalf("30 s after 2,000 dead rows in a table that asks for autovacuum at once: autovacuums %d, autoanalyzes %d", s1["autovacuums"], s1["autoanalyzes"])
+	}
+	// The same task seen again is not counted again.
+	n := s1["autovacuums"] + s1["autoanalyzes"]
+	for range 3 {
+		if _, err := d.Waits(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s2, err := d.Sample(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := s2["autovacuums"] + s2["autoanalyzes"]; m > n+1 {
+		t.Errorf("three more reads counted %d more tasks on a table updated once", m-n)
+	}
+}
+
+// TestAutovacuumTask: the worker's words, as pg_stat_activity shows them.
+func TestAutovacuumTask(t *testing.T) {
+	for q, want := range map[string][2]int64{
+		"autovacuum: VACUUM public.t":                                 {1, 0},
+		"autovacuum: VACUUM ANALYZE public.t":                         {1, 1},
+		"autovacuum: VACUUM public.t (to prevent wraparound)":         {1, 0},
+		"autovacuum: ANALYZE public.pgbench_accounts":                 {0, 1},
+		"autovacuum: BRIN summarize public.t_brin 1":                  {0, 0},
+		"autovacuum: VACUUM ANALYZE public.t (to prevent wraparound)": {1, 1},
+	} {
+		if v, a := autovacuumTask(q); v != want[0] || a != want[1] {
+			t.Errorf("%q: vacuum %d, analyze %d; want %v", q, v, a, want)
+		}
+	}
+}

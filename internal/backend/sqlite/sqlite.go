@@ -270,21 +270,39 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	return e, nil
 }
 
-// Stats returns SQLite's commits and rollbacks counted by its own hooks, and
-// the database size in pages.
+// Stats returns Sample's counters and the database size in pages.
 func (d *db) Stats(ctx context.Context) (map[string]int64, error) {
 	var pages int64
 	if err := d.admin.QueryRowContext(ctx, "PRAGMA page_count").Scan(&pages); err != nil {
 		return nil, classify(err)
 	}
+	m, _ := d.Sample(ctx)
+	m["page_count"] = pages
+	return m, nil
+}
+
+var _ backend.Sampler = (*db)(nil)
+
+// Sample returns SQLite's cumulative counters, read from memory without a
+// statement: the commits and rollbacks its own hooks counted, and what its
+// files did through dbgauge's VFS shim: the xSync calls (the WAL's, the
+// database file's, all of them as "flushes") and the bytes written to the
+// WAL ("wal_bytes"), to the database file (at checkpoints, in WAL mode)
+// and to a rollback journal, and read from the database file. The database
+// size in pages, a level, is Stats' only.
+func (d *db) Sample(context.Context) (map[string]int64, error) {
 	wal, file, other := d.syncs.syncs()
+	walW, dbW, otherW, dbR := d.syncs.bytes()
 	return map[string]int64{
-		"commits":    d.commits.Load(),
-		"rollbacks":  d.rollbacks.Load(),
-		"page_count": pages,
-		"wal_syncs":  wal,
-		"db_syncs":   file,
-		"flushes":    wal + file + other,
+		"commits":               d.commits.Load(),
+		"rollbacks":             d.rollbacks.Load(),
+		"wal_syncs":             wal,
+		"db_syncs":              file,
+		"flushes":               wal + file + other,
+		"wal_bytes":             walW,
+		"db_bytes_written":      dbW,
+		"journal_bytes_written": otherW,
+		"db_bytes_read":         dbR,
 	}, nil
 }
 

@@ -61,12 +61,15 @@ extern int sqlite3_vfs_unregister(dg_vfs*);
 enum { DG_WAL, DG_DB, DG_OTHER };
 
 // dg_counter is one database's shim: a VFS of its own over the default
-// one, and the xSync calls its files made, by kind.
+// one, and the xSync calls its files made and the bytes they wrote and
+// read, by kind.
 typedef struct dg_counter {
 	dg_vfs vfs;
 	dg_vfs *root;
 	char name[64];
 	dg_i64 syncs[3];
+	dg_i64 written[3];
+	dg_i64 read[3];
 } dg_counter;
 
 // dg_cfile is a file opened through the shim; the default VFS's own file
@@ -81,8 +84,22 @@ typedef struct dg_cfile {
 #define REAL(f) (((dg_cfile*)(f))->real)
 
 static int dgClose(dg_file *f) { return REAL(f)->pMethods->xClose(REAL(f)); }
-static int dgRead(dg_file *f, void *b, int n, dg_i64 o) { return REAL(f)->pMethods->xRead(REAL(f), b, n, o); }
-static int dgWrite(dg_file *f, const void *b, int n, dg_i64 o) { return REAL(f)->pMethods->xWrite(REAL(f), b, n, o); }
+static int dgRead(dg_file *f, void *b, int n, dg_i64 o) {
+	dg_cfile *p = (dg_cfile*)f;
+	int rc = p->real->pMethods->xRead(p->real, b, n, o);
+	if (rc == 0) {
+		__atomic_fetch_add(&p->c->read[p->kind], n, __ATOMIC_RELAXED);
+	}
+	return rc;
+}
+static int dgWrite(dg_file *f, const void *b, int n, dg_i64 o) {
+	dg_cfile *p = (dg_cfile*)f;
+	int rc = p->real->pMethods->xWrite(p->real, b, n, o);
+	if (rc == 0) {
+		__atomic_fetch_add(&p->c->written[p->kind], n, __ATOMIC_RELAXED);
+	}
+	return rc;
+}
 static int dgTruncate(dg_file *f, dg_i64 n) { return REAL(f)->pMethods->xTruncate(REAL(f), n); }
 static int dgSync(dg_file *f, int flags) {
 	dg_cfile *p = (dg_cfile*)f;
@@ -157,6 +174,8 @@ static dg_counter *dg_new(const char *name) {
 }
 
 static dg_i64 dg_syncs(dg_counter *c, int kind) { return __atomic_load_n(&c->syncs[kind], __ATOMIC_RELAXED); }
+static dg_i64 dg_written(dg_counter *c, int kind) { return __atomic_load_n(&c->written[kind], __ATOMIC_RELAXED); }
+static dg_i64 dg_read(dg_counter *c, int kind) { return __atomic_load_n(&c->read[kind], __ATOMIC_RELAXED); }
 
 static void dg_unregister(dg_counter *c) { sqlite3_vfs_unregister(&c->vfs); }
 */
@@ -171,8 +190,9 @@ import (
 // syncCounter is a database's VFS shim over SQLite's default VFS: its
 // connections open their files through it (file:PATH?vfs=NAME), and it
 // counts the xSync calls SQLite makes on them (each an fsync or fdatasync
-// of the default VFS), the flushes SQLite itself does not count. Every
-// other call goes to the default VFS unchanged.
+// of the default VFS), the flushes SQLite itself does not count, and the
+// bytes its xWrite and xRead calls moved. Every call goes to the default
+// VFS unchanged.
 type syncCounter struct {
 	c    *C.dg_counter
 	name string
@@ -196,6 +216,13 @@ func newSyncCounter() (*syncCounter, error) {
 // file, and on any other file (a rollback journal).
 func (s *syncCounter) syncs() (wal, db, other int64) {
 	return int64(C.dg_syncs(s.c, C.DG_WAL)), int64(C.dg_syncs(s.c, C.DG_DB)), int64(C.dg_syncs(s.c, C.DG_OTHER))
+}
+
+// bytes returns the bytes written so far to the WAL, to the database file
+// and to any other file (a rollback journal), and read from the database
+// file (what missed SQLite's page cache: the OS's may have held it).
+func (s *syncCounter) bytes() (walWritten, dbWritten, otherWritten, dbRead int64) {
+	return int64(C.dg_written(s.c, C.DG_WAL)), int64(C.dg_written(s.c, C.DG_DB)), int64(C.dg_written(s.c, C.DG_OTHER)), int64(C.dg_read(s.c, C.DG_DB))
 }
 
 // unregister takes the shim's name out of SQLite's list once the

@@ -11,4 +11,6 @@ func newSyncCounter() (*syncCounter, error) { return nil, errors.New("sqlite nee
 
 func (*syncCounter) syncs() (wal, db, other int64) { return 0, 0, 0 }
 
+func (*syncCounter) bytes() (walWritten, dbWritten, otherWritten, dbRead int64) { return 0, 0, 0, 0 }
+
 func (*syncCounter) unregister() {}
