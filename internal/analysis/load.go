@@ -182,8 +182,9 @@ func Diff(a, b *Group, key string, seed uint64) stats.Diff {
 		}
 		return stats.Welch(xa, xb)
 	}
-	if strings.HasPrefix(key, costPrefix) {
-		// A cost is one figure a run, not a per-second sample.
+	if strings.HasPrefix(key, costPrefix) || key == "capacity" || key == "knee_p99_us" {
+		// A cost, a capacity search's knee, is one figure a run, not a
+		// per-second sample.
 		return stats.Figures(a.Stats[key].Mean, b.Stats[key].Mean)
 	}
 	var sa, sb []float64

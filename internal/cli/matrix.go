@@ -319,10 +319,18 @@ func matrixExit(m *result.Matrix, a *analysis.Matrix, err error, interrupted boo
 	return ExitOK, all + " completed; every check holds, every requirement met"
 }
 
-// perCell guesses a cell's wall time before one has run.
+// perCell guesses a cell's wall time before one has run: a capacity
+// search's, its probe and eight steps (a typical search's).
 func perCell(v *knob.Values) time.Duration {
 	w, _, _ := session.ParseWarmup(v.Get("warmup")) // with auto, its cap
 	d, _ := v.Duration("duration")
+	if len(v.List("slo")) > 0 {
+		if !v.IsSet("warmup") {
+			w = session.CapacityWarmup
+		}
+		step, _ := v.Duration("step")
+		d = 8 * step
+	}
 	return w + d + 2*time.Second
 }
 

@@ -65,7 +65,7 @@ func (d *doc) capacitySection(r *result.Result) (*section, error) {
 	x := bottomAxis(valueAxis("offered " + metric + " (each step's intended rate)"))
 	x["min"] = 0
 	o["xAxis"] = x
-	y2 := logAxis("latency (ms), from the intended start")
+	y2 := logAxis("latency (ms)")
 	y2["splitLine"] = obj{"show": false}
 	o["yAxis"] = arr{valueAxis(metric), y2}
 	o["series"] = arr{
@@ -79,8 +79,8 @@ func (d *doc) capacitySection(r *result.Result) (*section, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &table{Head: []string{"step", "rate/s", "offered/s", "achieved/s", "p50", "p99", "p99.9", "errors", "late", "dropped", "verdict"},
-		Num: []bool{true, true, true, true, true, true, true, true, true, true, false}}
+	t := &table{Head: []string{"step", "rate/s", "offered/s", "achieved/s", "p50", "p99", "p99.9", "errors", "late", "dropped", "trend", "verdict"},
+		Num: []bool{true, true, true, true, true, true, true, true, true, true, false, false}}
 	for _, st := range c.Steps {
 		v := cell{Text: "held", Class: "good"}
 		if !st.Held {
@@ -88,13 +88,22 @@ func (d *doc) capacitySection(r *result.Result) (*section, error) {
 		}
 		t.Rows = append(t.Rows, []cell{{Text: strconv.Itoa(st.N)}, {Text: report.Rate(st.Rate)}, {Text: report.Rate(st.Offered)}, {Text: report.Rate(st.Achieved)},
 			{Text: report.Us(st.Latency.P50Us)}, {Text: report.Us(st.Latency.P99Us)}, {Text: report.Us(st.Latency.P999Us)},
-			{Text: fmt.Sprintf("%.2f %%", st.ErrorsPct)}, {Text: strconv.FormatInt(st.Late, 10)}, {Text: strconv.FormatInt(st.Dropped, 10)}, v})
+			{Text: fmt.Sprintf("%.2f %%", st.ErrorsPct)}, {Text: strconv.FormatInt(st.Late, 10)}, {Text: strconv.FormatInt(st.Dropped, 10)}, trendCell(st), v})
 	}
-	note := fmt.Sprintf("After a closed-loop warm-up (%s/s unpaced), each step ran an open loop at one rate for %.0f s; its first %.0f s are left out of its figures. "+
+	note := "Trend: the steady-state rule on the step's judged seconds; a step that held but whose rate or p99 still moved ran up to two more lengths (+N×). " + fmt.Sprintf("After a closed-loop warm-up (%s/s unpaced), each step ran an open loop at one rate for %.0f s; its first %.0f s are left out of its figures. "+
 		"Latency counts from each unit's intended start, so a queue that builds is in it; starts a step left waiting at its end are dropped (and break it above %.0f %% of its starts), never carried into the next step.",
 		report.Rate(c.ProbeRate), c.StepSeconds, c.SettleSeconds, 100*0.01)
 	return &section{Title: "Capacity: " + report.CapacityLine(c, metric), Layout: "one", Items: []item{
 		{Title: "Latency and achieved rate against the offered rate", Chart: ch, Note: note},
 		{Title: "Steps, in the order they ran", Table: t},
 	}}, nil
+}
+
+// trendCell is a step's steady-state verdict, its reason on hover.
+func trendCell(st result.CapacityStep) cell {
+	c := cell{Text: report.StepTrend(st)}
+	if st.Trend != nil {
+		c.Title = st.Trend.Why
+	}
+	return c
 }

@@ -706,3 +706,44 @@ func TestEventLinesMerge(t *testing.T) {
 		t.Error("the checkpoint far from the others has no line of its own")
 	}
 }
+
+// TestCapacityPage: a capacity search's page draws its steps' latencies
+// and achieved rate against the offered rate, with the goal and the knee,
+// tabulates the steps, and draws the series' offered rate beside the
+// units done.
+func TestCapacityPage(t *testing.T) {
+	start := time.Date(2026, 11, 29, 18, 0, 0, 0, time.UTC)
+	res := &result.Result{
+		Schema: result.Schema, ID: "tpcb-capacity", Status: result.Completed,
+		Config:  result.Config{Workload: "tpcb", Unit: "transaction", UnitRate: "transactions/s", Backend: "postgres", DB: "postgres:managed", Clients: 16, SLO: []string{"p99<20ms"}, Arrivals: "uniform"},
+		Engine:  result.Engine{Name: "postgres", Version: "15.14"},
+		Summary: result.Summary{Metric: "transactions/s", Rate: 1200, OK: 96000, Seconds: 80, ChecksOK: true},
+		Phases: []result.Phase{{Name: "measure", Start: start, End: start.Add(80 * time.Second), Seconds: 80, OK: 96000, Offered: 1250,
+			All: result.Latency{Name: "all", Count: 96000, P50Us: 3000, P99Us: 40000}}},
+		Capacity: &result.Capacity{SLO: []string{"p99<20ms"}, Arrivals: "uniform", StepSeconds: 20, SettleSeconds: 5, Resolution: 0.05, ProbeRate: 2000,
+			Knee: 1406, Broke: 1500, Found: true, Why: "1406/s held and 1500/s broke, within 5 %"},
+	}
+	for i, s := range []struct {
+		rate, p99 float64
+		held      bool
+	}{{1000, 8, true}, {1500, 45, false}, {1250, 12, true}, {1375, 16, true}, {1406, 19, true}} {
+		st := result.CapacityStep{N: i + 1, Rate: s.rate, Offered: s.rate, Achieved: s.rate * 0.999, Seconds: 15, OK: int64(s.rate * 15), Held: s.held,
+			Latency: result.Latency{Count: int64(s.rate * 15), P50Us: 2500, P99Us: int64(s.p99 * 1000), P999Us: int64(s.p99 * 1500)}}
+		if !s.held {
+			st.Broke = []string{"p99<20ms: measured 45.00 ms"}
+		}
+		res.Capacity.Steps = append(res.Capacity.Steps, st)
+	}
+	for i := 1; i <= 80; i++ {
+		rate := res.Capacity.Steps[min((i-1)/20, 4)].Rate
+		res.Series = append(res.Series, result.Second{T: float64(i), Dt: 1, Phase: "measure", OK: int64(rate), Offered: rate, P50Us: 2500, P99Us: 12000})
+	}
+	page := render(t, htmlreport.Page{Run: res})
+	selfContained(t, "run-capacity", page)
+	for _, want := range []string{"Capacity: 1406 transactions/s meets p99&lt;20ms", "capacity 1406/s", `"name":"offered"`, "broke: p99&lt;20ms: measured 45.00 ms", "Steps, in the order they ran", "p99 at capacity"} {
+		if !bytes.Contains(page, []byte(want)) {
+			t.Errorf("the capacity page lacks %q", want)
+		}
+	}
+	browse(t, "run-capacity", page)
+}

@@ -130,6 +130,22 @@ func runHeader(r *result.Result) header {
 		h.Cards = append(h.Cards, card{Label: "flush ceiling", Value: rate(r.Disk.Ceiling), Unit: "/s", Class: "headline"})
 		return h
 	}
+	if cp := r.Capacity; cp != nil {
+		// A search's headline is what it found; the steps together, the
+		// overloaded ones with the rest, are no rate of the engine's.
+		knee := card{Label: "capacity", Value: rate(cp.Knee), Unit: orDash(s.Metric), Class: "headline", Note: "meets " + strings.Join(cp.SLO, ", ")}
+		if cp.Knee == 0 {
+			knee.Class, knee.Note = "bad", "no rate met "+strings.Join(cp.SLO, ", ")
+		}
+		h.Cards = append(h.Cards, knee)
+		for _, st := range cp.Steps {
+			if st.Held && st.Rate == cp.Knee {
+				h.Cards = append(h.Cards, card{Label: "p99 at capacity", Value: report.Us(st.Latency.P99Us)}, card{Label: "p99.9 at capacity", Value: report.Us(st.Latency.P999Us)})
+			}
+		}
+		h.Cards = append(h.Cards, card{Label: "steps", Value: strconv.Itoa(len(cp.Steps)), Note: fmt.Sprintf("of %.0f s; probe %s/s unpaced", cp.StepSeconds, rate(cp.ProbeRate))})
+		return h
+	}
 	h.Cards = append(h.Cards,
 		card{Label: "throughput", Value: rate(s.Rate), Unit: orDash(s.Metric), Class: "headline",
 			Note: fmt.Sprintf("over %.1f s measured", s.Seconds)},

@@ -41,6 +41,19 @@ func profileBlock(b *strings.Builder, r *result.Result) {
 	_ = tw.Flush()
 }
 
+// StepTrend is a capacity step's steady-state verdict, with the times it
+// was lengthened to reach it.
+func StepTrend(st result.CapacityStep) string {
+	out := "—"
+	if st.Trend != nil {
+		out = st.Trend.Verdict
+	}
+	if st.Extended > 0 {
+		out += fmt.Sprintf(" (+%d×)", st.Extended)
+	}
+	return out
+}
+
 // CapacityLine says what a capacity search found, in one line.
 func CapacityLine(c *result.Capacity, rate string) string {
 	goals := strings.Join(c.SLO, ", ")
@@ -63,14 +76,14 @@ func capacityBlock(b *strings.Builder, r *result.Result) {
 	fmt.Fprintf(b, "  probe: %s/s unpaced (the warm-up's closed loop); steps of %.0f s, the first %.0f s of each left out, %s arrivals\n",
 		Rate(c.ProbeRate), c.StepSeconds, c.SettleSeconds, c.Arrivals)
 	tw := tabwriter.NewWriter(b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "  step\trate/s\toffered/s\tachieved/s\tp50\tp99\tp99.9\terrors\tlate\tdropped\t\t")
+	fmt.Fprintln(tw, "  step\trate/s\toffered/s\tachieved/s\tp50\tp99\tp99.9\terrors\tlate\tdropped\ttrend\t\t")
 	for _, st := range c.Steps {
 		verdict := "held"
 		if !st.Held {
 			verdict = "broke: " + strings.Join(st.Broke, "; ")
 		}
-		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f%%\t%d\t%d\t\t%s\n", st.N, Rate(st.Rate), Rate(st.Offered), Rate(st.Achieved),
-			Us(st.Latency.P50Us), Us(st.Latency.P99Us), Us(st.Latency.P999Us), st.ErrorsPct, st.Late, st.Dropped, verdict)
+		fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%s\t%s\t%s\t%.2f%%\t%d\t%d\t%s\t\t%s\n", st.N, Rate(st.Rate), Rate(st.Offered), Rate(st.Achieved),
+			Us(st.Latency.P50Us), Us(st.Latency.P99Us), Us(st.Latency.P999Us), st.ErrorsPct, st.Late, st.Dropped, StepTrend(st), verdict)
 	}
 	_ = tw.Flush()
 }

@@ -150,6 +150,10 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	if m == nil {
 		fmt.Fprintln(b, "  nothing was measured")
 	} else {
+		if r.Capacity != nil {
+			fmt.Fprintf(b, "  capacity  %s\n", CapacityLine(r.Capacity, c.UnitRate))
+			fmt.Fprintln(b, "  all the search's steps together, overloaded ones included (no rate of the engine's; the steps are below):")
+		}
 		fmt.Fprintf(b, "  %s  %s   (%d ok, ", s.Metric, Rate(s.Rate), s.OK)
 		if s.Nothing > 0 {
 			fmt.Fprintf(b, "%d nothing to do (not counted), ", s.Nothing)

@@ -1051,6 +1051,11 @@ type CapacityStep struct {
 	Dropped int64   `json:"dropped"`
 	Latency Latency `json:"latency"` // from the intended starts
 	Held    bool    `json:"held"`
+	// Trend is the steady-state rule's verdict on the judged seconds
+	// (verdict.SteadyOf); Extended counts the times the step was run one
+	// more length because, though it held, its rate or p99 still moved.
+	Trend    *Steady `json:"trend,omitempty"`
+	Extended int     `json:"extended,omitempty"`
 	// Broke says what did not hold: each goal missed, with what was
 	// measured, or the starts left waiting.
 	Broke []string `json:"broke,omitempty"`

@@ -37,6 +37,9 @@ const (
 	CapacityKeptUp = 0.01
 	// CapacitySteps bounds the steps of one search.
 	CapacitySteps = 30
+	// CapacityExtensions bounds how many more lengths a step that held but
+	// was not steady runs for, before it is judged as it is.
+	CapacityExtensions = 2
 	// CapacityWarmup is the warm-up (the probe) when --warmup is not given.
 	CapacityWarmup = 10 * time.Second
 )
@@ -126,6 +129,9 @@ type capacitySearch struct {
 	allOffered float64
 	sum        result.CapacityStep
 	offered    float64
+	secs       []result.Second // the judged seconds, for the steady-state rule
+	ext        int             // the times the step running was lengthened
+	extending  bool            // decide lengthened it
 }
 
 // warmSecond is one of the warm-up's intervals: the probe's rate.
@@ -163,7 +169,10 @@ func (c *capacitySearch) second(_ *session, p *metrics.Phase, iv *metrics.Interv
 		if iv.Start.Before(c.start.Add(c.plan.settle - run.Edge(run.DefaultTick))) {
 			return
 		}
-		metrics.Merge(c.hist, iv.All())
+		all := iv.All()
+		metrics.Merge(c.hist, all)
+		c.secs = append(c.secs, result.Second{T: iv.End.Sub(c.s.t0).Seconds(), Dt: iv.End.Sub(iv.Start).Seconds(), Phase: run.Measure,
+			OK: iv.OK(), P99Us: all.ValueAtQuantile(99)})
 		st := &c.sum
 		st.Seconds += iv.End.Sub(iv.Start).Seconds()
 		st.OK, st.Failed, st.Late = st.OK+iv.OK(), st.Failed+iv.Failed(), st.Late+iv.Late()
@@ -180,8 +189,13 @@ func (c *capacitySearch) Next(dropped int64) (float64, time.Duration, bool) {
 	if !ok {
 		return 0, 0, false
 	}
-	c.rate, c.start = rate, now
-	c.hist, c.allOffered, c.offered, c.sum = metrics.NewHistogram(), 0, 0, result.CapacityStep{}
+	if c.extending {
+		c.extending = false
+		c.s.event(now, result.EventCapacity, fmt.Sprintf("step %d at %s/s runs %s more: it held, but did not hold level yet", len(c.rec.Steps)+1, fmtRate(rate), c.plan.step))
+		return rate, c.plan.step, true
+	}
+	c.rate, c.start, c.ext = rate, now, 0
+	c.hist, c.allOffered, c.offered, c.sum, c.secs = metrics.NewHistogram(), 0, 0, result.CapacityStep{}, nil
 	c.s.event(now, result.EventCapacity, fmt.Sprintf("step %d: %s/s", len(c.rec.Steps)+1, fmtRate(rate)))
 	return rate, c.plan.step, true
 }
@@ -203,6 +217,13 @@ func (c *capacitySearch) decide(dropped int64, now time.Time) (float64, bool) {
 		return rate, true
 	}
 	st := c.judge(dropped, now)
+	if st.Held && st.Trend != nil && st.Trend.Verdict == result.NotSteady && c.ext < CapacityExtensions {
+		// Its rate or p99 still moved: run it longer, judged on all its
+		// seconds after the settling ones.
+		c.ext++
+		c.extending, c.sum.Dropped = true, st.Dropped
+		return c.rate, true
+	}
 	c.rec.Steps = append(c.rec.Steps, st)
 	if st.Held {
 		c.knee = max(c.knee, st.Rate)
@@ -253,7 +274,8 @@ func probeRate(ivs []warmSecond) float64 {
 // with s.mu held.
 func (c *capacitySearch) judge(dropped int64, end time.Time) result.CapacityStep {
 	st := c.sum
-	st.N, st.Rate, st.Dropped = len(c.rec.Steps)+1, c.rate, dropped
+	st.N, st.Rate, st.Dropped, st.Extended = len(c.rec.Steps)+1, c.rate, c.sum.Dropped+dropped, c.ext
+	st.Trend = verdict.SteadyOf(c.secs)
 	st.StartT, st.EndT = c.start.Sub(c.s.t0).Seconds(), end.Sub(c.s.t0).Seconds()
 	allOffered := c.allOffered
 	st.Latency = metrics.Summarize("all", c.hist, false)
@@ -275,8 +297,8 @@ func (c *capacitySearch) judge(dropped int64, end time.Time) result.CapacityStep
 			st.Broke = append(st.Broke, fmt.Sprintf("%s: measured %s", r.Text, goalValue(got, r.Unit)))
 		}
 	}
-	if allOffered > 0 && float64(dropped) > CapacityKeptUp*allOffered {
-		st.Broke = append(st.Broke, fmt.Sprintf("did not keep up: %d of its %.0f starts (%.1f %%) were left waiting", dropped, allOffered, 100*float64(dropped)/allOffered))
+	if allOffered > 0 && float64(st.Dropped) > CapacityKeptUp*allOffered {
+		st.Broke = append(st.Broke, fmt.Sprintf("did not keep up: %d of its %.0f starts (%.1f %%) were left waiting", st.Dropped, allOffered, 100*float64(st.Dropped)/allOffered))
 	}
 	st.Held = len(st.Broke) == 0
 	return st

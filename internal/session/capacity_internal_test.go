@@ -3,6 +3,9 @@ package session
 import (
 	"testing"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/metrics"
+	"github.com/dbgauge/dbgauge/internal/result"
 )
 
 // TestProbeRate: the probe is the rate of the warm-up's later half by
@@ -22,5 +25,46 @@ func TestProbeRate(t *testing.T) {
 	}
 	if got := probeRate(nil); got != 0 {
 		t.Fatalf("probe %v/s of no interval", got)
+	}
+}
+
+// TestCapacityStepExtends: a step that held but whose rate kept falling
+// over its judged seconds runs longer, at the same rate, at most
+// CapacityExtensions times; then it is recorded with its trend and the
+// times it was lengthened, and the search goes on.
+func TestCapacityStepExtends(t *testing.T) {
+	c := &capacitySearch{
+		plan: &capacityPlan{step: 20 * time.Second, settle: 5 * time.Second, resolution: 0.05},
+		s:    &session{}, rec: &result.Capacity{}, rate: 1000, start: time.Now(),
+	}
+	falling := func() {
+		c.hist = metrics.NewHistogram()
+		_ = c.hist.RecordValue(2000)
+		c.secs, c.sum, c.offered, c.allOffered = nil, result.CapacityStep{Dropped: c.sum.Dropped}, 0, 0
+		for i := range 30 { // 1000/s falling to 700/s: a trend well beyond ±5 %
+			ok := int64(1000 - 10*i)
+			c.secs = append(c.secs, result.Second{T: float64(i + 1), Dt: 1, Phase: "measure", OK: ok, P99Us: 2000})
+			c.sum.OK += ok
+			c.sum.Seconds++
+			c.offered += 1000
+			c.allOffered += 1000
+		}
+	}
+	for ext := 1; ext <= CapacityExtensions; ext++ {
+		falling()
+		rate, ok := c.decide(0, time.Now())
+		if !ok || rate != 1000 || !c.extending || c.ext != ext || len(c.rec.Steps) != 0 {
+			t.Fatalf("extension %d: rate %v ok %v extending %v ext %d steps %d", ext, rate, ok, c.extending, c.ext, len(c.rec.Steps))
+		}
+		c.extending = false
+	}
+	falling()
+	rate, ok := c.decide(0, time.Now())
+	if !ok || len(c.rec.Steps) != 1 || rate != 1000*CapacityRise {
+		t.Fatalf("after %d extensions: rate %v ok %v steps %d, want the step recorded and the next rate", CapacityExtensions, rate, ok, len(c.rec.Steps))
+	}
+	st := c.rec.Steps[0]
+	if st.Extended != CapacityExtensions || st.Trend == nil || st.Trend.Verdict != result.NotSteady || !st.Held {
+		t.Fatalf("step %+v: want it held, not steady, lengthened %d times", st, CapacityExtensions)
 	}
 }

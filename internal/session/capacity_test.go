@@ -46,7 +46,9 @@ func TestCapacitySearchFollowsItsRules(t *testing.T) {
 		} else if broke == 0 || st.Rate < broke {
 			broke = st.Rate
 		}
-		if st.Held != (len(st.Broke) == 0) || st.Seconds < 2 || st.Seconds > 3.5 || st.EndT-st.StartT < 3.9 {
+		// A step is judged on its seconds after the first, and lengthened
+		// by 4 s each time it held without holding level.
+		if st.Held != (len(st.Broke) == 0) || st.Seconds < 2 || st.Seconds > 3.5+4*float64(st.Extended) || st.EndT-st.StartT < 3.9+4*float64(st.Extended) || st.Trend == nil {
 			t.Fatalf("step %+v: judged on %.2f s of %.2f", st, st.Seconds, st.EndT-st.StartT)
 		}
 		if st.Held && math.Abs(st.Offered-st.Rate) > 0.02*st.Rate {

@@ -24,10 +24,25 @@ const SteadyTolerancePct = 5.0
 // tell when the phase is too short or an interval too wide. nil when no
 // measure phase ran.
 func Steady(res *result.Result) *result.Steady {
+	if res.Phase("measure") == nil {
+		return nil
+	}
+	var measure []result.Second
+	for _, s := range res.Series {
+		if s.Phase == "measure" {
+			measure = append(measure, s)
+		}
+	}
+	return SteadyOf(measure)
+}
+
+// SteadyOf judges seconds of a series (a measure phase's, a capacity
+// step's) as Steady does.
+func SteadyOf(series []result.Second) *result.Steady {
 	var ts, rate, tp, p99 []float64
 	var span float64
-	for _, s := range res.Series {
-		if s.Phase != "measure" || s.Partial || s.Dt <= 0 {
+	for _, s := range series {
+		if s.Partial || s.Dt <= 0 {
 			continue
 		}
 		mid := s.T - s.Dt/2
@@ -36,9 +51,6 @@ func Steady(res *result.Result) *result.Steady {
 		if s.OK > 0 {
 			tp, p99 = append(tp, mid), append(p99, float64(s.P99Us))
 		}
-	}
-	if res.Phase("measure") == nil {
-		return nil
 	}
 	st := &result.Steady{TolerancePct: SteadyTolerancePct, Seconds: span,
 		Method: fmt.Sprintf("batch means: up to %d batches of consecutive seconds, a least-squares line through them, 95 %% t interval of its slope", stats.TrendBlocks)}
