@@ -72,6 +72,7 @@ func TestCapacitySearchFollowsItsRules(t *testing.T) {
 // TestProfilePhases: each phase of a profile is summed apart, its offered
 // rate the plan's, the series' seconds carrying it.
 func TestProfilePhases(t *testing.T) {
+	t.Parallel() // 100 and 300 units a second: it mostly waits
 	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{
 		"clients": "2", "records": "2000", "profile": "constant 100/s 2s; constant 300/s 2s", "arrivals": "poisson",
 	})

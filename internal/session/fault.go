@@ -103,11 +103,17 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 	if !ok {
 		return
 	}
-	f.rec = &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}
+	ctx := context.WithoutCancel(s.runCtx)
+	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}, func() { f.restart(ctx, s, rc) })
+}
+
+// arm records rec as the run's fault and calls act at the plan's time into
+// the measure phase (which began at measure), unless the phase ends first.
+func (f *faultRun) arm(s *session, measure time.Time, rec *result.Fault, act func()) {
+	f.rec = rec
 	s.mu.Lock()
-	s.res.Fault = f.rec
+	s.res.Fault = rec
 	s.mu.Unlock()
-	ctx, measure := context.WithoutCancel(s.runCtx), p.Start
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
@@ -115,11 +121,11 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		case <-time.After(time.Until(measure.Add(f.plan.at))):
 		case <-f.ended:
 			s.mu.Lock()
-			f.rec.Error = "the measure phase ended first"
+			rec.Error = "the measure phase ended first"
 			s.mu.Unlock()
 			return
 		}
-		f.restart(ctx, s, rc)
+		act()
 	}()
 }
 
@@ -131,45 +137,35 @@ func (f *faultRun) pauseAt(s *session, measure time.Time) {
 	if !ok {
 		return
 	}
-	f.rec = &result.Fault{Kind: "pause", AtSeconds: f.plan.at.Seconds(), PauseSeconds: f.plan.pause.Seconds()}
-	s.mu.Lock()
-	s.res.Fault = f.rec
-	s.mu.Unlock()
 	pid := srv.ServerInfo().PID
-	f.wg.Add(1)
-	go func() {
-		defer f.wg.Done()
-		select {
-		case <-time.After(time.Until(measure.Add(f.plan.at))):
-		case <-f.ended:
-			s.mu.Lock()
-			f.rec.Error = "the measure phase ended first"
-			s.mu.Unlock()
-			return
-		}
-		resume, err := server.StopTree(pid)
-		stopped := time.Now()
-		if err != nil {
-			s.mu.Lock()
-			f.rec.Error = err.Error()
-			s.mu.Unlock()
-			return
-		}
-		s.event(stopped, result.EventFault, fmt.Sprintf("server stopped (SIGSTOP to its processes) for %s", f.plan.pause))
-		t := time.NewTimer(f.plan.pause)
-		select { // the run ending first lets it go on at once: never left stopped
-		case <-t.C:
-		case <-f.ended:
-			t.Stop()
-		}
-		resume()
-		resumed := time.Now()
-		s.event(resumed, result.EventFault, "server let go on (SIGCONT)")
+	f.arm(s, measure, &result.Fault{Kind: "pause", AtSeconds: f.plan.at.Seconds(), PauseSeconds: f.plan.pause.Seconds()}, func() { f.stall(s, pid) })
+}
+
+// stall stops the server's processes for the plan's pause, then lets them
+// go on: at once if the run ends first, never left stopped.
+func (f *faultRun) stall(s *session, pid int) {
+	resume, err := server.StopTree(pid)
+	stopped := time.Now()
+	if err != nil {
 		s.mu.Lock()
-		f.kill = stopped
-		f.rec.StopT, f.rec.ResumeT = stopped.Sub(s.t0).Seconds(), resumed.Sub(s.t0).Seconds()
+		f.rec.Error = err.Error()
 		s.mu.Unlock()
-	}()
+		return
+	}
+	s.event(stopped, result.EventFault, fmt.Sprintf("server stopped (SIGSTOP to its processes) for %s", f.plan.pause))
+	t := time.NewTimer(f.plan.pause)
+	select {
+	case <-t.C:
+	case <-f.ended:
+		t.Stop()
+	}
+	resume()
+	resumed := time.Now()
+	s.event(resumed, result.EventFault, "server let go on (SIGCONT)")
+	s.mu.Lock()
+	f.kill = stopped
+	f.rec.StopT, f.rec.ResumeT = stopped.Sub(s.t0).Seconds(), resumed.Sub(s.t0).Seconds()
+	s.mu.Unlock()
 }
 
 // restart kills the server and starts it again on its data, marking both

@@ -118,6 +118,7 @@ func stoppedClean(t *testing.T, res *result.Result) {
 // failed, and the server goes on.
 func TestFaultPause(t *testing.T) {
 	needPostgres(t)
+	t.Parallel() // 200 units a second and a stall: it mostly waits
 	res := workloadtest.Run(t, spec(t, "kv"), map[string]string{
 		"db": "postgres:managed", "clients": "4", "records": "2000", "profile": "constant 200/s 4s",
 		"fault": "pause-at=1s,for=1s", "crash-recovery": "false",
