@@ -81,6 +81,7 @@ func TestBadInput(t *testing.T) {
 		"profile mix of no unit":   {"run", "kv", "--profile", "constant 10/s 2s mix nope=1"},
 		"profile with auto warmup": {"run", "kv", "--profile", "constant 10/s 2s", "--warmup", "auto"},
 		"poisson in a closed loop": {"run", "kv", "--arrivals", "poisson"},
+		"steady with a ramp":       {"run", "kv", "--profile", "ramp 10..20/s over 2s", "--require", "steady"},
 		// --db as users write it, pointing nowhere: refused before any folder.
 		"sqlite in no folder":    {"run", "insert", "--db", "sqlite:/no/such/dir/x.db"},
 		"pebble in no folder":    {"run", "kv", "--db", "pebble:/no/such/dir/kv"},

@@ -43,6 +43,18 @@ func (p *Profile) Length() time.Duration {
 	return d
 }
 
+// Varies says whether the profile's rate changes over it: a ramp, or
+// phases of different rates. Its measure phase is then not meant to hold
+// level.
+func (p *Profile) Varies() bool {
+	for _, s := range p.Phases {
+		if s.From != p.Phases[0].From || s.To != s.From {
+			return true
+		}
+	}
+	return false
+}
+
 // leg is a segment placed on the run's time line: it begins at start (from
 // the run's origin) and its starts follow the before intended there.
 type leg struct {

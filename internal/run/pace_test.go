@@ -96,6 +96,19 @@ func TestPacerSequence(t *testing.T) {
 	}
 }
 
+func TestProfileVaries(t *testing.T) {
+	level := &Profile{Phases: []Segment{{Length: time.Second, From: 10, To: 10}, {Length: time.Second, From: 10, To: 10}}}
+	for p, want := range map[*Profile]bool{
+		level: false,
+		{Phases: []Segment{{Length: time.Second, From: 10, To: 20}}}:                                          true,
+		{Phases: []Segment{{Length: time.Second, From: 10, To: 10}, {Length: time.Second, From: 20, To: 20}}}: true,
+	} {
+		if got := p.Varies(); got != want {
+			t.Errorf("%+v varies %v, want %v", p.Phases, got, want)
+		}
+	}
+}
+
 // TestPacerPoisson: the gaps of Poisson arrivals at 1000/s average 1 ms
 // and vary as much as they average (an exponential's sd is its mean); the
 // same seed draws the same starts.

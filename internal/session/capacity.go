@@ -216,7 +216,7 @@ func (c *capacitySearch) decide(dropped int64, now time.Time) (float64, bool) {
 		}
 		return rate, true
 	}
-	st := c.judge(dropped, now)
+	st := c.judgeStep(dropped, now)
 	if st.Held && st.Trend != nil && st.Trend.Verdict == result.NotSteady && c.ext < CapacityExtensions {
 		// Its rate or p99 still moved: run it longer, judged on all its
 		// seconds after the settling ones.
@@ -270,9 +270,9 @@ func probeRate(ivs []warmSecond) float64 {
 	return float64(ok) / secs
 }
 
-// judge holds the step's sums after its settling part to the goals. Call
+// judgeStep holds the step's sums after its settling part to the goals. Call
 // with s.mu held.
-func (c *capacitySearch) judge(dropped int64, end time.Time) result.CapacityStep {
+func (c *capacitySearch) judgeStep(dropped int64, end time.Time) result.CapacityStep {
 	st := c.sum
 	st.N, st.Rate, st.Dropped, st.Extended = len(c.rec.Steps)+1, c.rate, c.sum.Dropped+dropped, c.ext
 	st.Trend = verdict.SteadyOf(c.secs)

@@ -24,6 +24,9 @@ func TestCapacitySearchFollowsItsRules(t *testing.T) {
 	if c == nil || len(c.Steps) < 2 || c.ProbeRate <= 0 {
 		t.Fatalf("capacity %+v: want a probe and two steps at least", c)
 	}
+	if res.Steady != nil {
+		t.Fatalf("a search's measure phase judged for its level: %+v", res.Steady)
+	}
 	if c.StepSeconds != 4 || c.SettleSeconds != 1 || c.Resolution != 0.5 || strings.Join(c.SLO, ",") != "p99<1s,errors<1%" {
 		t.Fatalf("the search's plan as recorded: %+v", c)
 	}
@@ -85,6 +88,9 @@ func TestProfilePhases(t *testing.T) {
 		if math.Abs(ph.Offered-want) > 0.02*want || ph.OK == 0 || ph.Seconds < 1.9 {
 			t.Fatalf("phase %d: %+v, want %v/s offered", i, ph, want)
 		}
+	}
+	if res.Steady != nil {
+		t.Fatalf("a profile that moves judged for its level: %+v", res.Steady)
 	}
 	m := res.Phase("measure")
 	if m.Seconds < 3.9 || m.Offered <= 0 {

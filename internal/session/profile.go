@@ -195,6 +195,9 @@ func (p *Plan) paceConfig(v *knob.Values) error {
 			}
 		}
 	}
+	if c.Profile.Varies() && slices.ContainsFunc(v.List("require"), func(r string) bool { return strings.TrimSpace(r) == "steady" }) {
+		return knob.Bad("drop --require steady, or give a profile of one rate", "--require steady with --profile %q: its rate changes on purpose, so the run has no level to hold", prof)
+	}
 	c.Duration, c.Units, c.PerClient = c.Profile.Length(), 0, 0
 	return nil
 }
