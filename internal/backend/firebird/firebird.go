@@ -44,12 +44,8 @@ var Spec = backend.Served(backend.Spec{
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"forced_writes": "on"},
-		backend.Off:  {"forced_writes": "off"},
-	},
-	Owns:    owns,
-	Flushes: "MON$IO_STATS page writes, synchronous while forced writes are on (none counted when off)",
+	Owns:       owns,
+	Flushes:    "MON$IO_STATS page writes, synchronous while forced writes are on (none counted when off)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "each statement prepared once per connection (op_prepare), then executed",
 		backend.Each: "the statement is prepared at every use and freed after it",
