@@ -46,10 +46,15 @@ func Open(t *testing.T, spec backend.Spec, o backend.Options) backend.DB {
 	return db
 }
 
-// KVConn opens a key-value connection on db; the test's cleanup closes it.
-func KVConn(t *testing.T, db backend.KVDB) backend.KVConn {
+// KVConn opens a key-value connection on db, a backend.KVDB; the test's
+// cleanup closes it.
+func KVConn(t *testing.T, db backend.DB) backend.KVConn {
 	t.Helper()
-	c, err := db.KVConn(context.Background())
+	kv, ok := db.(backend.KVDB)
+	if !ok {
+		t.Fatalf("%T is no key-value DB", db)
+	}
+	c, err := kv.KVConn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,17 @@ func WriteWrite(t *testing.T, a, b backend.KVConn, table string) error {
 		t.Fatalf("the first commit: %v", err)
 	}
 	return b.Commit(ctx)
+}
+
+// Sample reads s's counters (Sampler), failing the test at once when it
+// cannot.
+func Sample(t *testing.T, s backend.Sampler) map[string]int64 {
+	t.Helper()
+	m, err := s.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // Must fails the test at once when err is not nil.
