@@ -417,12 +417,7 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 		return e, err
 	}
 	e.PageSize, e.CacheBytes = pageSize, buffers*pageSize
-	keys := make([]string, 0, len(d.conf))
-	for k := range d.conf {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d.conf)) {
 		e.Settings[k] = d.conf[k]
 	}
 	return e, nil
