@@ -622,8 +622,7 @@ func (m managedDB) Recovery() string {
 // Classic mode the server comes back on another port: the pool and
 // dbgauge's own connection are opened anew. No client runs meanwhile.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
+	err := m.Recover(ctx, m.srv.CrashRestart)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.admin != nil {

@@ -470,8 +470,7 @@ func (d *db) managed() managedDB {
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its datadir: InnoDB's crash recovery.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
+	err := m.Recover(ctx, m.srv.CrashRestart)
 	// The pool's idle connections died with the server: drop them, so that
 	// the next use dials the new one.
 	m.sql.SetMaxIdleConns(0)

@@ -458,9 +458,8 @@ func (d *db) managed() managedDB {
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its cluster: crash recovery.
-func (m managedDB) CrashRestart(ctx context.Context) (err error) {
-	m.RecoveryNote, err = m.srv.CrashRestart(ctx)
-	return err
+func (m managedDB) CrashRestart(ctx context.Context) error {
+	return m.Recover(ctx, m.srv.CrashRestart)
 }
 
 // Restart shuts the managed server down cleanly and starts it again on its

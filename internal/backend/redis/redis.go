@@ -289,9 +289,7 @@ func (d *db) managed() managedDB {
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its data: Redis loads its AOF.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
-	return err
+	return m.Recover(ctx, m.srv.CrashRestart)
 }
 
 // Integrity runs redis-check-aof on a managed server's AOF; a server of the
