@@ -128,9 +128,10 @@ type Spec struct {
 	// keeps through a crash and a power loss: dbgauge crash holds each
 	// configuration to it ("as documented", or not).
 	Promises map[Durability]Promise
-	// Expect lists settings the engine must read back at each durability
-	// level, read from the engine (never one of Engine.NotReadBack); the
-	// conformance suite holds the engine to it.
+	// Expect lists settings beyond Owns' that the engine must read back at
+	// each durability level, read from the engine (never one of
+	// Engine.NotReadBack); the conformance suite holds the engine to them
+	// and to what Owns sets (Spec.Expected).
 	Expect map[Durability]map[string]string
 	// Owns lists the raw settings the durability levels decide (owned.go):
 	// the plan refuses a --set that contradicts --durability, and the

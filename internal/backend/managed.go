@@ -1,6 +1,7 @@
 package backend
 
 import (
+	"context"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/server"
@@ -52,6 +53,15 @@ func (m *Managed) DeathErr() error {
 		return m.Death()
 	}
 	return m.Server.Died()
+}
+
+// Recover runs crash, the engine's kill of its server and restart on the
+// same data, and keeps what the crash recovery said (RecoveryNote): an
+// engine's CrashRestart, before whatever else it does after one.
+func (m *Managed) Recover(ctx context.Context, crash func(context.Context) (string, error)) error {
+	note, err := crash(ctx)
+	m.RecoveryNote = note
+	return err
 }
 
 // Stop stops the server once, with the engine's clean stop, and keeps how

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -18,8 +19,9 @@ type Owned struct {
 	// is ignored).
 	Key string
 	// Allows lists, for each level, the values that keep to it, spelt as
-	// the engine reads them back; a level without an entry leaves the
-	// setting free.
+	// the engine reads them back, the one dbgauge sets at that level first
+	// (the conformance suite expects to read it back: Spec.Expected); a
+	// level without an entry leaves the setting free.
 	Allows map[Durability][]string
 	// Canon spells a --set value as the engine reads it back ("true" →
 	// "on", "2" → "FULL"); nil keeps it as given. Values compare without
@@ -111,6 +113,20 @@ func (s Spec) LevelsOf(settings map[string]string) (fit []Durability, known bool
 		}
 	}
 	return fit, true
+}
+
+// Expected is what the engine must read back at level d: each setting it
+// Owns as dbgauge sets it there (the first value Allows lists), and what
+// Expect adds; empty where neither says anything of d.
+func (s Spec) Expected(d Durability) map[string]string {
+	want := map[string]string{}
+	for _, o := range s.Owns {
+		if vs := o.Allows[d]; len(vs) > 0 {
+			want[o.Key] = vs[0]
+		}
+	}
+	maps.Copy(want, s.Expect[d])
+	return want
 }
 
 // CanonBool spells a boolean setting as the engine reads it back, with

@@ -2,6 +2,7 @@ package backend
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 
@@ -64,6 +65,23 @@ func TestLevelsOf(t *testing.T) {
 		}
 		if got := owning.Unlike(Sync, c.settings); !slices.Equal(got, c.unlike) {
 			t.Errorf("%v: unlike sync %v, want %v", c.settings, got, c.unlike)
+		}
+	}
+}
+
+// TestExpected: each level expects the first value its owned settings
+// allow there, and what Expect adds; a setting free at a level is not
+// expected there.
+func TestExpected(t *testing.T) {
+	s := owning
+	s.Expect = map[Durability]map[string]string{Off: {"wal_level": "minimal"}}
+	for d, want := range map[Durability]map[string]string{
+		Sync: {"commit_flush": "on", "fsync": "on"},
+		Lazy: {"commit_flush": "off", "fsync": "on"},
+		Off:  {"fsync": "off", "wal_level": "minimal"},
+	} {
+		if got := s.Expected(d); !maps.Equal(got, want) {
+			t.Errorf("%s: %v, want %v", d, got, want)
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/dberr"
 )
 
 // StdConfig configures a Conn built on database/sql, shared by the engines
@@ -527,6 +529,20 @@ func Ping(ctx context.Context, driver, dsn string, timeout time.Duration) error 
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	return db.PingContext(cctx)
+}
+
+// CanceledOrLost classifies an error no driver code names by what ended
+// it: the caller's context (canceled) or the connection to the engine
+// (ConnLost: unavailable, to reconnect); nil when it is neither. A network
+// engine's classify calls it before it calls what is left fatal.
+func CanceledOrLost(err error) error {
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
+	case ConnLost(err):
+		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
+	}
+	return nil
 }
 
 // ConnLost reports whether err says the connection to the engine is gone

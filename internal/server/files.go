@@ -6,17 +6,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
-// Helpers the engines' managed servers share: their passwords, their logs'
-// growth and tails.
+// Helpers the engines' managed servers share: their passwords, their
+// programs in a folder of binaries, their logs' growth and tails.
 
 // Secret returns a fresh random password for a managed server's account.
 func Secret() string {
 	b := make([]byte, 18)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// FirstFile is the path of the first of names that is a file in dir (a
+// program under one of its names: "mariadbd", "mysqld"), or "".
+func FirstFile(dir string, names ...string) string {
+	for _, n := range names {
+		p := filepath.Join(dir, n)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
 }
 
 // MiB formats a byte count in MiB, as recovery notes print it.

@@ -46,10 +46,15 @@ func Open(t *testing.T, spec backend.Spec, o backend.Options) backend.DB {
 	return db
 }
 
-// KVConn opens a key-value connection on db; the test's cleanup closes it.
-func KVConn(t *testing.T, db backend.KVDB) backend.KVConn {
+// KVConn opens a key-value connection on db, a backend.KVDB; the test's
+// cleanup closes it.
+func KVConn(t *testing.T, db backend.DB) backend.KVConn {
 	t.Helper()
-	c, err := db.KVConn(context.Background())
+	kv, ok := db.(backend.KVDB)
+	if !ok {
+		t.Fatalf("%T is no key-value DB", db)
+	}
+	c, err := kv.KVConn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +92,17 @@ func WriteWrite(t *testing.T, a, b backend.KVConn, table string) error {
 		t.Fatalf("the first commit: %v", err)
 	}
 	return b.Commit(ctx)
+}
+
+// Sample reads s's counters (Sampler), failing the test at once when it
+// cannot.
+func Sample(t *testing.T, s backend.Sampler) map[string]int64 {
+	t.Helper()
+	m, err := s.Sample(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // Must fails the test at once when err is not nil.
@@ -213,10 +229,11 @@ func Run(t *testing.T, spec backend.Spec, kvOverSQL func(backend.SQLDB) backend.
 // keeps nothing to read, DurabilityVerdict holds the level to what the
 // engine counts.
 func durability(t *testing.T, spec backend.Spec, open Opener) {
-	if len(spec.Expect) == 0 {
-		t.Fatalf("%s: Spec.Expect is empty: say what each durability level must read back", spec.Name)
+	levels := []backend.Durability{backend.Sync, backend.Lazy, backend.Off}
+	if !slices.ContainsFunc(levels, func(d backend.Durability) bool { return len(spec.Expected(d)) > 0 }) {
+		t.Fatalf("%s: neither Spec.Owns nor Spec.Expect says what a durability level must read back", spec.Name)
 	}
-	for _, d := range []backend.Durability{backend.Sync, backend.Lazy, backend.Off} {
+	for _, d := range levels {
 		if !spec.HasLevel(d) {
 			// A level the engine does not have is refused, as bad input.
 			db, err := spec.Open(context.Background(), backend.Options{DB: spec.Throwaway, Dir: t.TempDir(), Durability: d, Prepare: backend.Once})
@@ -236,9 +253,9 @@ func durability(t *testing.T, spec backend.Spec, open Opener) {
 		if e.Name == "" || e.Version == "" {
 			t.Errorf("durability=%s: engine name %q version %q", d, e.Name, e.Version)
 		}
-		for k, want := range spec.Expect[d] {
+		for k, want := range spec.Expected(d) {
 			if slices.Contains(e.NotReadBack, k) {
-				t.Errorf("durability=%s: Spec.Expect holds %s, which is dbgauge's own, not read back from the engine", d, k)
+				t.Errorf("durability=%s: Spec.Owns or Spec.Expect holds %s, which is dbgauge's own, not read back from the engine", d, k)
 			}
 			if got := e.Settings[k]; got != want {
 				t.Errorf("durability=%s: %s read back %q, want %q", d, k, got, want)

@@ -31,11 +31,6 @@ var Spec = backend.Embedded(backend.Spec{
 	Promises:   promises,
 	// NoSync is read from bbolt's DB, the field its commit reads;
 	// background_sync is dbgauge's own (Engine.NotReadBack).
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"NoSync": "false"},
-		backend.Lazy: {"NoSync": "true"},
-		backend.Off:  {"NoSync": "true"},
-	},
 	Owns:    owns,
 	Flushes: "bbolt's fdatasyncs as dbgauge counts them around Tx.Commit: two a commit while DB.NoSync is false, and the background DB.Sync (lazy)",
 	Prepare: backend.NoStatements,

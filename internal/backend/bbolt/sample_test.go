@@ -17,17 +17,9 @@ import (
 func TestSample(t *testing.T) {
 	ctx := context.Background()
 	d := backendtest.Open(t, Spec, backend.Options{Durability: backend.Sync}).(*db)
-	sample := func() map[string]int64 {
-		t.Helper()
-		m, err := d.Sample(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
 	c := backendtest.KVConn(t, d)
 	backendtest.Must(t, c.CreateTable(ctx, "t"))
-	s0 := sample()
+	s0 := backendtest.Sample(t, d)
 	if _, ok := s0["free_pages"]; ok {
 		t.Errorf("free pages are a level, not a counter: %v", s0)
 	}
@@ -41,7 +33,7 @@ func TestSample(t *testing.T) {
 		t.Fatal(err)
 	}
 	backendtest.Must(t, c.Commit(ctx))
-	s1 := sample()
+	s1 := backendtest.Sample(t, d)
 	for k, want := range map[string]int64{"commits": 20, "commit_syncs": 40, "flushes": 40} {
 		if n := s1[k] - s0[k]; n != want {
 			t.Errorf("%s moved by %d over 20 synced write transactions, want %d", k, n, want)

@@ -42,14 +42,9 @@ func spec(name string, hash bool) backend.Spec {
 		Driver:     "Berkeley DB's libdb, through dbgauge's own cgo binding",
 		Durability: durabilityDoc,
 		Promises:   promises,
-		Expect: map[backend.Durability]map[string]string{
-			backend.Sync: {"DB_TXN_NOSYNC": "false", "DB_TXN_WRITE_NOSYNC": "false"},
-			backend.Lazy: {"DB_TXN_NOSYNC": "false", "DB_TXN_WRITE_NOSYNC": "true"},
-			backend.Off:  {"DB_TXN_NOSYNC": "true", "DB_TXN_WRITE_NOSYNC": "false"},
-		},
-		Owns:    owns,
-		Flushes: "the log's syncs as Berkeley DB counts them (DB_ENV->log_stat st_scount): at commit (sync), dbgauge's DB_ENV->log_flush (lazy)",
-		Prepare: backend.NoStatements,
+		Owns:       owns,
+		Flushes:    "the log's syncs as Berkeley DB counts them (DB_ENV->log_stat st_scount): at commit (sync), dbgauge's DB_ENV->log_flush (lazy)",
+		Prepare:    backend.NoStatements,
 		Settings: []backend.Setting{
 			{Key: "SyncInterval=DURATION", Usage: "lazy durability: time between background log flushes (default 100ms)"},
 		},

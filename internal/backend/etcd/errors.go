@@ -1,7 +1,6 @@
 package etcd
 
 import (
-	"context"
 	"errors"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -55,11 +54,8 @@ func classify(err error) error {
 	}
 	code, ok := codeOf(err)
 	if !ok {
-		switch {
-		case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-			return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-		case backend.ConnLost(err):
-			return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
+		if c := backend.CanceledOrLost(err); c != nil {
+			return c
 		}
 		return dberr.New(dberr.Fatal, dberr.Other, "", err)
 	}

@@ -38,13 +38,9 @@ var Spec = backend.Served(backend.Spec{
 	Driver:     module,
 	Durability: durabilityDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"unsafe-no-fsync": "false"},
-		backend.Off:  {"unsafe-no-fsync": "true"},
-	},
-	Owns:    owns,
-	Flushes: "etcd_disk_wal_fsync_duration_seconds_count, the WAL's fsyncs as the first member counts them (its /metrics)",
-	Prepare: backend.NoStatements,
+	Owns:       owns,
+	Flushes:    "etcd_disk_wal_fsync_duration_seconds_count, the WAL's fsyncs as the first member counts them (its /metrics)",
+	Prepare:    backend.NoStatements,
 	Settings: []backend.Setting{
 		{Key: "any etcd flag", Usage: "given to every member as --name=value (snapshot-count, quota-backend-bytes, heartbeat-interval, election-timeout, …); read back from its /debug/vars"},
 	},

@@ -67,16 +67,6 @@ func TestReplayNote(t *testing.T) {
 	}
 }
 
-func kvConn(t *testing.T, db backend.DB) backend.KVConn {
-	t.Helper()
-	c, err := db.(backend.KVDB).KVConn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // TestConflict: two write transactions read the same key and write it;
 // the second to commit finds it changed since the revision it read, writes
 // nothing, and fails as a conflict to retry. A read transaction reads one
@@ -85,7 +75,7 @@ func TestConflict(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
-	a, b := kvConn(t, db), kvConn(t, db)
+	a, b := backendtest.KVConn(t, db), backendtest.KVConn(t, db)
 	if err := backendtest.WriteWrite(t, a, b, "w"); !errors.Is(err, errConflict) || dberr.ClassOf(err) != dberr.Retryable {
 		t.Fatalf("the second commit of a key changed since its read: %v, want a conflict to retry", err)
 	}
@@ -109,10 +99,8 @@ func TestCrashRestart(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 1})
-	c := kvConn(t, db)
-	if err := c.CreateTable(ctx, "t"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
 	for i := range 100 {
 		backendtest.Put(t, c, "t", strconv.Itoa(i), "v")
 	}
@@ -169,10 +157,8 @@ func TestThreeMembers(t *testing.T) {
 	if leaders != 1 {
 		t.Errorf("%d members say they lead, want 1", leaders)
 	}
-	c := kvConn(t, db)
-	if err := c.CreateTable(ctx, "t"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
 	backendtest.Put(t, c, "t", "k", "v")
 	// The leader killed: the member that led is the one restarted, the
 	// cluster has one leader again, and keeps the write and takes more.
@@ -216,7 +202,7 @@ func TestDroppedTable(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
-	a, b := kvConn(t, db), kvConn(t, db)
+	a, b := backendtest.KVConn(t, db), backendtest.KVConn(t, db)
 	for i := range 10 {
 		for _, name := range []string{"a", "b"} {
 			if err := a.CreateTable(ctx, name); err != nil {
@@ -251,10 +237,8 @@ func TestSerializableReads(t *testing.T) {
 	if e.Settings["reads"] != "serializable" {
 		t.Errorf("reads %q, want serializable", e.Settings["reads"])
 	}
-	c := kvConn(t, db)
-	if err := c.CreateTable(ctx, "s"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.CreateTable(ctx, "s"))
 	backendtest.Put(t, c, "s", "k", "v")
 	for try := 0; ; try++ {
 		if err := c.Begin(ctx, false); err != nil {

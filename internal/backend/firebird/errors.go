@@ -1,7 +1,6 @@
 package firebird
 
 import (
-	"context"
 	"errors"
 	"strconv"
 
@@ -65,11 +64,8 @@ func classify(err error) error {
 		}
 		return dberr.New(dberr.Fatal, dberr.Other, code, err)
 	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case backend.ConnLost(err):
-		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
+	if c := backend.CanceledOrLost(err); c != nil {
+		return c
 	}
 	return dberr.New(dberr.Fatal, dberr.Other, "", err)
 }

@@ -44,12 +44,8 @@ var Spec = backend.Served(backend.Spec{
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"forced_writes": "on"},
-		backend.Off:  {"forced_writes": "off"},
-	},
-	Owns:    owns,
-	Flushes: "MON$IO_STATS page writes, synchronous while forced writes are on (none counted when off)",
+	Owns:       owns,
+	Flushes:    "MON$IO_STATS page writes, synchronous while forced writes are on (none counted when off)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "each statement prepared once per connection (op_prepare), then executed",
 		backend.Each: "the statement is prepared at every use and freed after it",
@@ -421,12 +417,7 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 		return e, err
 	}
 	e.PageSize, e.CacheBytes = pageSize, buffers*pageSize
-	keys := make([]string, 0, len(d.conf))
-	for k := range d.conf {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d.conf)) {
 		e.Settings[k] = d.conf[k]
 	}
 	return e, nil
@@ -631,8 +622,7 @@ func (m managedDB) Recovery() string {
 // Classic mode the server comes back on another port: the pool and
 // dbgauge's own connection are opened anew. No client runs meanwhile.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
+	err := m.Recover(ctx, m.srv.CrashRestart)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.admin != nil {

@@ -15,16 +15,8 @@ func TestSample(t *testing.T) {
 	db := openManaged(t)
 	ctx := context.Background()
 	c := backendtest.Conn(t, ctx, db, "CREATE TABLE IF NOT EXISTS t1 (id BIGINT PRIMARY KEY, v INTEGER)")
-	sample := func() map[string]int64 {
-		t.Helper()
-		m, err := db.Sample(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	s0 := sample()
-	if s1 := sample(); s1["commits"] != s0["commits"] {
+	s0 := backendtest.Sample(t, db)
+	if s1 := backendtest.Sample(t, db); s1["commits"] != s0["commits"] {
 		t.Errorf("nothing ran between two samples, yet commits %d → %d: the samples' own were counted", s0["commits"], s1["commits"])
 	}
 	if _, ok := s0["oldest_active_gap"]; ok {
@@ -47,7 +39,7 @@ func TestSample(t *testing.T) {
 	backendtest.Must(t, c.Begin(ctx))
 	exec("UPDATE t1 SET v = v + 1 WHERE id = ?", 9)
 	backendtest.Must(t, c.Rollback(ctx))
-	s2 := sample()
+	s2 := backendtest.Sample(t, db)
 	for k, want := range map[string]int64{"inserts": 10, "updates": 6, "deletes": 3, "backouts": 1} {
 		if d := s2[k] - s0[k]; d != want {
 			t.Errorf("%s moved by %d, want %d", k, d, want)

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -241,12 +242,7 @@ func (f *Server) writeConf(conf map[string]string) error {
 	fmt.Fprintf(&b, "SecurityDatabase = %s\nDatabaseAccess = Restrict %s\n", filepath.Join(f.Root, "security3.fdb"), f.DataDir)
 	b.WriteString("AuthServer = Srp256, Srp\nUserManager = Srp\nWireCrypt = Enabled\nUdfAccess = None\nIpcName = dbgauge" + strconv.Itoa(f.Port) + "\n")
 	b.WriteString(userConf + "\n")
-	keys := make([]string, 0, len(conf))
-	for k := range conf {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(conf)) {
 		fmt.Fprintf(&b, "%s = %s\n", k, conf[k])
 	}
 	return os.WriteFile(filepath.Join(f.Root, "firebird.conf"), []byte(b.String()), 0o644)

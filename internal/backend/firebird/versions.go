@@ -1,7 +1,6 @@
 package firebird
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Installation is one Firebird server found here: the server, its isql and
@@ -57,9 +57,9 @@ func containsBin(found []Installation, bin string) bool {
 // are in dir, its root dir itself or dir/.. (a tarball's bin), whichever
 // holds firebird.msg.
 func inFolder(dir string) (Installation, bool) {
-	in := Installation{Bin: firstFile(dir, "firebird"), Isql: firstFile(dir, "isql", "isql-fb"), Gfix: firstFile(dir, "gfix")}
+	in := Installation{Bin: server.FirstFile(dir, "firebird"), Isql: server.FirstFile(dir, "isql", "isql-fb"), Gfix: server.FirstFile(dir, "gfix")}
 	for _, r := range []string{dir, filepath.Dir(dir)} {
-		if firstFile(r, "firebird.msg") != "" {
+		if server.FirstFile(r, "firebird.msg") != "" {
 			in.Root = r
 			break
 		}
@@ -69,17 +69,6 @@ func inFolder(dir string) (Installation, bool) {
 	}
 	in.Version = isqlVersion(in.Isql)
 	return in, true
-}
-
-// firstFile is the path of the first of names that is a file in dir, or "".
-func firstFile(dir string, names ...string) string {
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
 }
 
 // isqlVersion is the version isql -z reports, or says that it said none.

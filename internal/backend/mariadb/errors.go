@@ -1,7 +1,6 @@
 package mariadb
 
 import (
-	"context"
 	"errors"
 	"strconv"
 
@@ -54,10 +53,10 @@ func classify(err error) error {
 		}
 		return dberr.New(c.class, c.kind, strconv.Itoa(int(me.Number)), err)
 	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case backend.ConnLost(err), errors.Is(err, mysql.ErrInvalidConn):
+	if c := backend.CanceledOrLost(err); c != nil {
+		return c
+	}
+	if errors.Is(err, mysql.ErrInvalidConn) {
 		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
 	}
 	return dberr.New(dberr.Fatal, dberr.Other, "", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,12 +35,7 @@ const restoreTimeout = 30 * time.Second
 //	SELECT @@GLOBAL.innodb_flush_log_at_trx_commit
 //	SET GLOBAL innodb_flush_log_at_trx_commit = 1
 func (d *db) setGlobals(ctx context.Context, settings map[string]string) error {
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		v := settings[k]
 		if !varName.MatchString(k) {
 			d.restore()

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // FindMariabackup returns mariabackup, or says what to install.
@@ -27,7 +29,7 @@ func FindMariabackup() (string, error) {
 func (m *Server) Backup(ctx context.Context, dir string) error {
 	// The server's own mariabackup first (an installation of
 	// mariadb:managed@DIR has one beside its server), else the system's.
-	bin := firstFile(filepath.Dir(m.bin), "mariabackup", "mariadb-backup")
+	bin := server.FirstFile(filepath.Dir(m.bin), "mariabackup", "mariadb-backup")
 	if bin == "" {
 		var err error
 		if bin, err = FindMariabackup(); err != nil {

@@ -40,13 +40,8 @@ var Spec = backend.Served(backend.Spec{
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"innodb_flush_log_at_trx_commit": "1"},
-		backend.Lazy: {"innodb_flush_log_at_trx_commit": "2"},
-		backend.Off:  {"innodb_flush_log_at_trx_commit": "0"},
-	},
-	Owns:    owns,
-	Flushes: "Innodb_data_fsyncs, InnoDB's fsyncs (the redo log's and the data files')",
+	Owns:       owns,
+	Flushes:    "Innodb_data_fsyncs, InnoDB's fsyncs (the redo log's and the data files')",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "server-side prepared statements, prepared once per connection",
 		backend.Each: "the statement is prepared at every use",
@@ -475,8 +470,7 @@ func (d *db) managed() managedDB {
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its datadir: InnoDB's crash recovery.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
+	err := m.Recover(ctx, m.srv.CrashRestart)
 	// The pool's idle connections died with the server: drop them, so that
 	// the next use dials the new one.
 	m.sql.SetMaxIdleConns(0)

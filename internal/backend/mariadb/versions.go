@@ -1,7 +1,6 @@
 package mariadb
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Installation is one MariaDB server found here: its server binary, the
@@ -46,27 +46,16 @@ func Versions() []Installation {
 // dir, with its mariadb-install-db (or mysql_install_db) in dir or in
 // dir/../scripts, as an unpacked tarball has it.
 func inFolder(dir string) (Installation, bool) {
-	in := Installation{Server: firstFile(dir, "mariadbd", "mysqld")}
-	in.Install = firstFile(dir, "mariadb-install-db", "mysql_install_db")
+	in := Installation{Server: server.FirstFile(dir, "mariadbd", "mysqld")}
+	in.Install = server.FirstFile(dir, "mariadb-install-db", "mysql_install_db")
 	if in.Install == "" {
-		in.Install = firstFile(filepath.Join(dir, "..", "scripts"), "mariadb-install-db", "mysql_install_db")
+		in.Install = server.FirstFile(filepath.Join(dir, "..", "scripts"), "mariadb-install-db", "mysql_install_db")
 	}
 	if in.Server == "" || in.Install == "" {
 		return Installation{}, false
 	}
 	in.Version = serverVersion(in.Server)
 	return in, true
-}
-
-// firstFile is the path of the first of names that is a file in dir, or "".
-func firstFile(dir string, names ...string) string {
-	for _, n := range names {
-		p := filepath.Join(dir, n)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() {
-			return p
-		}
-	}
-	return ""
 }
 
 // serverVersion is what srv --version says after "Ver ", or says that it

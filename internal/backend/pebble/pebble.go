@@ -40,10 +40,6 @@ var Spec = backend.Embedded(backend.Spec{
 	// given pebble.Sync or NoSync (commit_sync and wal_sync are dbgauge's,
 	// Engine.NotReadBack); its WAL's fsyncs, which it counts, say what
 	// the level did (Flushes).
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"DisableWAL": "false"},
-		backend.Lazy: {"DisableWAL": "false"},
-	},
 	Owns:    owns,
 	Flushes: "the WAL's fsyncs, as pebble counts them (Metrics().LogWriter.FsyncLatency)",
 	Prepare: backend.NoStatements,

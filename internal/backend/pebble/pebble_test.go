@@ -300,15 +300,7 @@ func TestSettings(t *testing.T) {
 func TestSample(t *testing.T) {
 	ctx := context.Background()
 	d := openT(t, backend.Options{Durability: backend.Sync})
-	sample := func() map[string]int64 {
-		t.Helper()
-		m, err := d.Sample(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	s0 := sample()
+	s0 := backendtest.Sample(t, d)
 	if _, ok := s0["read_amp"]; ok {
 		t.Errorf("read amplification is a level, not a counter: %v", s0)
 	}
@@ -326,12 +318,12 @@ func TestSample(t *testing.T) {
 		}
 	}
 	write()
-	s1 := sample()
+	s1 := backendtest.Sample(t, d)
 	// Pebble records an fsync's latency after it wakes the committer: the
 	// last one may show a moment later (TestSyncCommitsFsync).
 	for deadline := time.Now().Add(time.Second); s1["flushes"]-s0["flushes"] < 101 && time.Now().Before(deadline); {
 		time.Sleep(5 * time.Millisecond)
-		s1 = sample()
+		s1 = backendtest.Sample(t, d)
 	}
 	if n := s1["commits"] - s0["commits"]; n != 101 { // the CREATE TABLE's catalog key, and 100
 		t.Errorf("commits moved by %d for 101", n)
@@ -343,7 +335,7 @@ func TestSample(t *testing.T) {
 		t.Errorf("wal_bytes_in moved by %d over 10,000 bytes of values", n)
 	}
 	backendtest.Must(t, d.pebble.Flush())
-	s2 := sample()
+	s2 := backendtest.Sample(t, d)
 	if n := s2["memtable_flushes"] - s1["memtable_flushes"]; n != 1 {
 		t.Errorf("memtable_flushes moved by %d over one Flush", n)
 	}
@@ -353,9 +345,9 @@ func TestSample(t *testing.T) {
 	// A second table in L0 overlapping the first, then a manual compaction.
 	write()
 	backendtest.Must(t, d.pebble.Flush())
-	s3 := sample()
+	s3 := backendtest.Sample(t, d)
 	backendtest.Must(t, d.pebble.Compact(ctx, []byte{0}, []byte{0xff}, false))
-	s4 := sample()
+	s4 := backendtest.Sample(t, d)
 	if s4["compactions"] <= s3["compactions"] || s4["bytes_compacted"] <= s3["bytes_compacted"] {
 		t.Errorf("a manual compaction: compactions %d → %d, bytes %d → %d", s3["compactions"], s4["compactions"], s3["bytes_compacted"], s4["bytes_compacted"])
 	}

@@ -38,11 +38,7 @@ var Spec = backend.Served(backend.Spec{
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"synchronous_commit": "on", "fsync": "on"},
-		backend.Lazy: {"synchronous_commit": "off", "fsync": "on", "wal_writer_delay": "100ms"},
-		backend.Off:  {"fsync": "off"},
-	},
+	Expect:     map[backend.Durability]map[string]string{backend.Lazy: {"wal_writer_delay": "100ms"}},
 	// On a server of the user's fsync is the server's: read back, and the
 	// verdict judges it (Owns).
 	Owns:    owns,
@@ -462,9 +458,8 @@ func (d *db) managed() managedDB {
 
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its cluster: crash recovery.
-func (m managedDB) CrashRestart(ctx context.Context) (err error) {
-	m.RecoveryNote, err = m.srv.CrashRestart(ctx)
-	return err
+func (m managedDB) CrashRestart(ctx context.Context) error {
+	return m.Recover(ctx, m.srv.CrashRestart)
 }
 
 // Restart shuts the managed server down cleanly and starts it again on its

@@ -79,6 +79,23 @@ func TestUpgrade(t *testing.T) {
 // sumOf runs setup (when given), then says what table t holds.
 func sumOf(t *testing.T, dsn, setup string) string {
 	t.Helper()
+	var n, sum int64
+	queryRow(t, dsn, setup, "SELECT count(*), sum(v) FROM t", &n, &sum)
+	return fmt.Sprintf("%d rows, sum %d", n, sum)
+}
+
+// versionOn is the server_version a server reports.
+func versionOn(t *testing.T, dsn string) string {
+	t.Helper()
+	var v string
+	queryRow(t, dsn, "", "SHOW server_version", &v)
+	return v
+}
+
+// queryRow connects to dsn, runs setup (when given) and reads query's row
+// into dest; the connection is closed before it returns.
+func queryRow(t *testing.T, dsn, setup, query string, dest ...any) {
+	t.Helper()
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -90,25 +107,7 @@ func sumOf(t *testing.T, dsn, setup string) string {
 			t.Fatal(err)
 		}
 	}
-	var n, sum int64
-	if err := c.QueryRow(ctx, "SELECT count(*), sum(v) FROM t").Scan(&n, &sum); err != nil {
+	if err := c.QueryRow(ctx, query).Scan(dest...); err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf("%d rows, sum %d", n, sum)
-}
-
-// versionOn is the server_version a server reports.
-func versionOn(t *testing.T, dsn string) string {
-	t.Helper()
-	ctx := context.Background()
-	c, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(ctx)
-	var v string
-	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
 }

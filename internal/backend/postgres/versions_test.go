@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,17 +16,11 @@ import (
 // integrity check passes on a table with an index (13 has no verify_heapam:
 // its heaps go unchecked, and the detail says so).
 func TestEachVersion(t *testing.T) {
-	for _, major := range []string{"13", "15", "18"} {
+	for _, n := range []int{13, 15, 18} {
+		major := strconv.Itoa(n)
 		t.Run(major, func(t *testing.T) {
-			n := map[string]int{"13": 13, "15": 15, "18": 18}[major]
-			if _, err := FindVersion(n); err != nil {
-				testenv.Need(t, err) // .ci/run installs them: in CI this never skips
-			}
 			ctx := context.Background()
-			db, err := open(ctx, backend.Options{DB: managed + "@" + major, Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once})
-			if err != nil {
-				t.Fatal(err)
-			}
+			db := openVersion(t, n)
 			defer db.Close()
 			e, err := db.Engine(ctx)
 			if err != nil || !strings.HasPrefix(e.Version, major+".") || e.Defaults["max_connections"] == "" {
@@ -53,4 +48,19 @@ func TestEachVersion(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openVersion opens a managed server of PostgreSQL major at sync, once the
+// test has found that version installed (a test without it is skipped,
+// never in CI); the caller closes it.
+func openVersion(t *testing.T, major int) backend.DB {
+	t.Helper()
+	if _, err := FindVersion(major); err != nil {
+		testenv.Need(t, err) // .ci/run installs them: in CI this never skips
+	}
+	db, err := open(context.Background(), backend.Options{DB: managed + "@" + strconv.Itoa(major), Dir: t.TempDir(), Durability: backend.Sync, Prepare: backend.Once})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
 }

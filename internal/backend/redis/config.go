@@ -3,6 +3,7 @@ package redis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -37,12 +38,7 @@ const aofWithin = time.Minute
 //	CONFIG SET appendfsync always
 func setConfig(ctx context.Context, c *goredis.Client, settings map[string]string) (*userConfig, error) {
 	u := &userConfig{}
-	keys := make([]string, 0, len(settings))
-	for k := range settings {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		v := settings[k]
 		was, err := configGet(ctx, c, k)
 		if err != nil {

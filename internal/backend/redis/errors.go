@@ -1,7 +1,6 @@
 package redis
 
 import (
-	"context"
 	"errors"
 	"strings"
 
@@ -75,11 +74,8 @@ func classify(err error) error {
 		}
 		return dberr.New(c.class, c.kind, code, err)
 	}
-	switch {
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return dberr.New(dberr.Canceled, dberr.Interrupted, "", err)
-	case backend.ConnLost(err):
-		return dberr.New(dberr.Unavailable, dberr.Connection, "", err)
+	if c := backend.CanceledOrLost(err); c != nil {
+		return c
 	}
 	return dberr.SystemIO(dberr.New(dberr.Fatal, dberr.Other, "", err))
 }

@@ -48,12 +48,7 @@ var Spec = backend.Served(backend.Spec{
 	Driver:     module,
 	Durability: durabilityDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"appendonly": "yes", "appendfsync": "always"},
-		backend.Lazy: {"appendonly": "yes", "appendfsync": "everysec"},
-		backend.Off:  {"appendonly": "yes", "appendfsync": "no"},
-	},
-	Owns: owns,
+	Owns:       owns,
 	// Redis counts no fsyncs (INFO has none to read; aof_delayed_fsync
 	// counts only the writes it put off): Flushes is empty, and the
 	// durability verdict compares its commits with the disk's ceiling alone.
@@ -294,9 +289,7 @@ func (d *db) managed() managedDB {
 // CrashRestart kills the managed server (SIGKILL to its process group) and
 // starts it again on its data: Redis loads its AOF.
 func (m managedDB) CrashRestart(ctx context.Context) error {
-	note, err := m.srv.CrashRestart(ctx)
-	m.RecoveryNote = note
-	return err
+	return m.Recover(ctx, m.srv.CrashRestart)
 }
 
 // Integrity runs redis-check-aof on a managed server's AOF; a server of the

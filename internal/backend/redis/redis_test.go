@@ -30,17 +30,6 @@ func TestConformance(t *testing.T) {
 	backendtest.Run(t, Spec, nil)
 }
 
-// kvConn opens a connection of db, closed by the test's cleanup.
-func kvConn(t *testing.T, db backend.DB) backend.KVConn {
-	t.Helper()
-	c, err := db.(backend.KVDB).KVConn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close() })
-	return c
-}
-
 // TestWatchConflict: two write transactions read the same key and write
 // it; the second to commit finds the key changed since its read (its
 // WATCH), writes nothing, and fails as a conflict to retry.
@@ -48,7 +37,7 @@ func TestWatchConflict(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 2})
-	a, b := kvConn(t, db), kvConn(t, db)
+	a, b := backendtest.KVConn(t, db), backendtest.KVConn(t, db)
 	err := backendtest.WriteWrite(t, a, b, "w")
 	if dberr.ClassOf(err) != dberr.Retryable || !errors.Is(err, goredis.TxFailedErr) {
 		t.Fatalf("the second commit of a key changed since its read: %v (class %v), want EXEC nil, retryable", err, dberr.ClassOf(err))
@@ -71,10 +60,8 @@ func TestCrashRestart(t *testing.T) {
 	needServer(t)
 	ctx := context.Background()
 	db := backendtest.Open(t, Spec, backend.Options{Conns: 1})
-	c := kvConn(t, db)
-	if err := c.CreateTable(ctx, "t"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
 	for i := range 200 {
 		backendtest.Put(t, c, "t", strconv.Itoa(i), "v")
 	}
@@ -90,7 +77,7 @@ func TestCrashRestart(t *testing.T) {
 		t.Errorf("recovery note %q", m.Recovery())
 	}
 	n := 0
-	c2 := kvConn(t, db)
+	c2 := backendtest.KVConn(t, db)
 	if err := c2.Begin(ctx, false); err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +125,8 @@ func TestUserServer(t *testing.T) {
 	if e.Settings["appendonly"] != "yes" || e.Settings["appendfsync"] != "always" {
 		t.Errorf("read back appendonly %q, appendfsync %q; want yes, always", e.Settings["appendonly"], e.Settings["appendfsync"])
 	}
-	c := kvConn(t, db)
-	if err := c.CreateTable(ctx, "u"); err != nil {
-		t.Fatal(err)
-	}
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.CreateTable(ctx, "u"))
 	backendtest.Put(t, c, "u", "k", "v")
 	_ = c.Close()
 	if err := db.Close(); err != nil {

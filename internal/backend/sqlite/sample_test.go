@@ -19,15 +19,7 @@ func TestSample(t *testing.T) {
 	db := backendtest.Open(t, sqlite.Spec, backend.Options{DB: "sqlite", Durability: backend.Sync, Conns: 1})
 	c := backendtest.Conn(t, ctx, db.(backend.SQLDB), "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
 	noErr(t, c.ExecScript(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"))
-	sample := func() map[string]int64 {
-		t.Helper()
-		m, err := db.(backend.Sampler).Sample(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	s0 := sample()
+	s0 := backendtest.Sample(t, db.(backend.Sampler))
 	if _, ok := s0["page_count"]; ok {
 		t.Errorf("the page count is a level, not a counter: %v", s0)
 	}
@@ -39,7 +31,7 @@ func TestSample(t *testing.T) {
 		}
 		noErr(t, c.Commit(ctx))
 	}
-	s1 := sample()
+	s1 := backendtest.Sample(t, db.(backend.Sampler))
 	pageSize := int64(4096)
 	if d := s1["commits"] - s0["commits"]; d != n {
 		t.Errorf("commits moved by %d for %d", d, n)
@@ -51,7 +43,7 @@ func TestSample(t *testing.T) {
 		t.Errorf("%d bytes written to the database file before any checkpoint", d)
 	}
 	noErr(t, c.ExecScript(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"))
-	s2 := sample()
+	s2 := backendtest.Sample(t, db.(backend.Sampler))
 	if d := s2["db_bytes_written"] - s1["db_bytes_written"]; d < pageSize {
 		t.Errorf("a checkpoint wrote %d bytes to the database file", d)
 	}

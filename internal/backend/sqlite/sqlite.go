@@ -31,13 +31,8 @@ var Spec = backend.Embedded(backend.Spec{
 	Durability: durabilityDoc,
 	Isolation:  isolationDoc,
 	Promises:   promises,
-	Expect: map[backend.Durability]map[string]string{
-		backend.Sync: {"journal_mode": "wal", "synchronous": "FULL"},
-		backend.Lazy: {"journal_mode": "wal", "synchronous": "NORMAL"},
-		backend.Off:  {"journal_mode": "wal", "synchronous": "OFF"},
-	},
-	Owns:    owns,
-	Flushes: "the xSync calls SQLite makes, each an fsync or fdatasync, counted by dbgauge's VFS shim (wal_syncs, db_syncs)",
+	Owns:       owns,
+	Flushes:    "the xSync calls SQLite makes, each an fsync or fdatasync, counted by dbgauge's VFS shim (wal_syncs, db_syncs)",
 	Prepare: map[backend.Prepare]string{
 		backend.Once: "sqlite3_prepare_v2 once per connection; the statement is kept and reset after each use",
 		backend.Each: "sqlite3_prepare_v2, step and finalize at every use",

@@ -85,6 +85,23 @@ type Runzeo struct {
 	Bin string // the environment's bin/runzeo
 }
 
+// RunzeoConfig says where and how to start a runzeo: the kit's Config and
+// the environment's runzeo.
+type RunzeoConfig struct {
+	server.Config
+	Runzeo string // the environment's bin/runzeo
+}
+
+// NewRunzeo makes the folders of a runzeo named name (as its own account
+// when dbgauge is root), not started: its Recipe is the caller's (Serve).
+func NewRunzeo(name string, cfg RunzeoConfig) (*Runzeo, error) {
+	in, err := server.New(name, cfg.Config, name)
+	if err != nil {
+		return nil, err
+	}
+	return &Runzeo{Instance: in, Bin: cfg.Runzeo}, nil
+}
+
 // RunzeoOf is the runzeo of the environment whose python is python.
 func RunzeoOf(python string) string { return filepath.Join(filepath.Dir(python), "runzeo") }
 

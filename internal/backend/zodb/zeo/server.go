@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
-	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Server is a throwaway ZEO server dbgauge started on loopback: runzeo
@@ -15,23 +14,16 @@ type Server struct {
 	*zodb.Runzeo
 }
 
-// ServerConfig says where and how to start a server: the kit's Config and
-// the environment's runzeo.
-type ServerConfig struct {
-	server.Config
-	Runzeo string // the environment's bin/runzeo
-}
-
 // Start makes the server's folders (as its own account when dbgauge is
 // root), starts runzeo on a free loopback port with a FileStorage in
 // DataDir, and returns once it accepts connections.
-func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	in, err := server.New("zeo", cfg.Config, "zeo")
+func Start(ctx context.Context, cfg zodb.RunzeoConfig) (*Server, error) {
+	rz, err := zodb.NewRunzeo("zeo", cfg)
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{&zodb.Runzeo{Instance: in, Bin: cfg.Runzeo}}
-	s.recipe(filepath.Join(in.Dir, "zeo.log"))
+	s := &Server{rz}
+	s.recipe(filepath.Join(rz.Dir, "zeo.log"))
 	if err := s.LaunchNew(ctx); err != nil {
 		return nil, err
 	}

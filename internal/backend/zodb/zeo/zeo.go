@@ -106,7 +106,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		}
 		return &userDB{DB: d}, nil
 	}
-	srv, err := Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
+	srv, err := Start(ctx, zodb.RunzeoConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
 		Runzeo: zodb.RunzeoOf(python)})
 	if err != nil {
 		return nil, err
@@ -158,9 +158,7 @@ func (d *managedDB) Engine(ctx context.Context) (backend.Engine, error) {
 // CrashRestart kills the server and starts it again on its data; the
 // clients' ClientStorages reconnect by themselves.
 func (d *managedDB) CrashRestart(ctx context.Context) error {
-	note, err := d.srv.CrashRestart(ctx)
-	d.RecoveryNote = note
-	return err
+	return d.Recover(ctx, d.srv.CrashRestart)
 }
 
 // Restart stops the server cleanly and starts it again (its caches empty).

@@ -25,22 +25,15 @@ type Server struct {
 	from int    // the replication port it follows (replicate-from); 0: a primary
 }
 
-// ServerConfig says where and how to start a cluster's primary: the kit's
-// Config and the environment's runzeo.
-type ServerConfig struct {
-	server.Config
-	Runzeo string // the environment's bin/runzeo
-}
-
 // Start makes the primary's folders (as its own account when dbgauge is
 // root) and starts runzeo on a free loopback port with a ZRS primary
 // around a FileStorage in DataDir; it returns once it serves.
-func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
-	in, err := server.New("zrs", cfg.Config, "zrs")
+func Start(ctx context.Context, cfg zodb.RunzeoConfig) (*Server, error) {
+	rz, err := zodb.NewRunzeo("zrs", cfg)
 	if err != nil {
 		return nil, err
 	}
-	return launch(ctx, &Server{Runzeo: &zodb.Runzeo{Instance: in, Bin: cfg.Runzeo}, Name: server.Primary})
+	return launch(ctx, &Server{Runzeo: rz, Name: server.Primary})
 }
 
 // Follow starts a secondary named name beside the primary's folder (its

@@ -99,7 +99,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	if err != nil {
 		return nil, err
 	}
-	srv, err := Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
+	srv, err := Start(ctx, zodb.RunzeoConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
 		Runzeo: zodb.RunzeoOf(python)})
 	if err != nil {
 		return nil, err
@@ -161,9 +161,7 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 // CrashRestart kills the primary and starts it again on its data; the
 // clients' ClientStorages and the secondaries reconnect by themselves.
 func (d *db) CrashRestart(ctx context.Context) error {
-	note, err := d.primary.CrashRestart(ctx)
-	d.RecoveryNote = note
-	return err
+	return d.Recover(ctx, d.primary.CrashRestart)
 }
 
 // Restart stops the primary cleanly and starts it again (its caches empty).
