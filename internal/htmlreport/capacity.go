@@ -46,7 +46,7 @@ func (d *doc) capacitySection(r *result.Result) (*section, error) {
 	}
 	var goals arr
 	for _, g := range c.SLO {
-		req, err := verdict.Parse(strings.Replace(g, "errors<", "errors%<", 1), metric)
+		req, err := verdict.ParseSLO(g, metric)
 		if err == nil && req.Unit == "ms" {
 			goals = append(goals, obj{"yAxis": req.Want, "name": g, "label": with(text(11, "#cf222e"), "formatter", g, "position", "insideEndTop")})
 		}
@@ -91,8 +91,8 @@ func (d *doc) capacitySection(r *result.Result) (*section, error) {
 			{Text: fmt.Sprintf("%.2f %%", st.ErrorsPct)}, {Text: strconv.FormatInt(st.Late, 10)}, {Text: strconv.FormatInt(st.Dropped, 10)}, trendCell(st), v})
 	}
 	note := "Trend: the steady-state rule on the step's judged seconds; a step that held but whose rate or p99 still moved ran up to two more lengths (+N×). " + fmt.Sprintf("After a closed-loop warm-up (%s/s unpaced), each step ran an open loop at one rate for %.0f s; its first %.0f s are left out of its figures. "+
-		"Latency counts from each unit's intended start, so a queue that builds is in it; starts a step left waiting at its end are dropped (and break it above %.0f %% of its starts), never carried into the next step.",
-		report.Rate(c.ProbeRate), c.StepSeconds, c.SettleSeconds, 100*0.01)
+		"Latency counts from each unit's intended start, so a queue that builds is in it; starts a step left waiting at its end are dropped (and break it above %g %% of its starts), never carried into the next step.",
+		report.Rate(c.ProbeRate), c.StepSeconds, c.SettleSeconds, c.DroppedLimitPct)
 	return &section{Title: "Capacity: " + report.CapacityLine(c, metric), Layout: "one", Items: []item{
 		{Title: "Latency and achieved rate against the offered rate", Chart: ch, Note: note},
 		{Title: "Steps, in the order they ran", Table: t},

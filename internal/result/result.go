@@ -1016,6 +1016,9 @@ type Capacity struct {
 	// Resolution is the bisection's end: the rate that broke within this
 	// fraction above the rate that held.
 	Resolution float64 `json:"resolution"`
+	// DroppedLimitPct is the share of a step's starts, in percent, that
+	// may be left waiting at its end for the step to count as kept up.
+	DroppedLimitPct float64 `json:"dropped_limit_pct"`
 	// ProbeRate is the closed loop's rate over the warm-up's second half:
 	// how fast the engine goes unpaced, where the search begins from.
 	ProbeRate float64        `json:"probe_rate"`

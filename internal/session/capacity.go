@@ -25,7 +25,6 @@ type capacityPlan struct {
 	settle     time.Duration // its first part, left out of its judgement
 	from       float64       // the first step's rate; 0: half the probe's
 	resolution float64       // the bisection ends when broke ≤ knee × (1 + resolution)
-	poisson    bool
 }
 
 // Capacity search's fixed rules.
@@ -46,10 +45,10 @@ const (
 
 // capacityConfig reads --slo, --step, --from and --resolution.
 func (p *Plan) capacityConfig(v *knob.Values, poisson bool) error {
-	cp := &capacityPlan{poisson: poisson}
+	cp := &capacityPlan{}
 	rate := p.wspec.Metric()
 	for _, s := range v.List("slo") {
-		r, err := ParseSLO(s, rate)
+		r, err := verdict.ParseSLO(s, rate)
 		if err != nil {
 			return err
 		}
@@ -90,27 +89,6 @@ func (p *Plan) capacityConfig(v *knob.Values, poisson bool) error {
 	return nil
 }
 
-// ParseSLO reads one --slo: a latency goal ("p99<20ms") or an errors goal
-// ("errors<0.1%", "errors%<=1"), as --require writes them.
-func ParseSLO(s, rate string) (verdict.Requirement, error) {
-	t := strings.TrimSpace(s)
-	if rest, ok := strings.CutPrefix(t, "errors"); ok && !strings.HasPrefix(rest, "%") {
-		t = "errors%" + rest
-	}
-	const hint = `give a latency or an errors goal, e.g. --slo 'p99<20ms' --slo 'errors<0.1%'`
-	if t == "steady" {
-		return verdict.Requirement{}, knob.Bad(hint, "--slo %q: each step's steadiness is not a goal to search on", s)
-	}
-	r, err := verdict.Parse(t, rate)
-	if err != nil {
-		return r, knob.Bad(hint, "--slo %q: %s", s, strings.TrimPrefix(err.Error(), "--require "))
-	}
-	if r.Unit == "/s" {
-		return r, knob.Bad(hint, "--slo %q: the rate is what the search finds, not a goal", s)
-	}
-	return r, nil
-}
-
 // capacitySearch is the Stepper of a capacity search: it sums each step's
 // seconds as they close, judges the step when it ends and picks the next
 // rate, and keeps the result's Capacity.
@@ -145,12 +123,8 @@ func (c *capacitySearch) beforeRun(_ context.Context, s *session, cfg *run.Confi
 		return nil
 	}
 	c.plan, c.s = s.capacity, s
-	arrivals := "uniform"
-	if c.plan.poisson {
-		arrivals = "poisson"
-	}
-	c.rec = &result.Capacity{SLO: s.config.SLO, Arrivals: arrivals, StepSeconds: c.plan.step.Seconds(),
-		SettleSeconds: c.plan.settle.Seconds(), Resolution: c.plan.resolution, Steps: []result.CapacityStep{}}
+	c.rec = &result.Capacity{SLO: s.config.SLO, Arrivals: s.config.Arrivals, StepSeconds: c.plan.step.Seconds(),
+		SettleSeconds: c.plan.settle.Seconds(), Resolution: c.plan.resolution, DroppedLimitPct: 100 * CapacityKeptUp, Steps: []result.CapacityStep{}}
 	s.mu.Lock()
 	s.res.Capacity = c.rec
 	s.mu.Unlock()

@@ -68,42 +68,36 @@ func ParseProfile(s string, poisson bool) (*run.Profile, error) {
 
 // parsePhase reads one phase (without its mix) as one segment or more.
 func parsePhase(s string) ([]run.Segment, error) {
+	var rates []string
+	var length string
+	ramp := false
 	if m := constantForm.FindStringSubmatch(s); m != nil {
-		r, err := parseRate(m[2])
-		if err != nil {
-			return nil, err
-		}
-		d, err := phaseLength(m[3])
-		return []run.Segment{{Length: d, From: r, To: r}}, err
+		rates, length = m[2:3], m[3]
+	} else if m := rampForm.FindStringSubmatch(s); m != nil {
+		rates, length, ramp = m[1:3], m[3], true
+	} else if m := stepsForm.FindStringSubmatch(s); m != nil {
+		rates, length = strings.Split(m[1], ","), m[2]
+	} else {
+		return nil, fmt.Errorf("it is none of constant R/s D, ramp A..B/s over D, steps A,B,…/s each D, spike R/s D")
 	}
-	if m := rampForm.FindStringSubmatch(s); m != nil {
-		a, err := parseRate(m[1])
-		if err != nil {
-			return nil, err
-		}
-		b, err := parseRate(m[2])
-		if err != nil {
-			return nil, err
-		}
-		d, err := phaseLength(m[3])
-		return []run.Segment{{Length: d, From: a, To: b}}, err
+	d, err := phaseLength(length)
+	if err != nil {
+		return nil, err
 	}
-	if m := stepsForm.FindStringSubmatch(s); m != nil {
-		d, err := phaseLength(m[2])
-		if err != nil {
+	rs := make([]float64, len(rates))
+	for i, r := range rates {
+		if rs[i], err = parseRate(r); err != nil {
 			return nil, err
 		}
-		var out []run.Segment
-		for r := range strings.SplitSeq(m[1], ",") {
-			rate, err := parseRate(r)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, run.Segment{Length: d, From: rate, To: rate})
-		}
-		return out, nil
 	}
-	return nil, fmt.Errorf("it is none of constant R/s D, ramp A..B/s over D, steps A,B,…/s each D, spike R/s D")
+	if ramp {
+		return []run.Segment{{Length: d, From: rs[0], To: rs[1]}}, nil
+	}
+	out := make([]run.Segment, len(rs))
+	for i, r := range rs {
+		out[i] = run.Segment{Length: d, From: r, To: r}
+	}
+	return out, nil
 }
 
 // parseRate reads a rate of starts per second ("5000", "2.5k").

@@ -139,3 +139,25 @@ func Holds(got float64, op string, want float64) bool {
 	}
 	return got == want // "==": Parse admits no other operator
 }
+
+// ParseSLO reads one --slo, a capacity search's goal: a latency goal
+// ("p99<20ms") or an errors goal ("errors<0.1%", "errors%<=1"), as
+// --require writes them; a rate or "steady" is no goal to search on.
+func ParseSLO(s, rate string) (Requirement, error) {
+	t := strings.TrimSpace(s)
+	if rest, ok := strings.CutPrefix(t, "errors"); ok && !strings.HasPrefix(rest, "%") {
+		t = "errors%" + rest
+	}
+	const hint = `give a latency or an errors goal, e.g. --slo 'p99<20ms' --slo 'errors<0.1%'`
+	if t == "steady" {
+		return Requirement{}, knob.Bad(hint, "--slo %q: each step's steadiness is not a goal to search on", s)
+	}
+	r, err := Parse(t, rate)
+	if err != nil {
+		return r, knob.Bad(hint, "--slo %q: %s", s, strings.TrimPrefix(err.Error(), "--require "))
+	}
+	if r.Unit == "/s" {
+		return r, knob.Bad(hint, "--slo %q: the rate is what the search finds, not a goal", s)
+	}
+	return r, nil
+}

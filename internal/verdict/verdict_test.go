@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
@@ -74,4 +75,21 @@ func FuzzParse(f *testing.F) {
 		}
 		_ = Judge(r, &result.Result{}) // must not panic
 	})
+}
+
+// TestParseSLO: "errors" stands for errors%, a latency keeps its unit, and
+// a rate or steadiness is refused as a goal.
+func TestParseSLO(t *testing.T) {
+	r, err := ParseSLO("errors<0.1%", "calls/s")
+	if err != nil || r.Metric != "errors%" || r.Op != "<" || r.Want != 0.1 || r.Unit != "%" {
+		t.Fatalf("errors<0.1%%: %+v %v", r, err)
+	}
+	if r, err := ParseSLO(" p99<20ms ", "calls/s"); err != nil || r.Metric != "p99" || r.Want != 20 || r.Unit != "ms" {
+		t.Fatalf("p99<20ms: %+v %v", r, err)
+	}
+	for _, bad := range []string{"calls/s>=10", "steady", "p99<soon"} {
+		if _, err := ParseSLO(bad, "calls/s"); err == nil || !strings.Contains(err.Error(), "--slo") {
+			t.Errorf("%q: %v, want an error naming --slo", bad, err)
+		}
+	}
 }
