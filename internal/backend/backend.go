@@ -158,6 +158,10 @@ type Spec struct {
 	// a knob's text. Own's errors are bad input.
 	Knobs []knob.Spec
 	Own   func(v *knob.Values) (any, error)
+	// NodeName, for an engine with NodeFaults, lists the nodes --fault
+	// node= may name, given what Own read (Galera's node1 … nodeN); nil:
+	// the roles leader and follower.
+	NodeName func(own any) []string
 	// Cache and PageSize say what --cache and --page-size set in the
 	// engine, for `dbgauge list`; "" when it has none, and then NoCache and
 	// NoPageSize say why: the plan refuses the knob with that reason.
@@ -448,9 +452,18 @@ const NodeFaults Ability = "node faults"
 
 // NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
 // a Recoverer whose CrashRestart kills the node that has role when it is
-// called ("leader", "follower") and starts it again on its data.
+// called ("leader", "follower"), or the node of that name (Spec.NodeName:
+// Galera's "node3"), and starts it again on its data.
 type NodeRecoverer interface {
 	OnNode(role string) Recoverer
+}
+
+// Healther is an optional ability of a managed cluster (a Cluster's, or
+// Galera's): which of its servers accept writes now (more than one
+// component accepting writes is a split brain) and what each says of
+// itself, for the record after a fault.
+type Healther interface {
+	Health(ctx context.Context) (ClusterHealth, error)
 }
 
 // Recovered is an optional ability of a DB started again on a killed
@@ -518,7 +531,21 @@ type Node struct {
 // ClusterHealth is a cluster's state after a failover.
 type ClusterHealth struct {
 	Writable  []string          // the servers that accept writes
-	Following map[string]string // each replica: "streaming from r1", or what is wrong
+	Following map[string]string // each replica: "streaming from r1", or what is wrong (Galera: each node's state)
+	// Components is how many distinct components the writable servers
+	// are in, where servers share one (Galera's Primary component); 0:
+	// each writable server is its own (a primary and its replicas).
+	Components int
+}
+
+// SplitBrain says whether more than one part of the cluster accepts
+// writes: two writable servers of a primary and replicas, or two Primary
+// components of a Galera cluster.
+func (h ClusterHealth) SplitBrain() bool {
+	if h.Components > 0 {
+		return h.Components > 1
+	}
+	return len(h.Writable) > 1
 }
 
 // OnlineBackup is the ability to take a backup while the workload runs and

@@ -11,6 +11,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/firebird"
 	"github.com/dbgauge/dbgauge/internal/backend/gdbm"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb/galera"
 	"github.com/dbgauge/dbgauge/internal/backend/pebble"
 	"github.com/dbgauge/dbgauge/internal/backend/postgres"
 	"github.com/dbgauge/dbgauge/internal/backend/redis"
@@ -57,6 +58,7 @@ func Backends() []backend.Spec {
 		bdb.Btree,
 		postgres.Spec,
 		mariadb.Spec,
+		galera.Spec,
 		firebird.Spec,
 		zodb.Spec,
 		zeo.Spec,

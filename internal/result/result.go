@@ -213,7 +213,12 @@ type Fault struct {
 	LostSample   []int64 `json:"lost_sample,omitempty"`
 	Unknown      int64   `json:"unknown"`
 	Phantom      int64   `json:"phantom"`
-	Error        string  `json:"error,omitempty"`
+	// After the fault, for a cluster: the nodes that accept writes, what
+	// each said of itself, and whether more than one part of it did.
+	Writable   []string          `json:"writable,omitempty"`
+	Nodes      map[string]string `json:"nodes,omitempty"`
+	SplitBrain bool              `json:"split_brain,omitempty"`
+	Error      string            `json:"error,omitempty"`
 }
 
 // The kinds of Event.

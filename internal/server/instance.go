@@ -36,6 +36,12 @@ type Recipe struct {
 	// Command is the server's command line on port (it may write the
 	// engine's configuration for that port first).
 	Command func(port int) (Command, error)
+	// Again, when set, is the command line of a start after a crash (or a
+	// restart), made once the server is down, when it must differ from
+	// the first's: a Galera cluster's first node bootstraps it, and joins
+	// it at a restart, from the position its data holds. nil: the first
+	// start's command again.
+	Again func(port int) (Command, error)
 	// Ready waits until the server just started serves, bounded and
 	// cancellable (the embedded Process's WaitReady, usually).
 	Ready func(ctx context.Context) error
@@ -195,7 +201,7 @@ func (in *Instance) start(port int) (*Process, error) {
 // (its recovery, for the engine to read).
 func (in *Instance) CrashRestart(ctx context.Context) (string, error) {
 	from := fileSize(in.LogPath)
-	np, err := in.Crash()
+	np, err := in.crash()
 	if err != nil {
 		return "", err
 	}
@@ -206,10 +212,37 @@ func (in *Instance) CrashRestart(ctx context.Context) (string, error) {
 	return ReadFrom(in.LogPath, from), nil
 }
 
+// crash kills the server (Process.Crash) and starts it again: the same
+// command, or the recipe's Again on the same port.
+func (in *Instance) crash() (*Process, error) {
+	if in.Recipe.Again == nil {
+		return in.Crash()
+	}
+	if err := in.Kill(); err != nil {
+		return nil, err
+	}
+	c, err := in.Recipe.Again(in.Port) // on the killed server's data
+	if err != nil {
+		return nil, err
+	}
+	return in.againWith(c)
+}
+
 // Restart shuts the server down cleanly and starts it again on the same
 // data, port and settings (its caches empty); it returns once it serves.
 func (in *Instance) Restart(ctx context.Context) error {
-	np, err := in.Process.Restart(in.Recipe.Stop, in.stopWithin())
+	var np *Process
+	var err error
+	if in.Recipe.Again == nil {
+		np, err = in.Process.Restart(in.Recipe.Stop, in.stopWithin())
+	} else {
+		var c Command
+		if _, err = in.Stop(in.Recipe.Stop, in.stopWithin()); err == nil {
+			if c, err = in.Recipe.Again(in.Port); err == nil {
+				np, err = in.againWith(c)
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}

@@ -291,7 +291,13 @@ func (p *Process) ReleaseCgroup() error { return p.cg.Remove() }
 
 // again starts the same command again, in the same cgroup.
 func (p *Process) again() (*Process, error) {
-	np, err := StartEnv(p.acct, p.env, p.cpus, p.LogPath, p.path, p.args...)
+	return p.againWith(Command{Bin: p.path, Args: p.args, Env: p.env})
+}
+
+// againWith starts c in the process's place: as its account, on its CPUs,
+// in its cgroup, its output appended to the same log.
+func (p *Process) againWith(c Command) (*Process, error) {
+	np, err := StartEnv(p.acct, c.Env, p.cpus, p.LogPath, c.Bin, c.Args...)
 	if err != nil {
 		return nil, err
 	}

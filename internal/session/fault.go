@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -46,11 +47,17 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	}
 	at, err := time.ParseDuration(strings.TrimSpace(d))
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
+	nodes := []string{"leader", "follower"}
+	if p.bspec.NodeName != nil {
+		nodes = p.bspec.NodeName(p.bopts.Own)
+	}
 	switch {
-	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
-		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower] nor pause-at=DURATION,for=DURATION", spec)
+	case !ok || err != nil || at < 0 || (node != "" && !hasNode):
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=ROLE] nor pause-at=DURATION,for=DURATION", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
-		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
+		return knob.Bad("drop node=, or use --db etcd:managed or galera:managed", "--fault node=%s: %s has no nodes to kill by role or name", role, p.bspec.Name)
+	case node != "" && !slices.Contains(nodes, role):
+		return knob.Bad("name one of "+strings.Join(nodes, ", "), "--fault node=%s: %s has no such node", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
@@ -235,7 +242,13 @@ func (f *faultRun) finish() {
 // acknowledgements and the acknowledged commits the restarted server lacks.
 func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
 	rec := f.rec
-	if rec == nil || f.kill.IsZero() || rec.Kind == "pause" {
+	if rec == nil || f.kill.IsZero() {
+		return
+	}
+	if h, ok := db.(backend.Healther); ok {
+		f.health(ctx, s, h)
+	}
+	if rec.Kind == "pause" {
 		return // a pause loses nothing to check: its stall is in the latencies
 	}
 	acked, v, ok, err := s.heldNow(ctx, db)
@@ -253,6 +266,22 @@ func (f *faultRun) check(ctx context.Context, s *session, db backend.DB) {
 	rec.Acknowledged = acked
 	rec.Lost, rec.LostSample, rec.Unknown, rec.Phantom = v.Lost, v.LostSample, v.Unknown, v.Phantom
 	s.summarize()
+}
+
+// health records which of a cluster's nodes accept writes after the
+// fault, and checks that they are one part of it: no split brain.
+func (f *faultRun) health(ctx context.Context, s *session, h backend.Healther) {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	ch, err := h.Health(hctx)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f.rec.Writable, f.rec.Nodes, f.rec.SplitBrain = ch.Writable, ch.Following, ch.SplitBrain()
+	if err != nil && len(ch.Following) == 0 {
+		return
+	}
+	s.res.Checks = append(s.res.Checks, result.Check{Name: "fault_split_brain", OK: !f.rec.SplitBrain,
+		Detail: fmt.Sprintf("nodes accepting writes after the fault: %v", ch.Writable)})
 }
 
 // rates returns the measure phase's rate before the kill at killT and

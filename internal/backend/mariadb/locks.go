@@ -77,7 +77,7 @@ func (d *db) LockView(_ context.Context, bc backend.Conn) (backend.LockView, err
 	return func(ctx context.Context) (backend.LockWait, error) {
 		var state, mode, kind, table, by string
 		err := d.looks.read(ctx, func() error {
-			return d.sql.QueryRowContext(ctx, lockWait, c.id).Scan(&state, &mode, &kind, &table, &by)
+			return c.pool.QueryRowContext(ctx, lockWait, c.id).Scan(&state, &mode, &kind, &table, &by)
 		})
 		switch {
 		case errors.Is(err, sql.ErrNoRows):

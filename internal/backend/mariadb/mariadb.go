@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -76,7 +77,15 @@ var dialect = backend.Dialect{
 }
 
 type db struct {
-	sql      *sql.DB
+	sql *sql.DB // dbgauge's own reads, and the clients' unless spread
+	// nodes are the pools of a cluster's servers (Nodes), sql the first;
+	// with spread the clients take them in turn.
+	nodes  []*sql.DB
+	spread bool
+	turn   atomic.Uint64
+	// classify is the engine's own classification before MariaDB's
+	// (Nodes: Galera's codes); nil: MariaDB's.
+	classify func(error) error
 	srv      *Server
 	m        *backend.Managed // srv as the session sees it; nil without one
 	prepare  backend.Prepare
@@ -188,6 +197,9 @@ func (d *db) stop() {
 	if d.sql != nil {
 		_ = d.sql.Close()
 	}
+	for _, p := range d.nodes[min(1, len(d.nodes)):] { // the first is sql
+		_ = p.Close()
+	}
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)
 	}
@@ -196,33 +208,43 @@ func (d *db) stop() {
 // Dialect returns MariaDB's dialect.
 func (d *db) Dialect() backend.Dialect { return dialect }
 
-// Conn opens a client connection.
+// Conn opens a client connection: on the server, or on a cluster's next
+// server in turn (Nodes, spread).
 func (d *db) Conn(ctx context.Context) (backend.Conn, error) {
-	c, err := d.sql.Conn(ctx)
+	pool := d.sql
+	if d.spread {
+		pool = d.nodes[(d.turn.Add(1)-1)%uint64(len(d.nodes))]
+	}
+	cls := classify
+	if d.classify != nil {
+		cls = d.classify
+	}
+	c, err := pool.Conn(ctx)
 	if err != nil {
-		return nil, classify(err)
+		return nil, cls(err)
 	}
 	var id int64
 	if err := c.QueryRowContext(ctx, "SELECT CONNECTION_ID()").Scan(&id); err != nil {
 		_ = c.Close()
-		return nil, classify(err)
+		return nil, cls(err)
 	}
-	sc := backend.NewStdConn(c, backend.StdConfig{Prepare: d.prepare, BeginSQL: "START TRANSACTION", Classify: classify, Direct: true})
+	sc := backend.NewStdConn(c, backend.StdConfig{Prepare: d.prepare, BeginSQL: "START TRANSACTION", Classify: cls, Direct: true})
 	// The end of ctx (the run's) kills the connection from another one, as
 	// the mariadb client does on Ctrl-C: its statements need not each hand
 	// their context to the driver's watcher (StdConn.Watch).
 	sc.Watch(ctx, func() {
 		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, _ = d.sql.ExecContext(kctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
+		_, _ = pool.ExecContext(kctx, "KILL CONNECTION "+strconv.FormatInt(id, 10))
 	})
-	return &conn{sc, id}, nil
+	return &conn{sc, id, pool}, nil
 }
 
 // conn is a client connection: database/sql's, with transaction modes.
 type conn struct {
 	*backend.StdConn
-	id int64 // CONNECTION_ID(): its thread in the processlist and InnoDB's views
+	id   int64   // CONNECTION_ID(): its thread in the processlist and InnoDB's views
+	pool *sql.DB // its server's pool: where its thread is seen
 }
 
 // SetTxMode makes the connection's transactions REPEATABLE READ (InnoDB's
@@ -330,18 +352,28 @@ var (
 // table metadata lock", "Commit"…; "executing" where the server names
 // none): MariaDB's wait events without performance_schema.
 func (d *db) Waits(ctx context.Context) (map[string]int, error) {
-	rows, err := d.sql.QueryContext(ctx, "SELECT STATE, COUNT(*) FROM information_schema.PROCESSLIST "+
+	out := map[string]int{}
+	for _, p := range d.servers() {
+		if err := waits(ctx, p, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// waits adds the threads of one server's pool to out, by state.
+func waits(ctx context.Context, p *sql.DB, out map[string]int) error {
+	rows, err := p.QueryContext(ctx, "SELECT STATE, COUNT(*) FROM information_schema.PROCESSLIST "+
 		"WHERE DB = DATABASE() AND COMMAND NOT IN ('Sleep', 'Daemon') AND ID <> CONNECTION_ID() GROUP BY STATE")
 	if err != nil {
-		return nil, classify(err)
+		return classify(err)
 	}
 	defer rows.Close()
-	out := map[string]int{}
 	for rows.Next() {
 		var state sql.NullString
 		var n int
 		if err := rows.Scan(&state, &n); err != nil {
-			return nil, classify(err)
+			return classify(err)
 		}
 		k := state.String
 		if k == "" {
@@ -349,7 +381,16 @@ func (d *db) Waits(ctx context.Context) (map[string]int, error) {
 		}
 		out[k] += n
 	}
-	return out, classify(rows.Err())
+	return classify(rows.Err())
+}
+
+// servers are the pools whose counters are read: a cluster's servers',
+// or the one server's.
+func (d *db) servers() []*sql.DB {
+	if len(d.nodes) > 0 {
+		return d.nodes
+	}
+	return []*sql.DB{d.sql}
 }
 
 // Sample returns the SHOW GLOBAL STATUS counters worth reading every
@@ -365,28 +406,39 @@ func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
 }
 
 // status reads the SHOW GLOBAL STATUS counters names lists, each under its
-// name there.
+// name there: a cluster's summed over its servers.
 func (d *db) status(ctx context.Context, names map[string]string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for _, p := range d.servers() {
+		if err := Status(ctx, p, names, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Status adds the SHOW GLOBAL STATUS counters names lists, read from the
+// server of pool p, to out, each under its name there.
+func Status(ctx context.Context, p *sql.DB, names map[string]string, out map[string]int64) error {
 	var in []string
 	for k := range names {
 		in = append(in, k)
 	}
-	rows, err := d.sql.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(in, "','")+"')")
+	rows, err := p.QueryContext(ctx, "SHOW GLOBAL STATUS WHERE Variable_name IN ('"+strings.Join(in, "','")+"')")
 	if err != nil {
-		return nil, classify(err)
+		return classify(err)
 	}
 	defer rows.Close()
-	out := map[string]int64{}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
-			return nil, classify(err)
+			return classify(err)
 		}
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			out[names[k]] = n
+			out[names[k]] += n
 		}
 	}
-	return out, classify(rows.Err())
+	return classify(rows.Err())
 }
 
 // Integrity runs CHECK TABLE on every table of the database.

@@ -1,10 +1,12 @@
 package mariadb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,7 +38,10 @@ type Server struct {
 	*server.Instance
 	bin      string          // mariadbd
 	settings server.Settings // its options, for a restored server
-	login    string          // root's password for readiness: "" until Start has set it, and without grant tables
+	first    []string        // ServerConfig.First
+	again    func(m *Server) ([]string, error)
+	onData   func(ctx context.Context, args ...string) (string, error) // RunOnData, made with the recipe
+	login    string                                                    // root's password for readiness: "" until Start has set it, and without grant tables
 }
 
 // ServerConfig says where and how to start a server: the kit's Config and
@@ -47,7 +52,22 @@ type ServerConfig struct {
 	// Binaries is the installation to run (mariadb:managed@VERSION);
 	// its zero value is the system's (FindServer).
 	Binaries Installation
+	// Log is the server's log, a file name in Dir; "mariadb.log" when "".
+	Log string
+	// First are arguments of the first start only, after the settings: a
+	// restart after a crash goes without them (a Galera cluster's first
+	// node bootstraps it with --wsrep-new-cluster, and joins it again).
+	First []string
+	// Again, when set, gives more arguments of a start after a crash,
+	// found then on the killed server's data (a Galera node's
+	// --wsrep-start-position, which RunOnData with --wsrep-recover reads
+	// from InnoDB).
+	Again func(m *Server) ([]string, error)
 }
+
+// listenAddr is the address a managed server listens on and is reached
+// at: loopback.
+const listenAddr = "127.0.0.1"
 
 // FindServer returns the server binary and mariadb-install-db, or says what
 // to install.
@@ -81,11 +101,11 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Server{Instance: in, bin: bin, settings: cfg.Settings}
+	m := &Server{Instance: in, bin: bin, settings: cfg.Settings, first: cfg.First, again: cfg.Again}
 	if err := m.installDB(install); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(in.Dir, "mariadb.log")
+	logPath := filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb.log"))
 	m.recipe(logPath)
 	if err := m.Launch(ctx); err != nil {
 		return nil, err
@@ -99,6 +119,33 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	}
 	m.login = m.Password
 	return m, nil
+}
+
+// Join starts another server beside m: its folders in m's Base/name, run
+// by the same account with the same password, on an empty datadir the
+// server fills itself: a Galera node's state transfer copies another
+// node's datadir, m's users with it. It returns once root logs in with the
+// password; the caller stops it (StopClean) before m.
+func (m *Server) Join(ctx context.Context, name string, cfg ServerConfig) (*Server, error) {
+	in, err := m.Beside(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Mkdir(in.DataDir, 0o700); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	if err := in.Account.Own(in.DataDir); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	j := &Server{Instance: in, bin: m.bin, settings: cfg.Settings, first: cfg.First, again: cfg.Again, login: m.Password}
+	j.recipe(filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb-"+name+".log")))
+	if err := j.Launch(ctx); err != nil {
+		in.Discard()
+		return nil, err
+	}
+	return j, nil
 }
 
 // installDB makes the datadir with mariadb-install-db.
@@ -159,21 +206,25 @@ func (m *Server) secure(ctx context.Context) error {
 // its settings as --name=value, its output in log, ready when root can log
 // in on its socket.
 func (m *Server) recipe(log string) {
+	command := func(port int, first bool) (server.Command, error) {
+		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + listenAddr,
+			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
+			// A tmpdir of its own: at every start MariaDB deletes each #sql*
+			// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
+			// /tmp would take each other's temporary tables away.
+			"--tmpdir=" + m.SocketDir,
+			"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
+		if m.Account.Switched {
+			args = append(args, "--user="+m.Account.Name)
+		}
+		args = append(args, m.settings.Render(func(k, v string) []string { return []string{"--" + k + "=" + v} })...)
+		if first {
+			args = append(args, m.first...)
+		}
+		return server.Command{Bin: m.bin, Args: args}, nil
+	}
 	m.Recipe = server.Recipe{
-		Command: func(port int) (server.Command, error) {
-			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
-				"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
-				// A tmpdir of its own: at every start MariaDB deletes each #sql*
-				// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
-				// /tmp would take each other's temporary tables away.
-				"--tmpdir=" + m.SocketDir,
-				"--skip-name-resolve"} // no --log-error: the server logs to stderr, into the log dbgauge opened
-			if m.Account.Switched {
-				args = append(args, "--user="+m.Account.Name)
-			}
-			args = append(args, m.settings.Render(func(k, v string) []string { return []string{"--" + k + "=" + v} })...)
-			return server.Command{Bin: m.bin, Args: args}, nil
-		},
+		Command: func(port int) (server.Command, error) { return command(port, true) },
 		Ready: func(ctx context.Context) error {
 			return m.WaitReady(ctx, 50*time.Millisecond, func() error {
 				return backend.Ping(ctx, "mysql", m.dsnWith("root", m.login, "", true), time.Second)
@@ -183,6 +234,35 @@ func (m *Server) recipe(log string) {
 		Stop:  syscall.SIGTERM, // a clean shutdown
 		Log:   log,
 	}
+	if len(m.first) > 0 || m.again != nil {
+		m.Recipe.Again = func(port int) (server.Command, error) {
+			c, err := command(port, false)
+			if err != nil || m.again == nil {
+				return c, err
+			}
+			more, err := m.again(m)
+			c.Args = append(c.Args, more...)
+			return c, err
+		}
+	}
+	m.onData = func(ctx context.Context, args ...string) (string, error) {
+		c, err := command(m.Port, false)
+		if err != nil {
+			return "", err
+		}
+		out, err := m.Account.Command(ctx, c.Bin, append(c.Args, args...)...).CombinedOutput()
+		if err != nil {
+			err = fmt.Errorf("%s %s: %w: %s", filepath.Base(c.Bin), strings.Join(args, " "), err, server.LastLines(string(out), 5))
+		}
+		return string(out), err
+	}
+}
+
+// RunOnData runs the server's binary on its data with its options and
+// args, as its account, while the server is down (mariadbd
+// --wsrep-recover), and returns what it printed.
+func (m *Server) RunOnData(ctx context.Context, args ...string) (string, error) {
+	return m.onData(ctx, args...)
 }
 
 // CrashRestart kills the server's process group with SIGKILL and starts it
@@ -202,7 +282,7 @@ func (m *Server) dsnWith(user, password, db string, socket bool) string {
 	if socket {
 		c.Net, c.Addr = "unix", filepath.Join(m.SocketDir, "mysqld.sock")
 	} else {
-		c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(m.Port)
+		c.Net, c.Addr = "tcp", net.JoinHostPort(listenAddr, strconv.Itoa(m.Port))
 	}
 	c.Timeout = 10 * time.Second
 	return c.FormatDSN()

@@ -1,0 +1,197 @@
+package galera
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/dbgauge/dbgauge/internal/backend"
+	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
+	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
+	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/testenv"
+)
+
+// needCluster skips t (fails it in CI) where MariaDB, Galera or rsync is
+// missing.
+func needCluster(t *testing.T) {
+	t.Helper()
+	testenv.Need(t, Find())
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		n     uint16
+		class dberr.Class
+		kind  dberr.Kind
+	}{
+		{1047, dberr.Unavailable, NotPrimary},
+		{1180, dberr.Unavailable, Replication},
+	} {
+		err := galeraCode(&mysql.MySQLError{Number: c.n, Message: "x"})
+		class, kind, code := dberr.Describe(err)
+		if class != c.class || kind != c.kind || code != strings.TrimSpace(code) || err == nil {
+			t.Errorf("%d: %v %v %q, want %v %v", c.n, class, kind, code, c.class, c.kind)
+		}
+	}
+	// A certification failure is 1213, as an InnoDB deadlock: MariaDB's.
+	if err := galeraCode(&mysql.MySQLError{Number: 1213, SQLState: [5]byte{'4', '0', '0', '0', '1'}}); err != nil {
+		t.Errorf("1213 classified by Galera as %v, want it left to MariaDB's deadlock", err)
+	}
+}
+
+func TestTransferOf(t *testing.T) {
+	sst := "WSREP: Running: 'wsrep_sst_rsync --role 'joiner' …\nWSREP_SST: [INFO] rsync SST completed on joiner (20261129)\nWSREP: SST received\nWSREP: Receiving IST: 5 writesets, seqnos 2-6\nWSREP: IST received: u:6"
+	ist := "WSREP_SST: [INFO] rsync IST completed on joiner (20261129)\nWSREP: SST received\nWSREP: Receiving IST: 5215 writesets, seqnos 8274-13488"
+	for log, want := range map[string]string{sst: "SST (rsync)", ist: "IST (5215 write sets)", "nothing": "none"} {
+		if got := transferOf(log, time.Second).Method; got != want {
+			t.Errorf("transferOf(%q) = %q, want %q", log, got, want)
+		}
+	}
+}
+
+// TestCluster starts one cluster of three nodes and puts it through what
+// a run asks of it, in order: the settings read back, clients spread over
+// the nodes, a certification failure, a node killed and rejoining, and
+// the quorum lost when two of three are gone.
+func TestCluster(t *testing.T) {
+	needCluster(t)
+	ctx := context.Background()
+	db := backendtest.Open(t, Spec, backend.Options{Conns: 3, Own: own{nodes: 3, syncWait: 1}})
+	m := db.(managedDB)
+	node := func(i int) *sql.DB { return m.Node(i) }
+	// spread is the cluster's clients spread over its nodes (--write-to
+	// all), classified as Open does.
+	var dsns []string
+	for _, n := range m.cluster.Nodes {
+		dsns = append(dsns, n.DSN(false))
+	}
+	spread, err := mariadb.OpenNodes(ctx, backend.Options{Conns: 3, Prepare: backend.Once}, mariadb.NodesConfig{DSNs: dsns, Spread: true, Classify: galeraCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spread.Close()
+	conns := make([]backend.Conn, 3) // on node1, node2, node3
+	for i := range conns {
+		conns[i] = backendtest.Conn(t, ctx, spread)
+	}
+
+	t.Run("read back", func(t *testing.T) {
+		e, err := db.Engine(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, want := range map[string]string{"wsrep_cluster_size": "3", "wsrep_cluster_status": "Primary", "wsrep_local_state_comment": "Synced",
+			"wsrep_sync_wait": "1", "wsrep_sst_method": "rsync", "wsrep_on": "ON"} {
+			if e.Settings[k] != want {
+				t.Errorf("%s = %q, want %q", k, e.Settings[k], want)
+			}
+		}
+		if !strings.HasPrefix(e.Settings["wsrep_provider_version"], "4.") {
+			t.Errorf("wsrep_provider_version = %q, want galera-4's", e.Settings["wsrep_provider_version"])
+		}
+		for _, n := range []string{"node2", "node3"} {
+			if s := e.Settings[n]; !strings.HasPrefix(s, "Synced, Primary, 3 nodes; SST (rsync) in ") {
+				t.Errorf("%s = %q, want it Synced after a snapshot's transfer", n, s)
+			}
+		}
+	})
+
+	t.Run("spread", func(t *testing.T) {
+		var got []string
+		for _, c := range conns {
+			var name string
+			backendtest.Must(t, c.QueryRow(ctx, &backend.Stmt{SQL: "SELECT @@wsrep_node_name"}, nil, &name))
+			got = append(got, name)
+		}
+		if strings.Join(got, ",") != "node1,node2,node3" {
+			t.Errorf("the clients' connections went to %v, want node1, node2, node3 in turn", got)
+		}
+	})
+
+	// Two transactions on two nodes update the same row: the one that
+	// commits second loses certification (or is aborted by the first's
+	// write set) with 1213, a deadlock to retry, which the nodes count.
+	t.Run("certification", func(t *testing.T) {
+		backendtest.Must(t, conns[0].ExecScript(ctx, "CREATE TABLE c (id INT PRIMARY KEY, v INT)"))
+		backendtest.Must(t, conns[0].ExecScript(ctx, "INSERT INTO c VALUES (1, 0)"))
+		before, err := m.Stats(ctx)
+		backendtest.Must(t, err)
+		update := &backend.Stmt{SQL: "UPDATE c SET v = ? WHERE id = 1"}
+		backendtest.Must(t, conns[1].Begin(ctx))
+		if _, err := conns[1].Exec(ctx, update, 10); err != nil {
+			t.Fatal(err)
+		}
+		backendtest.Must(t, conns[0].Begin(ctx)) // node1's commit of the same row is certified first
+		if _, err := conns[0].Exec(ctx, update, 1); err != nil {
+			t.Fatal(err)
+		}
+		backendtest.Must(t, conns[0].Commit(ctx))
+		err = conns[1].Commit(ctx)
+		if c, k, code := dberr.Describe(err); c != dberr.Retryable || k != dberr.Deadlock || code != "1213" {
+			t.Fatalf("node2's commit after node1's of the same row: %v (%v %v %s), want 1213, a deadlock to retry", err, c, k, code)
+		}
+		_ = conns[1].Rollback(ctx)
+		after, err := m.Stats(ctx)
+		backendtest.Must(t, err)
+		if n := after["cert_failures"] + after["bf_aborts"] - before["cert_failures"] - before["bf_aborts"]; n != 1 {
+			t.Errorf("the nodes counted %d certification failures and brute-force aborts, want 1", n)
+		}
+	})
+
+	// node3 killed while rows are written, started again: it rejoins by
+	// IST (its position recovered from InnoDB) and has every row.
+	t.Run("kill and rejoin", func(t *testing.T) {
+		c := conns[0]
+		backendtest.Must(t, c.ExecScript(ctx, "CREATE TABLE k (id INT PRIMARY KEY)"))
+		for i := range 200 {
+			if _, err := c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO k VALUES (?)"}, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.OnNode("node3").CrashRestart(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(m.Recovery(), "node3 killed and restarted; rejoined by IST") || !strings.Contains(m.Recovery(), "3 of 3 nodes accept writes") {
+			t.Errorf("recovery note %q, want node3 back by IST and every node writable", m.Recovery())
+		}
+		var n int
+		if err := node(2).QueryRowContext(ctx, "SELECT COUNT(*) FROM k").Scan(&n); err != nil || n != 200 {
+			t.Errorf("node3 has %d rows (%v), want 200", n, err)
+		}
+		h, err := m.Health(ctx)
+		if err != nil || len(h.Writable) != 3 || h.SplitBrain() {
+			t.Errorf("health %+v (%v), want 3 writable nodes in one component", h, err)
+		}
+	})
+
+	// Two of three nodes gone: node1 is a minority, leaves the Primary
+	// component and refuses statements (1047), a class of its own.
+	t.Run("quorum lost", func(t *testing.T) {
+		c := conns[0]
+		for _, n := range m.cluster.Nodes[1:] {
+			if err := n.Kill(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var err error
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if _, err = c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO k VALUES (1000)"}); err != nil {
+				if _, k, _ := dberr.Describe(err); k == NotPrimary {
+					break
+				}
+			}
+		}
+		if c, k, code := dberr.Describe(err); c != dberr.Unavailable || k != NotPrimary || code != "1047" {
+			t.Fatalf("a write on node1 alone: %v (%v %v %s), want it refused as not-primary", err, c, k, code)
+		}
+		h, _ := m.Health(ctx)
+		if len(h.Writable) != 0 || !strings.Contains(h.Following["node1"], "non-Primary") {
+			t.Errorf("health %+v, want no writable node and node1 non-Primary", h)
+		}
+	})
+}
