@@ -23,6 +23,7 @@ type faultPlan struct {
 	at    time.Duration
 	node  string
 	pause time.Duration // a pause's length; 0: a kill
+	net   *netFault     // a fault of a cluster's network instead (netfault.go)
 }
 
 // faultConfig reads --fault kill-at=D or pause-at=D,for=P.
@@ -31,7 +32,13 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	if spec == "" {
 		return nil
 	}
-	const hint = "write it as --fault kill-at=30s (into the measure phase), kill-at=30s,node=leader, or pause-at=30s,for=1s"
+	const hint = "write it as --fault kill-at=30s (into the measure phase), kill-at=30s,node=leader, pause-at=30s,for=1s, or partition=node3@10s,heal@25s"
+	if nf, at, ok, err := parseNetFault(spec); ok {
+		if err != nil {
+			return err
+		}
+		return p.netFaultConfig(v, spec, nf, at)
+	}
 	kill, node, _ := strings.Cut(strings.TrimSpace(spec), ",")
 	d, ok := strings.CutPrefix(kill, "kill-at=")
 	var pause time.Duration
@@ -48,7 +55,7 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
 	switch {
 	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
-		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower] nor pause-at=DURATION,for=DURATION", spec)
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=NODE], pause-at=DURATION,for=DURATION, partition=, loss= nor delay=", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
 		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
@@ -94,6 +101,10 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 	}
 	if f.plan.pause > 0 {
 		f.pauseAt(s, p.Start)
+		return
+	}
+	if f.plan.net != nil {
+		f.netAt(s, p.Start)
 		return
 	}
 	rc, ok := s.db.(backend.Recoverer)
@@ -211,8 +222,11 @@ func (f *faultRun) runEnded(_ context.Context, s *session, out *run.Outcome, _ t
 	}
 	if f.rec != nil && !f.kill.IsZero() { // whether or not the run then passes its checks
 		at := f.rec.KillT
-		if f.rec.Kind == "pause" {
+		switch f.rec.Kind {
+		case "pause":
 			at = f.rec.StopT
+		case "partition", "loss", "delay":
+			at = f.rec.MadeT
 		}
 		f.rec.RateBefore, f.rec.RateAfter = rates(s.res.Series, at, s.res.Outages)
 	}

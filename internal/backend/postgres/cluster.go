@@ -190,6 +190,12 @@ func (d *db) direct() []*Server {
 	return out
 }
 
+var _ backend.Networked = clusterDB{}
+
+// Network is the cluster's network (nil: its servers are on loopback);
+// its nodes are primary, r1, r2.
+func (c clusterDB) Network() *netns.Net { return c.net }
+
 // IsolatePrimary cuts the primary off from every replica on the cluster's
 // network (nftables in its namespace), its clients still reaching it: the
 // replicas receive no more WAL, and a primary that does not wait for a
