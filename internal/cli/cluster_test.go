@@ -217,6 +217,32 @@ func TestClusterPartition(t *testing.T) {
 	noServersLeft(t, []*result.Result{r})
 }
 
+// TestClusterNodeKilled: a synchronous replica killed and restarted under
+// load (--fault kill-at=D,node=r1): the primary waits for it, loses nothing,
+// and it streams again after; the recovery is noted with its name.
+func TestClusterNodeKilled(t *testing.T) {
+	inParallel(t)
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1", "--replication", "sync",
+		"--fault", "kill-at=1s,node=r1", "--duration", "4s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	f := r.Fault
+	if f == nil || f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") || f.Error != "" {
+		t.Fatalf("fault: %+v", f)
+	}
+	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
+		t.Errorf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
+	}
+	if r.Cluster.Following["r1"] != "streaming from primary" || len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "primary" {
+		t.Errorf("after the restart: writable %v, r1 %q", r.Cluster.Writable, r.Cluster.Following["r1"])
+	}
+	noServersLeft(t, []*result.Result{r})
+}
+
 // TestClusterReadsFromReplicas: with --read-from replicas a read-only
 // workload's clients run on the replicas: the primary commits next to
 // nothing while 400 units succeed.
@@ -273,6 +299,8 @@ func TestClusterBadInput(t *testing.T) {
 		"partition of sqlite":       {"run", "insert", "--fault", "partition=primary@1s"},
 		"three sides":               {"run", "insert", "--db", "postgres:managed", "--topology", "2-direct", "--fault", "partition=primary|r1|r2@1s"},
 		"heal before the cut":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s,heal@2s"},
+		"kill a node of one server": {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=r1"},
+		"kill a cluster unnamed":    {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s"},
 		"no loss":                   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=r1:0%@1s"},
 		"partition after the run":   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s", "--duration", "2s"},
 	} {

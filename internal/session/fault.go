@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,10 @@ type faultPlan struct {
 	pause time.Duration // a pause's length; 0: a kill
 	net   *netFault     // a fault of a cluster's network instead (netfault.go)
 }
+
+// nodeName is what node= may name: a role (leader, follower) or a node's
+// name (primary, r1, node3); the engine finds it when the fault comes.
+var nodeName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // faultConfig reads --fault kill-at=D or pause-at=D,for=P.
 func (p *Plan) faultConfig(v *knob.Values) error {
@@ -54,15 +59,17 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	at, err := time.ParseDuration(strings.TrimSpace(d))
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
 	switch {
-	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
+	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || !nodeName.MatchString(role))):
 		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=NODE], pause-at=DURATION,for=DURATION, partition=, loss= nor delay=", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
-		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
+		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
-	case v.Get("topology") != "" && v.Get("topology") != "none":
-		return knob.Bad("use --failover at=D to kill the primary of a cluster", "--fault restarts a single server, and --topology makes a cluster")
+	case v.Get("topology") != "" && v.Get("topology") != "none" && role == "":
+		return knob.Bad("name the server: --fault kill-at=D,node=primary (or r1, r2); --failover at=D promotes a replica instead", "--fault restarts one server, and --topology makes a cluster")
+	case role != "" && v.Get("topology") == "none":
+		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault node=%s: --topology none makes one server", role)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}

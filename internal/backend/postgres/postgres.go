@@ -51,7 +51,7 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
-	Abilities:      []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults},
+	Abilities:      []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults, backend.NodeFaults},
 	Reopen:         reopen,
 	CheckUpgrade:   checkUpgrade,
 	UpgradeMethods: upgradeMethods,
