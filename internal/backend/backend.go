@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -159,8 +160,9 @@ type Spec struct {
 	Knobs []knob.Spec
 	Own   func(v *knob.Values) (any, error)
 	// NodeName, for an engine with NodeFaults, lists the nodes --fault
-	// node= may name, given what Own read (Galera's node1 … nodeN); nil:
-	// the roles leader and follower.
+	// node= may name, given what Own read (Galera's node1 … nodeN), so
+	// that another is refused at plan time; nil: the engine finds the
+	// node when the fault comes.
 	NodeName func(own any) []string
 	// Cache and PageSize say what --cache and --page-size set in the
 	// engine, for `dbgauge list`; "" when it has none, and then NoCache and
@@ -450,6 +452,18 @@ type Recoverer interface {
 // killed by role (--fault kill-at=D,node=leader): NodeRecoverer.
 const NodeFaults Ability = "node faults"
 
+// NetFaults is the ability of a managed cluster to run on a network of its
+// own, whose faults dbgauge makes (--fault partition=, loss=, delay=):
+// Networked.
+const NetFaults Ability = "network faults"
+
+// Networked is an optional ability of a managed cluster (NetFaults): its
+// network, nil when its servers are on loopback (not root). Its nodes'
+// names are the cluster's (Node.Name).
+type Networked interface {
+	Network() *netns.Net
+}
+
 // NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
 // a Recoverer whose CrashRestart kills the node that has role when it is
 // called ("leader", "follower"), or the node of that name (Spec.NodeName:
@@ -494,10 +508,13 @@ type Cluster interface {
 	// Lag samples how far each replica is behind its upstream, by name:
 	// "lag_bytes:r1", "replay_lag_ms:r1".
 	Lag(ctx context.Context) (map[string]float64, error)
-	// PauseReplicas stops the WAL receivers of the primary's own replicas
-	// (SIGSTOP), so that they fall behind; resume lets them go on, or with
-	// drop ends them without reading the WAL waiting in their sockets.
-	PauseReplicas(ctx context.Context) (resume func(drop bool), err error)
+	// IsolatePrimary cuts the primary off from its own replicas, while its
+	// clients still reach it, so that they fall behind: on a cluster's
+	// network (netns), a partition the kernel makes. It returns how it did
+	// it, for the time line, and undo, which the caller calls once the
+	// primary was killed: what undo does is the engine's (the partition of
+	// a killed primary stays, so that its kernel delivers nothing it held).
+	IsolatePrimary(ctx context.Context) (undo func(), how string, err error)
 	// KillPrimary kills the primary's process group (SIGKILL) and returns
 	// once none of its processes is left.
 	KillPrimary(ctx context.Context) error
@@ -523,7 +540,8 @@ type Node struct {
 	Name           string  // "primary", "r1", "r2"
 	Upstream       string  // what it streams from ("" for the primary)
 	Sync           bool    // a synchronous standby of the primary
-	Port           int     // loopback TCP port
+	Addr           string  // its address on the cluster's network (netns); "": loopback
+	Port           int     // TCP port
 	StartupSeconds float64 // from the base backup's start to its first accepted connection, for a replica
 	Log            string
 }

@@ -96,7 +96,14 @@ func outageAreas(r *result.Result) []arr {
 func opsSection(r *result.Result) *section {
 	s := &section{Title: "Operations", Layout: "one"}
 	if f := r.Fault; f != nil {
-		s.Items = append(s.Items, item{Title: "Server killed under load (--fault)", Text: []string{report.FaultLine(f)}})
+		title := "Server killed under load (--fault)"
+		switch f.Kind {
+		case "pause":
+			title = "Server stopped under load (--fault)"
+		case "partition", "loss", "delay":
+			title = "The cluster's network cut under load (--fault)"
+		}
+		s.Items = append(s.Items, item{Title: title, Text: []string{report.FaultLine(f)}})
 	}
 	if len(r.Outages) > 0 {
 		var lines []string
@@ -200,7 +207,7 @@ func (d *doc) clusterSection(r *result.Result) (*section, error) {
 	}
 	if f := c.Failover; f != nil {
 		s.Items = append(s.Items, item{Title: "Failover", Text: []string{report.FailoverLine(f)}, Table: kv(
-			"replicas paused before the kill", nonZero(fmt.Sprintf("%.1f s (WAL receivers stopped, then ended without reading what waited)", f.PauseSeconds), f.PauseSeconds > 0),
+			"primary cut off before the kill", nonZero(fmt.Sprintf("%.1f s (from its replicas; its clients still reached it)", f.PauseSeconds), f.PauseSeconds > 0),
 			"primary killed", fmt.Sprintf("at %.2f s; gone %.2f s later", f.KillT, f.DetectSeconds),
 			"promoted", nonZero(fmt.Sprintf("%s, accepting writes %.2f s later", f.Promoted, f.PromoteSeconds), f.Promoted != ""),
 			"write downtime", nonZero(fmt.Sprintf("%.2f s: last acknowledged at %.2f s, next at %.2f s", f.DowntimeSeconds, f.LastAckT, f.FirstAckT), f.FirstAckT > 0),

@@ -134,6 +134,7 @@ type Node struct {
 	Name           string  `json:"name"`
 	Upstream       string  `json:"upstream,omitempty"`
 	Sync           bool    `json:"sync,omitempty"`
+	Addr           string  `json:"addr,omitempty"` // its address on the cluster's network (a namespace of its own); "": loopback
 	Port           int     `json:"port"`
 	StartupSeconds float64 `json:"startup_seconds"`
 	Log            string  `json:"log"`
@@ -143,7 +144,7 @@ type Node struct {
 // replica promoted; its times are on the series' time line.
 type Failover struct {
 	AtSeconds    float64 `json:"at_seconds"`              // asked: into the measure phase
-	PauseSeconds float64 `json:"pause_seconds,omitempty"` // the replicas' WAL receivers stopped this long before the kill
+	PauseSeconds float64 `json:"pause_seconds,omitempty"` // the primary cut off from its replicas this long before the kill
 	PausedT      float64 `json:"paused_t,omitempty"`
 	KillT        float64 `json:"kill_t"`
 	GoneT        float64 `json:"gone_t"` // no process of the primary left
@@ -185,12 +186,18 @@ type Outage struct {
 // Or the server stalled (--fault pause-at=D,for=D): when, and the rate
 // before and after.
 type Fault struct {
-	// Kind is "kill" (--fault kill-at=D) or "pause" (--fault
+	// Kind is "kill" (--fault kill-at=D), "pause" (--fault
 	// pause-at=D,for=D: the server's processes stopped with SIGSTOP that
-	// long, then let go on; StopT and ResumeT say when).
+	// long, then let go on; StopT and ResumeT say when), or a fault of a
+	// cluster's network: "partition", "loss", "delay" (Net says what was
+	// made, MadeT and HealedT when).
 	Kind            string  `json:"kind"`
 	AtSeconds       float64 `json:"at_seconds"` // asked: into the measure phase
 	PauseSeconds    float64 `json:"pause_seconds,omitempty"`
+	HealAtSeconds   float64 `json:"heal_at_seconds,omitempty"` // asked: into the measure phase; 0: left to the run's end
+	Net             string  `json:"net,omitempty"`
+	MadeT           float64 `json:"made_t,omitempty"`
+	HealedT         float64 `json:"healed_t,omitempty"`
 	StopT           float64 `json:"stop_t,omitempty"`
 	ResumeT         float64 `json:"resume_t,omitempty"`
 	KillT           float64 `json:"kill_t"`

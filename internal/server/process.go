@@ -294,13 +294,15 @@ func (p *Process) again() (*Process, error) {
 	return p.againWith(Command{Bin: p.path, Args: p.args, Env: p.env})
 }
 
-// againWith starts c in the process's place: as its account, on its CPUs,
-// in its cgroup, its output appended to the same log.
+// againWith starts c in the process's place: as its account (the one
+// that started it: root for a server in a namespace, Instance.wrap), on
+// its CPUs, in its cgroup, its output appended to the same log.
 func (p *Process) againWith(c Command) (*Process, error) {
 	np, err := StartEnv(p.acct, c.Env, p.cpus, p.LogPath, c.Bin, c.Args...)
 	if err != nil {
 		return nil, err
 	}
+	np.Name = p.Name // the server's, not nsenter's, on a cluster's network
 	if err := np.Confine(p.cg); err != nil {
 		_ = np.Kill()
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -347,8 +348,18 @@ func (n nodeFault) CrashRestart(ctx context.Context) error {
 }
 
 // member finds the member that has role now: the leader (the one whose
-// status names itself leader), or a follower.
+// status names itself leader), or a follower; or the member of that name.
 func (d *db) member(ctx context.Context, role string) (*Member, error) {
+	if role != "leader" && role != "follower" {
+		var names []string
+		for _, mem := range d.cluster.Members {
+			if mem.Name == role {
+				return mem, nil
+			}
+			names = append(names, mem.Name)
+		}
+		return nil, fmt.Errorf("the etcd cluster has no member %s: name leader, follower or one of %s", role, strings.Join(names, ", "))
+	}
 	for _, mem := range d.cluster.Members {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := d.client.Status(sctx, mem.ClientURL())

@@ -65,10 +65,6 @@ type ServerConfig struct {
 	Again func(m *Server) ([]string, error)
 }
 
-// listenAddr is the address a managed server listens on and is reached
-// at: loopback.
-const listenAddr = "127.0.0.1"
-
 // FindServer returns the server binary and mariadb-install-db, or says what
 // to install.
 func FindServer() (server, install string, err error) {
@@ -85,8 +81,9 @@ func FindServer() (server, install string, err error) {
 	return server, install, nil
 }
 
-// Start creates a datadir in cfg.Dir, starts the server on a free
-// loopback port and a socket of its own, as the mysql account when dbgauge
+// Start creates a datadir in cfg.Dir, starts the server on a free port
+// (of loopback, or of its Host's address on a cluster's network) and a
+// socket of its own, as the mysql account when dbgauge
 // runs as root, sets a random root password, and returns once it accepts
 // connections.
 func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
@@ -131,6 +128,7 @@ func (m *Server) Join(ctx context.Context, name string, cfg ServerConfig) (*Serv
 	if err != nil {
 		return nil, err
 	}
+	in.Host = cfg.Host // its place on the cluster's network, if any
 	if err := os.Mkdir(in.DataDir, 0o700); err != nil {
 		in.Discard()
 		return nil, err
@@ -207,7 +205,7 @@ func (m *Server) secure(ctx context.Context) error {
 // in on its socket.
 func (m *Server) recipe(log string) {
 	command := func(port int, first bool) (server.Command, error) {
-		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + listenAddr,
+		args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + m.ListenAddr(),
 			"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
 			// A tmpdir of its own: at every start MariaDB deletes each #sql*
 			// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
@@ -282,7 +280,7 @@ func (m *Server) dsnWith(user, password, db string, socket bool) string {
 	if socket {
 		c.Net, c.Addr = "unix", filepath.Join(m.SocketDir, "mysqld.sock")
 	} else {
-		c.Net, c.Addr = "tcp", net.JoinHostPort(listenAddr, strconv.Itoa(m.Port))
+		c.Net, c.Addr = "tcp", net.JoinHostPort(m.ListenAddr(), strconv.Itoa(m.Port))
 	}
 	c.Timeout = 10 * time.Second
 	return c.FormatDSN()

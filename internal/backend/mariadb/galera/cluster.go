@@ -15,15 +15,12 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // Provider is the Galera library every node loads (Debian's galera-4).
 const Provider = "/usr/lib/galera/libgalera_smm.so"
-
-// listenAddr is the address the nodes listen on, for their clients and
-// each other: loopback.
-const listenAddr = "127.0.0.1"
 
 // syncWithin bounds the wait for a node to be Synced after it started or
 // restarted: a state transfer of the run's data (rsync of the datadir,
@@ -34,10 +31,11 @@ const syncWithin = 5 * time.Minute
 // with wsrep on, and the ports it talks to the others on.
 type Node struct {
 	*mariadb.Server
-	Name  string // "node1", "node2", …
-	Gcomm int    // group communication (gmcast.listen_addr)
-	IST   int    // incremental state transfer's receiver (ist.recv_addr)
-	SST   int    // state snapshot transfer's receiver (wsrep_sst_receive_address): rsync's daemon
+	Name  string      // "node1", "node2", …
+	host  *netns.Host // its place on the cluster's network; nil: loopback
+	Gcomm int         // group communication (gmcast.listen_addr)
+	IST   int         // incremental state transfer's receiver (ist.recv_addr)
+	SST   int         // state snapshot transfer's receiver (wsrep_sst_receive_address): rsync's daemon
 	// Joined is how the node last came to be Synced: bootstrapped, or a
 	// state transfer and its time.
 	Joined Transfer
@@ -60,11 +58,14 @@ func (t Transfer) String() string {
 	return fmt.Sprintf("%s in %.2f s", t.Method, t.Seconds)
 }
 
-// Cluster is a throwaway Galera cluster dbgauge started on loopback: N
-// MariaDB servers, each a process of its own with its data, as the mysql
-// account when dbgauge runs as root.
+// Cluster is a throwaway Galera cluster dbgauge started: N MariaDB
+// servers, each a process of its own with its data, as the mysql account
+// when dbgauge runs as root; each in a network namespace of its own on a
+// bridge (Net) where namespaces can be made, so that a partition is the
+// kernel's, else all on loopback.
 type Cluster struct {
 	Nodes []*Node
+	Net   *netns.Net // nil: loopback
 }
 
 // ClusterConfig says where and how to start a cluster: the kit's Config,
@@ -103,11 +104,25 @@ func Start(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		return nil, err
 	}
 	c := &Cluster{}
+	if netns.Available() == nil {
+		var err error
+		if c.Net, err = netns.New(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for i := range max(cfg.Nodes, 1) {
 		n := &Node{Name: "node" + strconv.Itoa(i+1)}
+		if c.Net != nil {
+			var err error
+			if n.host, err = c.Net.Add(ctx, n.Name); err != nil {
+				_, _ = c.Stop()
+				return nil, err
+			}
+		}
 		for _, p := range []*int{&n.Gcomm, &n.IST, &n.SST} {
 			var err error
 			if *p, err = server.FreePort(); err != nil {
+				_, _ = c.Stop()
 				return nil, err
 			}
 		}
@@ -115,12 +130,13 @@ func Start(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	}
 	var peers []string
 	for _, n := range c.Nodes {
-		peers = append(peers, hostPort(n.Gcomm))
+		peers = append(peers, n.hostPort(n.Gcomm))
 	}
 	name := "dbgauge-" + server.Secret()[:12]
 	for i, n := range c.Nodes {
 		sc := mariadb.ServerConfig{Config: cfg.Config, Settings: n.settings(name, peers, cfg.Settings), Log: "galera-" + n.Name + ".log",
 			Again: startPosition}
+		sc.Host = n.host
 		start := time.Now()
 		var err error
 		if i == 0 {
@@ -151,16 +167,16 @@ func (n *Node) settings(cluster string, peers []string, run map[string]string) m
 	for k, v := range run {
 		s[k] = v
 	}
-	opts := "gmcast.listen_addr=tcp://" + hostPort(n.Gcomm) + ";ist.recv_addr=" + hostPort(n.IST)
+	opts := "gmcast.listen_addr=tcp://" + n.hostPort(n.Gcomm) + ";ist.recv_addr=" + n.hostPort(n.IST)
 	if v := run["wsrep_provider_options"]; v != "" {
 		opts += ";" + v
 	}
 	for k, v := range map[string]string{
 		"wsrep_on": "ON", "wsrep_provider": Provider, "wsrep_cluster_name": cluster,
 		"wsrep_cluster_address": "gcomm://" + strings.Join(peers, ","),
-		"wsrep_node_name":       n.Name, "wsrep_node_address": hostPort(n.Gcomm),
+		"wsrep_node_name":       n.Name, "wsrep_node_address": n.hostPort(n.Gcomm),
 		"wsrep_provider_options":    opts,
-		"wsrep_sst_receive_address": hostPort(n.SST),
+		"wsrep_sst_receive_address": n.hostPort(n.SST),
 		// Galera's requirements: row-based write sets, InnoDB, and
 		// interleaved auto-increment locks (no table lock for a bulk insert).
 		"binlog_format": "ROW", "default_storage_engine": "InnoDB", "innodb_autoinc_lock_mode": "2",
@@ -173,7 +189,15 @@ func (n *Node) settings(cluster string, peers []string, run map[string]string) m
 	return s
 }
 
-func hostPort(port int) string { return net.JoinHostPort(listenAddr, strconv.Itoa(port)) }
+// hostPort is the node's address with port: on the cluster's network, or
+// loopback.
+func (n *Node) hostPort(port int) string {
+	addr := "127.0.0.1"
+	if n.host != nil {
+		addr = n.host.Addr
+	}
+	return net.JoinHostPort(addr, strconv.Itoa(port))
+}
 
 // State is what a node says of itself: wsrep's status variables.
 type State struct {
@@ -332,12 +356,17 @@ func (n *Node) CrashRestart(ctx context.Context) (Transfer, error) {
 	return n.Joined, nil
 }
 
-// Stop stops every node cleanly (SIGTERM), the last first, and removes
-// their folders (their logs stay); it returns how long the first node's
-// stop took.
+// Stop stops every node cleanly (SIGTERM), the last first, removes their
+// folders (their logs stay) and their network; it returns how long the
+// first node's stop took.
 func (c *Cluster) Stop() (time.Duration, error) {
 	var first time.Duration
 	var errs []error
+	defer func() {
+		if c.Net != nil {
+			_ = c.Net.Close()
+		}
+	}()
 	for i := len(c.Nodes) - 1; i >= 0; i-- {
 		n := c.Nodes[i]
 		if n.Server == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -43,7 +44,7 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any server variable", Usage: "given to every node as --name=value at start (wsrep_provider_options is added to the node's own); read back with SHOW GLOBAL VARIABLES"},
 	},
-	Abilities: []backend.Ability{backend.Procedures, backend.NodeFaults},
+	Abilities: []backend.Ability{backend.Procedures, backend.NodeFaults, backend.NetFaults},
 	Knobs: []knob.Spec{
 		{Name: "nodes", Default: "3", Kind: knob.Int, Usage: "galera:managed: the cluster's nodes (2 to 9; an odd count keeps a majority when one is cut off), each a MariaDB server on loopback"},
 		{Name: "write-to", Default: "one", Kind: knob.Choice, Choices: []string{"one", "all"}, Usage: "galera:managed: every client on node1 (one), or the clients spread over the nodes in turn (all: their conflicts are certification failures)"},
@@ -346,7 +347,12 @@ var (
 	_ backend.Recovered     = (*db)(nil)
 	_ backend.NodeRecoverer = managedDB{}
 	_ backend.Healther      = (*db)(nil)
+	_ backend.Networked     = (*db)(nil)
 )
+
+// Network is the cluster's network (its nodes node1 … nodeN), nil when
+// its nodes are on loopback: --fault partition=, loss=, delay=.
+func (d *db) Network() *netns.Net { return d.cluster.Net }
 
 func (d *db) managed() managedDB {
 	if d.m == nil {

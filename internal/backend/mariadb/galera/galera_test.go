@@ -3,6 +3,7 @@ package galera
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/backendtest"
 	"github.com/dbgauge/dbgauge/internal/backend/mariadb"
 	"github.com/dbgauge/dbgauge/internal/dberr"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/testenv"
 )
 
@@ -56,8 +58,9 @@ func TestTransferOf(t *testing.T) {
 
 // TestCluster starts one cluster of three nodes and puts it through what
 // a run asks of it, in order: the settings read back, clients spread over
-// the nodes, a certification failure, a node killed and rejoining, and
-// the quorum lost when two of three are gone.
+// the nodes, a certification failure, a node partitioned off and healed,
+// a node killed and rejoining, and the quorum lost when two of three are
+// gone.
 func TestCluster(t *testing.T) {
 	needCluster(t)
 	ctx := context.Background()
@@ -78,6 +81,19 @@ func TestCluster(t *testing.T) {
 	conns := make([]backend.Conn, 3) // on node1, node2, node3
 	for i := range conns {
 		conns[i] = backendtest.Conn(t, ctx, spread)
+	}
+	// refused tries st on c until the node refuses it as not-primary, for
+	// up to 30 s (Galera's evs timeouts), and returns the last error.
+	refused := func(c backend.Conn, st *backend.Stmt, id int) error {
+		var err error
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+			if _, err = c.Exec(ctx, st, id); err != nil {
+				if _, k, _ := dberr.Describe(err); k == NotPrimary {
+					return err
+				}
+			}
+		}
+		return err
 	}
 
 	t.Run("read back", func(t *testing.T) {
@@ -143,6 +159,39 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	// node3 cut off from the two others (the clients still reach it): a
+	// minority, it leaves the Primary component and refuses statements,
+	// while node1 and node2 go on; healed, it rejoins.
+	t.Run("partition", func(t *testing.T) {
+		n := m.Network()
+		if n == nil {
+			t.Skip("the cluster is on loopback: " + fmt.Sprint(netns.Available()))
+		}
+		insert := &backend.Stmt{SQL: "INSERT INTO p VALUES (?)"}
+		backendtest.Must(t, conns[0].ExecScript(ctx, "CREATE TABLE p (id INT PRIMARY KEY)"))
+		backendtest.Must(t, n.Partition(ctx, []string{"node3"}, []string{"node1", "node2"}))
+		err := refused(conns[2], insert, 1)
+		if c, k, code := dberr.Describe(err); c != dberr.Unavailable || k != NotPrimary || code != "1047" {
+			t.Fatalf("a write on node3 cut off: %v (%v %v %s), want it refused as not-primary", err, c, k, code)
+		}
+		if _, err := conns[0].Exec(ctx, insert, 2); err != nil {
+			t.Errorf("a write on node1, with node2 a majority: %v", err)
+		}
+		h, _ := m.Health(ctx)
+		if strings.Join(h.Writable, ",") != "node1,node2" || !strings.Contains(h.Following["node3"], "non-Primary") || h.SplitBrain() {
+			t.Errorf("health %+v, want node1 and node2 writable, node3 non-Primary", h)
+		}
+		backendtest.Must(t, n.Heal(ctx))
+		backendtest.Must(t, m.cluster.Nodes[2].synced(ctx))
+		if _, err := conns[2].Exec(ctx, insert, 3); err != nil {
+			t.Errorf("a write on node3 after the heal: %v", err)
+		}
+		var rows int
+		if err := node(2).QueryRowContext(ctx, "SELECT COUNT(*) FROM p").Scan(&rows); err != nil || rows != 2 {
+			t.Errorf("node3 has %d rows after the heal (%v), want 2", rows, err)
+		}
+	})
+
 	// node3 killed while rows are written, started again: it rejoins by
 	// IST (its position recovered from InnoDB) and has every row.
 	t.Run("kill and rejoin", func(t *testing.T) {
@@ -178,14 +227,7 @@ func TestCluster(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var err error
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
-			if _, err = c.Exec(ctx, &backend.Stmt{SQL: "INSERT INTO k VALUES (1000)"}); err != nil {
-				if _, k, _ := dberr.Describe(err); k == NotPrimary {
-					break
-				}
-			}
-		}
+		err := refused(c, &backend.Stmt{SQL: "INSERT INTO k VALUES (?)"}, 1000)
 		if c, k, code := dberr.Describe(err); c != dberr.Unavailable || k != NotPrimary || code != "1047" {
 			t.Fatalf("a write on node1 alone: %v (%v %v %s), want it refused as not-primary", err, c, k, code)
 		}
