@@ -75,13 +75,22 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
 	case v.Get("topology") != "" && v.Get("topology") != "none" && role == "":
 		return knob.Bad("name the server: --fault kill-at=D,node=primary (or r1, r2); --failover at=D promotes a replica instead", "--fault restarts one server, and --topology makes a cluster")
-	case role != "" && v.Get("topology") == "none":
+	case role != "" && p.oneServer(v):
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault node=%s: --topology none makes one server", role)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
 	p.fault = &faultPlan{at: at, node: role, pause: pause}
 	return nil
+}
+
+// oneServer says whether the run makes a single server of an engine whose
+// clusters are made by --topology (postgres:managed, zrs:managed): none.
+// An engine without the knob (etcd's members, Galera's nodes) says how
+// many servers it makes itself.
+func (p *Plan) oneServer(v *knob.Values) bool {
+	has := slices.ContainsFunc(p.bspec.Knobs, func(k knob.Spec) bool { return k.Name == server.TopologyKnob.Name })
+	return has && v.Get("topology") == "none"
 }
 
 // faultRun kills a managed server under load and restarts it (--fault),

@@ -97,7 +97,7 @@ func (p *Plan) netFaultConfig(v *knob.Values, spec string, nf *netFault, at time
 	case !p.bspec.Has(backend.NetFaults) || !p.bspec.Managed(p.bopts.DB):
 		return knob.Bad("use a cluster dbgauge starts: --db galera:managed, or postgres:managed with --topology",
 			"--fault %s cuts a cluster's own network, which %s has not", nf.kind, p.config.DB)
-	case v.Get("topology") == "none":
+	case p.oneServer(v):
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault %s needs a cluster, and --topology none makes one server", nf.kind)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
