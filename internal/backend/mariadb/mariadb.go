@@ -60,7 +60,8 @@ var Spec = backend.Served(backend.Spec{
 	Open:      open,
 	Reopen:    reopen,
 	Installed: installed,
-	Own:       ownBinaries,
+	Own:       ownKnobs,
+	Knobs:     []knob.Spec{server.TopologyKnob, server.ReplicationKnob},
 }, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
@@ -87,10 +88,18 @@ type db struct {
 	// user's, set back once by Close (global.go).
 	changed  []global
 	restored sync.Once
+	// --topology: the replicas of the managed primary, and what each
+	// replicates from; after a failover, whether the primary was killed
+	// and the replica promoted.
+	cluster  clusterConfig
+	replicas []*Server
+	upstream []string
+	killed   bool
+	promoted *Server
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
-	d := &db{prepare: o.Prepare}
+	d := &db{prepare: o.Prepare, cluster: clusterOf(o)}
 	settings, err := mapDurability(o.Durability)
 	if err != nil {
 		return nil, err
@@ -120,20 +129,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		settings[s.key] = want
 	}
 	if isManaged {
-		if _, ok := settings["max_connections"]; !ok {
-			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
-		}
-		bins, err := binariesOf(o)
-		if err != nil {
+		if dsn, err = d.startManaged(ctx, o, settings); err != nil {
 			return nil, err
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings, Binaries: bins}); err != nil {
-			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
-				return nil, knob.Bad("check the variables given with --set", "%v", err)
-			}
-			return nil, err
-		}
-		dsn = d.srv.DSN(false)
 	} else if o.Archive {
 		return nil, knob.Bad("use --db mariadb:managed with --backup", "--backup copies the server's datadir with mariabackup and restores it into a server dbgauge starts: a server of yours is refused")
 	} else {
@@ -153,6 +151,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
+		if len(d.replicas) > 0 {
+			return nil, fmt.Errorf("connect to the managed cluster: %w", err)
+		}
 		var me *mysql.MySQLError
 		if errors.As(err, &me) && me.Number == 1045 {
 			return nil, knob.Bad("check the user and password in --db", "MariaDB refused the login: %s", redact.DSN(err.Error()))
@@ -166,17 +167,60 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 	}
-	if d.srv != nil {
+	switch {
+	case len(d.replicas) > 0:
+		return clusterDB{d.managed()}, nil
+	case d.srv != nil:
 		return d.managed(), nil
 	}
 	return d, nil
 }
 
-// connect opens the pool (conns clients and dbgauge's own) and pings.
+// startManaged starts the managed server with settings, and its replicas
+// (--topology), and returns the clients' DSN.
+func (d *db) startManaged(ctx context.Context, o backend.Options, settings map[string]string) (string, error) {
+	if _, ok := settings["max_connections"]; !ok {
+		settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
+	}
+	bins, err := binariesOf(o)
+	if err != nil {
+		return "", err
+	}
+	if d.cluster.topology != "none" {
+		d.cluster.primarySettings(settings)
+	}
+	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings, Binaries: bins}); err != nil {
+		if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
+			return "", knob.Bad("check the variables given with --set", "%v", err)
+		}
+		return "", err
+	}
+	if d.cluster.topology != "none" {
+		// Before the load: the replicas replicate it.
+		if err := d.startReplicas(ctx, settings); err != nil {
+			d.stop()
+			return "", err
+		}
+	}
+	return d.srv.DSN(false), nil
+}
+
+// connect opens the pool (conns clients and dbgauge's own) and pings. With
+// replicas, each connection goes to the first server of the cluster that
+// accepts writes (writable): the primary, the promoted replica after a
+// failover.
 func (d *db) connect(ctx context.Context, dsn string, conns int) error {
-	var err error
-	if d.sql, err = sql.Open("mysql", dsn); err != nil {
-		return err
+	if len(d.replicas) > 0 {
+		c, err := writableOf(dsn, d.servers())
+		if err != nil {
+			return err
+		}
+		d.sql = sql.OpenDB(c)
+	} else {
+		var err error
+		if d.sql, err = sql.Open("mysql", dsn); err != nil {
+			return err
+		}
 	}
 	d.pool = conns + 4
 	d.sql.SetMaxOpenConns(d.pool)
@@ -188,6 +232,7 @@ func (d *db) stop() {
 	if d.sql != nil {
 		_ = d.sql.Close()
 	}
+	d.stopReplicas()
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)
 	}
@@ -295,6 +340,12 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	}
 	e.Version = e.Settings["version"]
 	delete(e.Settings, "version")
+	if len(d.replicas) > 0 {
+		e.Settings["topology"], e.Settings["replication"] = d.cluster.topology, d.cluster.replication
+		if err := d.clusterSettings(ctx, e.Settings); err != nil {
+			return e, err
+		}
+	}
 	e.PageSize, _ = strconv.ParseInt(e.Settings["innodb_page_size"], 10, 64)
 	e.CacheBytes, _ = strconv.ParseInt(e.Settings["innodb_buffer_pool_size"], 10, 64)
 	// A client's level is its session's (the DSN sets it per connection).

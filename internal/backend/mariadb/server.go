@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,10 +35,20 @@ func (quietLogger) Print(...any) {}
 // kit's Instance (account, folders, port, process) and what is MariaDB's own.
 type Server struct {
 	*server.Instance
+	Name     string          // a replica's name in its topology (r1, r2); "" for a primary
 	bin      string          // mariadbd
+	install  string          // mariadb-install-db, which makes a replica's datadir
 	settings server.Settings // its options, for a restored server
 	login    string          // root's password for readiness: "" until Start has set it, and without grant tables
 }
+
+// loopback is the address every managed server listens on and is reached
+// at, the same for a cluster's primary and its replicas, which reach each
+// other there.
+const loopback = "127.0.0.1"
+
+// host is the address the server listens on and is reached at.
+func (m *Server) host() string { return loopback }
 
 // ServerConfig says where and how to start a server: the kit's Config and
 // MariaDB's options.
@@ -81,11 +92,16 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Server{Instance: in, bin: bin, settings: cfg.Settings}
-	if err := m.installDB(install); err != nil {
+	return launch(ctx, &Server{Instance: in, bin: bin, install: install, settings: cfg.Settings}, filepath.Join(in.Dir, "mariadb.log"))
+}
+
+// launch makes m's datadir, starts it with its output in logPath, and sets
+// up dbgauge's user and database on it (secure); it returns once m accepts
+// connections.
+func launch(ctx context.Context, m *Server, logPath string) (*Server, error) {
+	if err := m.installDB(m.install); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(in.Dir, "mariadb.log")
 	m.recipe(logPath)
 	if err := m.Launch(ctx); err != nil {
 		return nil, err
@@ -121,13 +137,22 @@ func (m *Server) installDB(install string) error {
 
 // secure makes dbgauge's own user with the password, and gives every root
 // entry the password too, so that the server accepts no login without it.
+// None of it goes into a binary log: every server of a cluster is secured
+// alike and starts with no GTID of its own, so that a replica replicates
+// its upstream's binlog from its first event (the data's load) on.
 func (m *Server) secure(ctx context.Context) error {
-	db, err := sql.Open("mysql", m.dsn("", true))
+	pool, err := sql.Open("mysql", m.dsn("", true))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	db, err := pool.Conn(ctx) // one session: sql_log_bin is the session's
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	qs := []string{
+		"SET SESSION sql_log_bin = 0",
 		"CREATE USER 'dbgauge'@'%' IDENTIFIED BY '" + m.Password + "'",
 		"GRANT ALL ON *.* TO 'dbgauge'@'%' WITH GRANT OPTION",
 		"CREATE DATABASE IF NOT EXISTS dbgauge",
@@ -161,7 +186,7 @@ func (m *Server) secure(ctx context.Context) error {
 func (m *Server) recipe(log string) {
 	m.Recipe = server.Recipe{
 		Command: func(port int) (server.Command, error) {
-			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=127.0.0.1",
+			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + m.host(),
 				"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
 				// A tmpdir of its own: at every start MariaDB deletes each #sql*
 				// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
@@ -202,7 +227,7 @@ func (m *Server) dsnWith(user, password, db string, socket bool) string {
 	if socket {
 		c.Net, c.Addr = "unix", filepath.Join(m.SocketDir, "mysqld.sock")
 	} else {
-		c.Net, c.Addr = "tcp", "127.0.0.1:"+strconv.Itoa(m.Port)
+		c.Net, c.Addr = "tcp", net.JoinHostPort(m.host(), strconv.Itoa(m.Port))
 	}
 	c.Timeout = 10 * time.Second
 	return c.FormatDSN()

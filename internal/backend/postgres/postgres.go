@@ -66,7 +66,7 @@ var Spec = backend.Served(backend.Spec{
 		{Name: "pg-version", Kind: knob.Int, Values: "9..99", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the PostgreSQL major version to start (/usr/lib/postgresql/N/bin first), like --db postgres:managed@N; " + InstallScript + " installs 13, 14, 16, 17 and 18"},
 		{Name: "socket", Kind: knob.Switch, Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
 		server.TopologyKnob,
-		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
+		server.ReplicationKnob,
 		{Name: "read-from", Default: "primary", Kind: knob.Choice, Choices: []string{"primary", "replicas"}, Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},
 	},
 	Own:  ownKnobs,
@@ -93,6 +93,9 @@ func ownKnobs(v *knob.Values) (any, error) {
 	}
 	if o.cluster.replication, err = v.Choice("replication"); err != nil {
 		return nil, err
+	}
+	if o.cluster.replication == "semi-sync" {
+		return nil, knob.Bad("use async, sync or remote_apply with postgres:managed", "--replication semi-sync is MariaDB's: PostgreSQL has no semi-synchronous replication")
 	}
 	from, err := v.Choice("read-from")
 	if err != nil {
