@@ -481,10 +481,13 @@ type Cluster interface {
 	// Lag samples how far each replica is behind its upstream, by name:
 	// "lag_bytes:r1", "replay_lag_ms:r1".
 	Lag(ctx context.Context) (map[string]float64, error)
-	// PauseReplicas stops the WAL receivers of the primary's own replicas
-	// (SIGSTOP), so that they fall behind; resume lets them go on, or with
-	// drop ends them without reading the WAL waiting in their sockets.
-	PauseReplicas(ctx context.Context) (resume func(drop bool), err error)
+	// IsolatePrimary cuts the primary off from its own replicas, while its
+	// clients still reach it, so that they fall behind: on a cluster's
+	// network (netns), a partition the kernel makes. It returns how it did
+	// it, for the time line, and undo, which the caller calls once the
+	// primary was killed: what undo does is the engine's (the partition of
+	// a killed primary stays, so that its kernel delivers nothing it held).
+	IsolatePrimary(ctx context.Context) (undo func(), how string, err error)
 	// KillPrimary kills the primary's process group (SIGKILL) and returns
 	// once none of its processes is left.
 	KillPrimary(ctx context.Context) error
@@ -510,7 +513,8 @@ type Node struct {
 	Name           string  // "primary", "r1", "r2"
 	Upstream       string  // what it streams from ("" for the primary)
 	Sync           bool    // a synchronous standby of the primary
-	Port           int     // loopback TCP port
+	Addr           string  // its address on the cluster's network (netns); "": loopback
+	Port           int     // TCP port
 	StartupSeconds float64 // from the base backup's start to its first accepted connection, for a replica
 	Log            string
 }

@@ -42,7 +42,7 @@ promotes the most advanced replica; the result gives the write downtime, the tim
 of each step and the acknowledged commits lost.
 
   --at D       when the primary dies (required)
-  --pause D    stop the replicas' WAL receivers this long before, so that they lag
+  --pause D    cut the primary off from its replicas this long before, so that they lag
   --cycles N   failovers of each configuration, each on a fresh cluster
   --duration D the measure phase (default: --at plus 10s)
 
@@ -60,7 +60,7 @@ const clusterExamples = `  dbgauge cluster run nms --topology none,1,2-direct,2-
 // --failover, --duration and --repeat.
 var failoverKnobs = []knob.Spec{
 	{Name: "at", Kind: knob.Duration, Single: true, Usage: "kill the primary this long into the measure phase (required)"},
-	{Name: "pause", Kind: knob.Duration, Single: true, Usage: "stop the replicas' WAL receivers this long before the kill, so that they lag"},
+	{Name: "pause", Kind: knob.Duration, Single: true, Usage: "cut the primary off from its replicas this long before the kill (a network partition; ZRS: its secondaries stopped), so that they lag"},
 	{Name: "cycles", Kind: knob.Int, Default: "1", Single: true, Usage: "failovers of each configuration, each on a fresh cluster"},
 }
 

@@ -99,8 +99,9 @@ func TestClusterTopologies(t *testing.T) {
 	noServersLeft(t, cells)
 }
 
-// TestClusterFailover: the primary killed under insert, its replica's WAL
-// receiver stopped a second before. Asynchronous replication loses
+// TestClusterFailover: the primary killed under insert, cut off from its
+// replica by a partition of the cluster's network a second before (each
+// server in a network namespace of its own). Asynchronous replication loses
 // acknowledged commits (and the run's check says so: exit 1); synchronous
 // loses none. Each promotes r1, has exactly one writable server after, and
 // leaves no server running. Each run ends a second after its result says r1
@@ -141,6 +142,16 @@ func TestClusterFailover(t *testing.T) {
 		}
 		if len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "r1" {
 			t.Errorf("%s: writable after: %v", repl, r.Cluster.Writable)
+		}
+		if n := r.Cluster.Nodes; len(n) != 2 || n[0].Addr == "" || n[1].Addr == "" || n[0].Addr == n[1].Addr {
+			t.Errorf("%s: the servers are not on a network of their own: %+v", repl, n)
+		}
+		cut := false
+		for _, e := range r.Events {
+			cut = cut || strings.Contains(e.Detail, "primary cut off from r1 (nftables")
+		}
+		if !cut {
+			t.Errorf("%s: no partition on the time line: %+v", repl, r.Events)
 		}
 		switch repl {
 		case "async":

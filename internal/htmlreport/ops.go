@@ -200,7 +200,7 @@ func (d *doc) clusterSection(r *result.Result) (*section, error) {
 	}
 	if f := c.Failover; f != nil {
 		s.Items = append(s.Items, item{Title: "Failover", Text: []string{report.FailoverLine(f)}, Table: kv(
-			"replicas paused before the kill", nonZero(fmt.Sprintf("%.1f s (WAL receivers stopped, then ended without reading what waited)", f.PauseSeconds), f.PauseSeconds > 0),
+			"primary cut off before the kill", nonZero(fmt.Sprintf("%.1f s (from its replicas; its clients still reached it)", f.PauseSeconds), f.PauseSeconds > 0),
 			"primary killed", fmt.Sprintf("at %.2f s; gone %.2f s later", f.KillT, f.DetectSeconds),
 			"promoted", nonZero(fmt.Sprintf("%s, accepting writes %.2f s later", f.Promoted, f.PromoteSeconds), f.Promoted != ""),
 			"write downtime", nonZero(fmt.Sprintf("%.2f s: last acknowledged at %.2f s, next at %.2f s", f.DowntimeSeconds, f.LastAckT, f.FirstAckT), f.FirstAckT > 0),

@@ -241,7 +241,7 @@ func FailoverLine(f *result.Failover) string {
 	}
 	parts := []string{}
 	if f.PauseSeconds > 0 {
-		parts = append(parts, fmt.Sprintf("replicas' WAL receivers stopped %.1f s before", f.PauseSeconds))
+		parts = append(parts, fmt.Sprintf("primary cut off from its replicas %.1f s before", f.PauseSeconds))
 	}
 	parts = append(parts, fmt.Sprintf("primary killed at %.1f s (gone in %.2f s)", f.KillT, f.DetectSeconds))
 	if f.Promoted != "" {

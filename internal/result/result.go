@@ -134,6 +134,7 @@ type Node struct {
 	Name           string  `json:"name"`
 	Upstream       string  `json:"upstream,omitempty"`
 	Sync           bool    `json:"sync,omitempty"`
+	Addr           string  `json:"addr,omitempty"` // its address on the cluster's network (a namespace of its own); "": loopback
 	Port           int     `json:"port"`
 	StartupSeconds float64 `json:"startup_seconds"`
 	Log            string  `json:"log"`
@@ -143,7 +144,7 @@ type Node struct {
 // replica promoted; its times are on the series' time line.
 type Failover struct {
 	AtSeconds    float64 `json:"at_seconds"`              // asked: into the measure phase
-	PauseSeconds float64 `json:"pause_seconds,omitempty"` // the replicas' WAL receivers stopped this long before the kill
+	PauseSeconds float64 `json:"pause_seconds,omitempty"` // the primary cut off from its replicas this long before the kill
 	PausedT      float64 `json:"paused_t,omitempty"`
 	KillT        float64 `json:"kill_t"`
 	GoneT        float64 `json:"gone_t"` // no process of the primary left

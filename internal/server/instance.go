@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/dbgauge/dbgauge/internal/netns"
 )
 
 // Instance is one managed server: its account, folders, port, password,
@@ -27,8 +29,12 @@ type Instance struct {
 	Password  string        // dbgauge's account's on it, random; never printed
 	Startup   time.Duration // of the last start: from exec to the first accepted connection
 	Note      string        // what a reader should know (who runs it, where the data went)
-	memory    int64         // --server-memory: the limit of its cgroup, made at the first launch
-	cpus      []int         // --cpus server=…: the CPUs its processes run on
+	// Host, when set, is the server's place on a cluster's network
+	// (netns): its processes run in that namespace, and it listens on the
+	// Host's address (ListenAddr).
+	Host   *netns.Host
+	memory int64 // --server-memory: the limit of its cgroup, made at the first launch
+	cpus   []int // --cpus server=…: the CPUs its processes run on
 }
 
 // Recipe is what an engine says of its managed server; the kit does the rest.
@@ -62,10 +68,11 @@ type Command struct {
 
 // Config says where and how the kit starts a server.
 type Config struct {
-	Dir    string // the run's folder: the server's folder goes in it, its log beside
-	Data   string // --data-dir: the data goes here instead (a folder the account must reach)
-	Memory int64  // --server-memory: a memory cgroup of its own with this limit; 0: none
-	CPUs   []int  // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
+	Dir    string      // the run's folder: the server's folder goes in it, its log beside
+	Data   string      // --data-dir: the data goes here instead (a folder the account must reach)
+	Memory int64       // --server-memory: a memory cgroup of its own with this limit; 0: none
+	CPUs   []int       // --cpus server=…: the CPUs its processes run on; nil: the kernel's choice
+	Host   *netns.Host // a node of a cluster's network: the server runs in its namespace; nil: loopback
 }
 
 // New makes a fresh server's folders, named for engine, in cfg's folder and
@@ -88,7 +95,16 @@ func New(engine string, cfg Config, accounts ...string) (*Instance, error) {
 		return nil, err
 	}
 	return &Instance{Account: acct, Dir: dir, DataDir: filepath.Join(f.Base, "data"), SocketDir: f.Socket,
-		Note: f.Note, Password: Secret(), memory: cfg.Memory, cpus: cfg.CPUs}, nil
+		Note: f.Note, Password: Secret(), memory: cfg.Memory, cpus: cfg.CPUs, Host: cfg.Host}, nil
+}
+
+// ListenAddr is the address the server listens on and is reached at: its
+// Host's on a cluster's network, else loopback.
+func (in *Instance) ListenAddr() string {
+	if in.Host != nil {
+		return in.Host.Addr
+	}
+	return "127.0.0.1"
 }
 
 // Base is the folder that holds the data folder and what the engine keeps
@@ -115,7 +131,8 @@ func Reopened(dataDir string, socket bool, accounts ...string) (*Instance, error
 
 // Beside makes the folders of another server next to this one's data, in
 // Base/name (a replica, a restored backup): the same account, password and
-// note, a socket folder of its own, no memory limit or CPUs of this one's.
+// note, a socket folder of its own, no memory limit, CPUs or Host of this
+// one's (set Host for a node of the same network).
 // The caller fills its DataDir and Launches it; StopClean removes it all.
 func (in *Instance) Beside(name string) (*Instance, error) {
 	base := filepath.Join(in.Base(), name)
@@ -185,7 +202,21 @@ func (in *Instance) start(port int) (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
-	in.Process, err = StartEnv(in.Account, c.Env, in.cpus, in.Recipe.Log, c.Bin, c.Args...)
+	acct, bin, args := in.Account, c.Bin, c.Args
+	if in.Host != nil {
+		// nsenter, started as root, enters the namespace and then runs the
+		// server as its account.
+		uid, gid := -1, -1
+		if acct.Switched {
+			uid, gid = acct.UID, acct.GID
+		}
+		bin, args = in.Host.Wrap(uid, gid, bin, args)
+		acct.Switched = false
+	}
+	in.Process, err = StartEnv(acct, c.Env, in.cpus, in.Recipe.Log, bin, args...)
+	if err == nil {
+		in.Name = filepath.Base(c.Bin)
+	}
 	return in.Process, err
 }
 

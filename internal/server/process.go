@@ -295,6 +295,7 @@ func (p *Process) again() (*Process, error) {
 	if err != nil {
 		return nil, err
 	}
+	np.Name = p.Name // the server's, not nsenter's, on a cluster's network
 	if err := np.Confine(p.cg); err != nil {
 		_ = np.Kill()
 		return nil, err

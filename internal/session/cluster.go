@@ -18,7 +18,7 @@ import (
 // failoverPlan is --failover at=D[,pause=D].
 type failoverPlan struct {
 	at    time.Duration // into the measure phase: the primary is killed
-	pause time.Duration // the replicas' WAL receivers are stopped this long before
+	pause time.Duration // the primary is cut off from its replicas this long before
 }
 
 // failoverConfig reads --failover at=D[,pause=D].
@@ -170,14 +170,14 @@ func (s *session) startFailover(ctx context.Context, cr *clusterRun, measure tim
 	}()
 }
 
-// failoverSteps pauses the replicas (to make them lag), kills the primary,
+// failoverSteps cuts the primary off (to make its replicas lag), kills it,
 // promotes the most advanced replica and points the others at it, marking
 // each step on the time line.
 func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result.Failover) error {
 	t := func(at time.Time) float64 { return at.Sub(s.t0).Seconds() }
-	resume := func(bool) {}
+	undo := func() {}
 	if cr.plan.pause > 0 {
-		r, err := cr.c.PauseReplicas(ctx)
+		u, how, err := cr.c.IsolatePrimary(ctx)
 		if err != nil {
 			return err
 		}
@@ -185,8 +185,8 @@ func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result
 		s.mu.Lock()
 		rec.PausedT = t(now)
 		s.mu.Unlock()
-		s.event(now, result.EventFailover, fmt.Sprintf("the replicas' WAL receivers stopped (SIGSTOP) for %s", cr.plan.pause))
-		resume = r
+		s.event(now, result.EventFailover, fmt.Sprintf("%s, for %s", how, cr.plan.pause))
+		undo = u
 		pause := time.NewTimer(cr.plan.pause)
 		defer pause.Stop()
 		select {
@@ -194,16 +194,14 @@ func (s *session) failoverSteps(ctx context.Context, cr *clusterRun, rec *result
 		case <-cr.ended:
 			// The run ended (an interrupt, say) while the replicas lagged:
 			// no failover then, and no wait for one.
-			resume(false)
-			return errors.New("the measure phase ended during the pause: the primary was not killed")
+			undo()
+			return errors.New("the measure phase ended while the primary was cut off: it was not killed")
 		}
 	}
 	kill := time.Now()
 	err := cr.c.KillPrimary(ctx)
 	gone := time.Now()
-	// The primary is gone with the WAL it had not sent: so is what waited
-	// in the paused receivers' sockets.
-	resume(true)
+	undo()
 	s.mu.Lock()
 	cr.kill = gone
 	rec.KillT, rec.GoneT, rec.DetectSeconds = t(kill), t(gone), gone.Sub(kill).Seconds()

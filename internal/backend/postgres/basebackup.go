@@ -17,7 +17,7 @@ import (
 // fast checkpoint to begin with, so that the backup starts at once.
 func (p *Server) BaseBackup(ctx context.Context, dir string) error {
 	cmd := []string{"-D", dir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"}
+		"-h", p.ListenAddr(), "-p", strconv.Itoa(p.Port), "-U", p.User, "-w"}
 	if err := p.Account.RunContext(ctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"), cmd...); err != nil {
 		return err
 	}

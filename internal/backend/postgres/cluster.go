@@ -12,6 +12,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -65,7 +66,14 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 	}
 	var err error
 	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
-		return up.StartReplica(ctx, d.srv.Instance, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
+		var host *netns.Host
+		if d.net != nil {
+			var err error
+			if host, err = d.net.Add(ctx, n.Name); err != nil {
+				return nil, err
+			}
+		}
+		return up.StartReplica(ctx, d.srv.Instance, host, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
 	})
 	return err
 }
@@ -74,9 +82,9 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 // the one that accepts writes (target_session_attrs): after a failover,
 // clients reconnect to the promoted replica through it.
 func (d *db) clusterDSN() string {
-	hosts := []string{"127.0.0.1:" + strconv.Itoa(d.srv.Port)}
+	hosts := []string{d.srv.ListenAddr() + ":" + strconv.Itoa(d.srv.Port)}
 	for _, r := range d.replicas {
-		hosts = append(hosts, "127.0.0.1:"+strconv.Itoa(r.Port))
+		hosts = append(hosts, r.ListenAddr()+":"+strconv.Itoa(r.Port))
 	}
 	u := url.URL{Scheme: "postgres", User: url.UserPassword(d.srv.User, d.srv.Password), Host: strings.Join(hosts, ","), Path: "/" + d.srv.Database}
 	u.RawQuery = url.Values{"sslmode": {"disable"}, "target_session_attrs": {"read-write"}}.Encode()
@@ -90,6 +98,26 @@ func (d *db) stopReplicas() {
 	}
 }
 
+// clusterNet puts a cluster's servers on a network of their own when
+// namespaces can be made here (root), so that a partition is the kernel's;
+// else they stay on loopback and a partition is refused. It returns the
+// primary's place on it (nil: loopback).
+func (d *db) clusterNet(ctx context.Context) (*netns.Host, error) {
+	if d.cluster.topology == "none" || netns.Available() != nil {
+		return nil, nil
+	}
+	var err error
+	if d.net, err = netns.New(ctx); err != nil {
+		return nil, err
+	}
+	h, err := d.net.Add(ctx, server.Primary)
+	if err != nil {
+		_ = d.net.Close()
+		d.net = nil
+	}
+	return h, err
+}
+
 // clusterDB is what Open returns for a managed primary with replicas.
 type clusterDB struct{ managedDB }
 
@@ -101,13 +129,21 @@ func (c clusterDB) Topology() (string, string) { return c.cluster.topology, c.cl
 // Nodes lists the primary and its replicas.
 func (c clusterDB) Nodes() []backend.Node {
 	d := c.db
-	nodes := []backend.Node{{Name: "primary", Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
+	nodes := []backend.Node{{Name: "primary", Addr: netAddr(d.srv), Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
 	sync := syncNames[d.cluster.topology]
 	for i, r := range d.replicas {
-		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
+		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Addr: netAddr(r), Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
 			Sync: d.cluster.replication != "async" && d.upstream[i] == "primary" && strings.Contains(sync, r.Name)})
 	}
 	return nodes
+}
+
+// netAddr is a server's address on the cluster's network, "" on loopback.
+func netAddr(s *Server) string {
+	if s.Host == nil {
+		return ""
+	}
+	return s.Host.Addr
 }
 
 // live returns the servers still running: the primary unless it was
@@ -154,23 +190,26 @@ func (d *db) direct() []*Server {
 	return out
 }
 
-// PauseReplicas stops the WAL receivers of the primary's own replicas.
-func (c clusterDB) PauseReplicas(ctx context.Context) (func(bool), error) {
-	var resumes []func(bool)
-	resume := func(drop bool) {
-		for _, r := range resumes {
-			r(drop)
-		}
+// IsolatePrimary cuts the primary off from every replica on the cluster's
+// network (nftables in its namespace), its clients still reaching it: the
+// replicas receive no more WAL, and a primary that does not wait for a
+// standby goes on acknowledging commits they will never have. The cut
+// stays after the primary is killed (undo does nothing), so that its
+// kernel delivers nothing it still held; the network goes with the
+// cluster.
+func (c clusterDB) IsolatePrimary(ctx context.Context) (func(), string, error) {
+	d := c.db
+	if d.net == nil {
+		return nil, "", fmt.Errorf("the cluster is on loopback, not on a network of its own, so its primary cannot be cut off: %w", netns.Available())
 	}
-	for _, r := range c.direct() {
-		f, err := r.PauseReceiver(ctx)
-		if err != nil {
-			resume(false)
-			return nil, err
-		}
-		resumes = append(resumes, f)
+	var names []string
+	for _, r := range d.replicas {
+		names = append(names, r.Name)
 	}
-	return resume, nil
+	if err := d.net.Partition(ctx, []string{server.Primary}, names); err != nil {
+		return nil, "", err
+	}
+	return func() {}, fmt.Sprintf("primary cut off from %s (nftables in its network namespace); its clients still reach it", strings.Join(names, ", ")), nil
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.

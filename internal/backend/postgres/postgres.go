@@ -16,6 +16,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -157,6 +158,7 @@ type db struct {
 	upstream         []string
 	killed, promoted *Server
 	readers          []*pgx.ConnConfig // --read-from replicas
+	net              *netns.Net        // the cluster's network; nil: loopback
 	nextReader       atomic.Int64
 }
 
@@ -180,7 +182,12 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		if _, ok := settings["max_connections"]; !ok {
 			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
+		host, nerr := d.clusterNet(ctx)
+		if nerr != nil {
+			return nil, nerr
+		}
+		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
+			_ = d.net.Close()
 			var bad *knob.Error
 			if len(o.Set) > 0 && !errors.As(err, &bad) {
 				return nil, knob.Bad("check the parameters given with --set", "%v", err)
@@ -317,6 +324,8 @@ func (d *db) stop() {
 	if d.old != nil {
 		_, _ = d.old.StopClean() // what is left of the cluster upgraded from
 	}
+	// After every server: a namespace lives on while a process is in it.
+	_ = d.net.Close()
 }
 
 // Dialect returns PostgreSQL's dialect.

@@ -7,12 +7,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"golang.org/x/sys/unix"
 
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -20,20 +19,22 @@ import (
 // chain): a base backup of p into replica-NAME beside the server home (the
 // primary's, whose StopClean removes them all), streaming from p under
 // application_name name (what synchronous_standby_names names), started
-// with settings on a port of its own. It returns once the standby accepts
+// with settings on a port of its own, on host (a node of the primary's
+// network; nil: loopback). It returns once the standby accepts
 // connections. Settings must not hold synchronous_standby_names: a replica
 // that inherited it would hang on every write once promoted.
-func (p *Server) StartReplica(ctx context.Context, home *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
+func (p *Server) StartReplica(ctx context.Context, home *server.Instance, host *netns.Host, name, logPath string, settings map[string]string) (*Server, error) {
 	in, err := home.Beside("replica-" + name)
 	if err != nil {
 		return nil, err
 	}
+	in.Host = host
 	r := &Server{Instance: in, Bin: p.Bin, User: p.User, Database: p.Database, Name: name}
 	// A throwaway standby: its copy need not be flushed (-N).
 	cctx, cancel := context.WithTimeoutCause(ctx, replicaCopy, fmt.Errorf("the copy of %s took longer than %s (a stuck primary, or a database too big to copy on loopback that long)", upstreamName(p), replicaCopy))
 	err = p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
 		"-D", r.DataDir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
-		"-h", "127.0.0.1", "-p", strconv.Itoa(p.Port), "-U", p.User, "-w")
+		"-h", p.ListenAddr(), "-p", strconv.Itoa(p.Port), "-U", p.User, "-w")
 	cancel()
 	if err == nil {
 		err = r.follow(p)
@@ -76,7 +77,7 @@ func upstreamName(p *Server) string {
 // conninfo is how a standby reaches upstream. It holds the password: it
 // lives in the cluster's own files only.
 func (r *Server) conninfo(upstream *Server) string {
-	return fmt.Sprintf("host=127.0.0.1 port=%d user=%s password=%s application_name=%s", upstream.Port, r.User, r.Password, r.Name)
+	return fmt.Sprintf("host=%s port=%d user=%s password=%s application_name=%s", upstream.ListenAddr(), upstream.Port, r.User, r.Password, r.Name)
 }
 
 // follow writes, before the standby starts, where it streams from.
@@ -114,80 +115,6 @@ func (r *Server) Promote(ctx context.Context) error {
 	}
 	if len(rows) != 1 || rows[0][0] != "t" {
 		return fmt.Errorf("promote %s: the server did not finish its promotion within 60 s", r.Name)
-	}
-	return nil
-}
-
-// ReceiverPID returns the process id of a standby's WAL receiver.
-func (r *Server) ReceiverPID(ctx context.Context) (int, error) {
-	rows, err := r.Query(ctx, "SELECT pid FROM pg_stat_wal_receiver")
-	if err != nil {
-		return 0, err
-	}
-	if len(rows) != 1 || rows[0][0] == "" {
-		return 0, fmt.Errorf("replica %s has no WAL receiver", r.Name)
-	}
-	return strconv.Atoi(rows[0][0])
-}
-
-// PauseReceiver stops a standby's WAL receiver with SIGSTOP, so that it
-// falls behind. The function returned lets it go on (SIGCONT) or, with
-// drop, ends it first: what waits unread in its socket is read away
-// (discardSockets), then SIGTERM and SIGCONT: it exits without the WAL a
-// lagging standby would not have. (On loopback the kernel's socket buffers
-// hold megabytes, and a receiver stopped inside its receive loop drains
-// them before it looks at its signals: without the discard, it still
-// found every commit there once it went on, now and then.)
-func (r *Server) PauseReceiver(ctx context.Context) (func(drop bool), error) {
-	pid, err := r.ReceiverPID(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
-		return nil, fmt.Errorf("pause %s's WAL receiver: %w", r.Name, err)
-	}
-	return func(drop bool) {
-		if drop {
-			_ = discardSockets(pid) // best effort: without it, the loss is left to chance
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		}
-		_ = syscall.Kill(pid, syscall.SIGCONT)
-	}, nil
-}
-
-// discardSockets reads away what waits unread in the sockets of process
-// pid (stopped), through copies of its descriptors (pidfd_getfd, Linux 5.6:
-// root, or the same user and a descendant of dbgauge).
-func discardSockets(pid int) error {
-	pfd, err := unix.PidfdOpen(pid, 0)
-	if err != nil {
-		return err
-	}
-	defer unix.Close(pfd)
-	dir := filepath.Join("/proc", strconv.Itoa(pid), "fd")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	buf := make([]byte, 64<<10)
-	for _, e := range entries {
-		if target, err := os.Readlink(filepath.Join(dir, e.Name())); err != nil || !strings.HasPrefix(target, "socket:") {
-			continue
-		}
-		n, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		fd, err := unix.PidfdGetfd(pfd, n, 0)
-		if err != nil {
-			return err
-		}
-		for {
-			if m, _, err := unix.Recvfrom(fd, buf, unix.MSG_DONTWAIT); m <= 0 || err != nil {
-				break
-			}
-		}
-		unix.Close(fd)
 	}
 	return nil
 }

@@ -112,6 +112,9 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err := p.initdb(); err != nil {
 		return nil, err
 	}
+	if err := p.allowNet(); err != nil {
+		return nil, err
+	}
 	p.recipe(filepath.Join(in.Dir, "postgres.log"), settings, true)
 	if err := p.Launch(ctx); err != nil {
 		return nil, err
@@ -139,13 +142,31 @@ func (p *Server) initdb(extra ...string) error {
 	return nil
 }
 
+// allowNet lets the other servers and the clients of a cluster's network
+// (a Host's subnet) in with the password, for queries and replication, as
+// initdb lets in loopback. Its replicas copy the rule with the data.
+func (p *Server) allowNet() error {
+	if p.Host == nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(p.DataDir, "pg_hba.conf"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(f, "\n# dbgauge: the cluster's network\nhost all all %[1]s scram-sha-256\nhost replication all %[1]s scram-sha-256\n", p.Host.Subnet)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
 // recipe says how the kit starts this server: postgres on DataDir with
 // settings as -c name=value, its output in log, listening on loopback TCP
 // (tcp) or only on its Unix socket, ready when a connection succeeds there.
 func (p *Server) recipe(log string, settings server.Settings, tcp bool) {
 	listen := ""
 	if tcp {
-		listen = "127.0.0.1"
+		listen = p.ListenAddr()
 	}
 	p.Recipe = server.Recipe{
 		Command: func(port int) (server.Command, error) {
@@ -181,7 +202,7 @@ func (p *Server) waitReadyOn(ctx context.Context, socket bool) error {
 // DSN returns a connection string for the server, over TCP or, with socket,
 // its Unix socket. It holds the password: redact it before showing it.
 func (p *Server) DSN(socket bool) string {
-	host := "127.0.0.1"
+	host := p.ListenAddr()
 	if socket {
 		host = p.SocketDir
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
@@ -83,26 +84,29 @@ func (d *db) direct() []*Server {
 	return out
 }
 
-// PauseReplicas stops the primary's own secondaries' processes (SIGSTOP
+// IsolatePrimary stops the primary's own secondaries' processes (SIGSTOP
 // to each one's process group: a ZRS secondary replicates in its ZEO
-// server's process), so that they fall behind; resume continues them
-// (with drop too: what the primary sent before it died is in their
-// sockets, as it would be on a network).
-func (c clusterDB) PauseReplicas(context.Context) (func(bool), error) {
+// server's process), so that they fall behind; undo continues them (what
+// the primary sent before it died is in their sockets, as it would be on a
+// network). ZRS's servers are on loopback: this is a pause, not a
+// partition.
+func (c clusterDB) IsolatePrimary(context.Context) (func(), string, error) {
 	var stopped []*Server
-	resume := func(bool) {
+	resume := func() {
 		for _, s := range stopped {
 			_ = syscall.Kill(-s.Pid(), syscall.SIGCONT)
 		}
 	}
+	var names []string
 	for _, s := range c.direct() {
 		if err := syscall.Kill(-s.Pid(), syscall.SIGSTOP); err != nil {
-			resume(false)
-			return nil, fmt.Errorf("stop %s: %w", s.Name, err)
+			resume()
+			return nil, "", fmt.Errorf("stop %s: %w", s.Name, err)
 		}
 		stopped = append(stopped, s)
+		names = append(names, s.Name)
 	}
-	return resume, nil
+	return resume, "the secondaries " + strings.Join(names, ", ") + " stopped (SIGSTOP)", nil
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.
