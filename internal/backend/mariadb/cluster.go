@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -108,9 +110,44 @@ func (d *db) startReplicas(ctx context.Context, settings map[string]string) erro
 	var err error
 	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
 		id++
-		return up.StartReplica(ctx, d.srv.Instance, n.Name, filepath.Join(d.srv.Dir, "mariadb-"+n.Name+".log"), d.cluster.replicaSettings(settings, id, n))
+		var host *netns.Host
+		if d.net != nil {
+			var err error
+			if host, err = d.net.Add(ctx, n.Name); err != nil {
+				return nil, err
+			}
+		}
+		return up.StartReplica(ctx, d.srv.Instance, host, n.Name, filepath.Join(d.srv.Dir, "mariadb-"+n.Name+".log"), d.cluster.replicaSettings(settings, id, n))
 	})
 	return err
+}
+
+// clusterNet puts a cluster's servers on a network of their own when
+// namespaces can be made here (root), so that a partition is the kernel's;
+// else they stay on loopback and a partition is refused. It returns the
+// primary's place on it (nil: loopback).
+func (d *db) clusterNet(ctx context.Context) (*netns.Host, error) {
+	if d.cluster.topology == "none" || netns.Available() != nil {
+		return nil, nil
+	}
+	var err error
+	if d.net, err = netns.New(ctx); err != nil {
+		return nil, err
+	}
+	h, err := d.net.Add(ctx, server.Primary)
+	if err != nil {
+		_ = d.net.Close()
+		d.net = nil
+	}
+	return h, err
+}
+
+// netAddr is a server's address on the cluster's network, "" on loopback.
+func netAddr(s *Server) string {
+	if s.Host == nil {
+		return ""
+	}
+	return s.Host.Addr
 }
 
 // stopReplicas stops the replicas, the last first.
@@ -136,9 +173,9 @@ func (c clusterDB) Topology() (string, string) { return c.cluster.topology, c.cl
 // the primary's commits (semi-sync, following the primary) is Sync.
 func (c clusterDB) Nodes() []backend.Node {
 	d := c.db
-	nodes := []backend.Node{{Name: server.Primary, Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
+	nodes := []backend.Node{{Name: server.Primary, Addr: netAddr(d.srv), Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
 	for i, r := range d.replicas {
-		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
+		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Addr: netAddr(r), Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
 			Sync: d.cluster.replication == "semi-sync" && d.upstream[i] == server.Primary})
 	}
 	return nodes
@@ -210,28 +247,26 @@ func (d *db) direct() []*Server {
 	return out
 }
 
-// PauseReplicas stops the primary's own replicas' processes (SIGSTOP), so
-// that they fall behind; resume lets them go on (with drop too: what the
-// primary sent before it died waits in their sockets, and they read it, as
-// they would on a network). This is a stall of the replicas, not yet a cut
-// of the network between them and the primary: it becomes the partition
-// of the primary (netns) when that lands.
-func (c clusterDB) PauseReplicas(context.Context) (func(bool), error) {
-	var resumes []func()
-	resume := func(bool) {
-		for _, r := range resumes {
-			r()
-		}
+// IsolatePrimary cuts the primary off from every replica on the cluster's
+// network (nftables in its namespace), its clients still reaching it: the
+// replicas receive no more of its binlog; an async primary goes on
+// acknowledging commits they will never have, a semi-sync one waits for
+// an acknowledgement that does not come. The cut stays after the primary
+// is killed (undo does nothing), so that its kernel delivers nothing it
+// still held; the network goes with the cluster.
+func (c clusterDB) IsolatePrimary(ctx context.Context) (func(), string, error) {
+	d := c.db
+	if d.net == nil {
+		return nil, "", fmt.Errorf("the cluster is on loopback, not on a network of its own, so its primary cannot be cut off: %w", netns.Available())
 	}
-	for _, r := range c.direct() {
-		f, err := server.StopTree(r.Pid())
-		if err != nil {
-			resume(false)
-			return nil, fmt.Errorf("stop %s: %w", r.Name, err)
-		}
-		resumes = append(resumes, f)
+	var names []string
+	for _, r := range d.replicas {
+		names = append(names, r.Name)
 	}
-	return resume, nil
+	if err := d.net.Partition(ctx, []string{server.Primary}, names); err != nil {
+		return nil, "", err
+	}
+	return func() {}, fmt.Sprintf("primary cut off from %s (nftables in its network namespace); its clients still reach it", strings.Join(names, ", ")), nil
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -96,6 +97,7 @@ type db struct {
 	upstream []string
 	killed   bool
 	promoted *Server
+	net      *netns.Net // the cluster's network; nil: loopback
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -189,7 +191,12 @@ func (d *db) startManaged(ctx context.Context, o backend.Options, settings map[s
 	if d.cluster.topology != "none" {
 		d.cluster.primarySettings(settings)
 	}
-	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings, Binaries: bins}); err != nil {
+	host, err := d.clusterNet(ctx)
+	if err != nil {
+		return "", err
+	}
+	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Settings: settings, Binaries: bins}); err != nil {
+		_ = d.net.Close()
 		if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
 			return "", knob.Bad("check the variables given with --set", "%v", err)
 		}
@@ -236,6 +243,9 @@ func (d *db) stop() {
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)
 	}
+	// After every server: a namespace lives on while a process is in it.
+	_ = d.net.Close()
+	d.net = nil
 }
 
 // Dialect returns MariaDB's dialect.

@@ -9,21 +9,24 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // StartReplica starts an empty replica of p (the primary, or a replica for
 // a chain) named name, in replica-NAME beside home's data (the primary's,
-// whose StopClean removes them all), with settings (its own server_id,
-// read_only): a fresh datadir, secured as every server of the cluster is
-// (secure: dbgauge's user and database, none of it in a binlog), then
-// replicating p by GTID from p's first binlog event. It returns once the
-// replica's IO thread is connected.
-func (p *Server) StartReplica(ctx context.Context, home *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
+// whose StopClean removes them all), on host (a node of the primary's
+// network; nil: loopback), with settings (its own server_id, read_only): a
+// fresh datadir, secured as every server of the cluster is (secure:
+// dbgauge's user and database, none of it in a binlog), then replicating p
+// by GTID from p's first binlog event. It returns once the replica's IO
+// thread is connected.
+func (p *Server) StartReplica(ctx context.Context, home *server.Instance, host *netns.Host, name, logPath string, settings map[string]string) (*Server, error) {
 	in, err := home.Beside("replica-" + name)
 	if err != nil {
 		return nil, err
 	}
+	in.Host = host
 	r := &Server{Instance: in, Name: name, bin: p.bin, install: p.install, settings: settings}
 	if _, err = launch(ctx, r, logPath); err != nil {
 		in.Discard()
@@ -51,7 +54,7 @@ func (r *Server) Follow(ctx context.Context, upstream *Server, again bool) error
 		qs = append(qs, "STOP SLAVE")
 	}
 	qs = append(qs, fmt.Sprintf("CHANGE MASTER TO MASTER_HOST='%s', MASTER_PORT=%d, MASTER_USER='dbgauge', MASTER_PASSWORD='%s', MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
-		upstream.host(), upstream.Port, r.Password), "START SLAVE")
+		upstream.ListenAddr(), upstream.Port, r.Password), "START SLAVE")
 	for _, q := range qs {
 		if err := r.exec(ctx, q); err != nil {
 			return fmt.Errorf("replica %s: follow %s: %s", r.Name, nameOf(upstream), r.Hide(err.Error()))

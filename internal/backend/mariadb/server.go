@@ -42,14 +42,6 @@ type Server struct {
 	login    string          // root's password for readiness: "" until Start has set it, and without grant tables
 }
 
-// loopback is the address every managed server listens on and is reached
-// at, the same for a cluster's primary and its replicas, which reach each
-// other there.
-const loopback = "127.0.0.1"
-
-// host is the address the server listens on and is reached at.
-func (m *Server) host() string { return loopback }
-
 // ServerConfig says where and how to start a server: the kit's Config and
 // MariaDB's options.
 type ServerConfig struct {
@@ -186,7 +178,7 @@ func (m *Server) secure(ctx context.Context) error {
 func (m *Server) recipe(log string) {
 	m.Recipe = server.Recipe{
 		Command: func(port int) (server.Command, error) {
-			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + m.host(),
+			args := []string{"--no-defaults", "--datadir=" + m.DataDir, "--port=" + strconv.Itoa(port), "--bind-address=" + m.ListenAddr(),
 				"--socket=" + filepath.Join(m.SocketDir, "mysqld.sock"), "--pid-file=" + filepath.Join(m.SocketDir, "mysqld.pid"),
 				// A tmpdir of its own: at every start MariaDB deletes each #sql*
 				// file in its tmpdir (mysql_rm_tmp_tables), so servers sharing
@@ -227,7 +219,7 @@ func (m *Server) dsnWith(user, password, db string, socket bool) string {
 	if socket {
 		c.Net, c.Addr = "unix", filepath.Join(m.SocketDir, "mysqld.sock")
 	} else {
-		c.Net, c.Addr = "tcp", net.JoinHostPort(m.host(), strconv.Itoa(m.Port))
+		c.Net, c.Addr = "tcp", net.JoinHostPort(m.ListenAddr(), strconv.Itoa(m.Port))
 	}
 	c.Timeout = 10 * time.Second
 	return c.FormatDSN()

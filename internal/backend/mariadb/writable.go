@@ -33,7 +33,7 @@ func writableOf(dsn string, servers []*Server) (writable, error) {
 		if err != nil {
 			return w, err
 		}
-		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(s.host(), strconv.Itoa(s.Port))
+		cfg.Net, cfg.Addr = "tcp", net.JoinHostPort(s.ListenAddr(), strconv.Itoa(s.Port))
 		c, err := mysql.NewConnector(cfg)
 		if err != nil {
 			return w, err
