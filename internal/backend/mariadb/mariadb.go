@@ -348,7 +348,9 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	if err := rows.Err(); err != nil {
 		return e, classify(err)
 	}
-	e.Version = e.Settings["version"]
+	// The server appends "-log" to its version while it writes a binary
+	// log (a cluster's servers): the same server, which log_bin says.
+	e.Version = strings.TrimSuffix(e.Settings["version"], "-log")
 	delete(e.Settings, "version")
 	if len(d.replicas) > 0 {
 		e.Settings["topology"], e.Settings["replication"] = d.cluster.topology, d.cluster.replication
