@@ -153,6 +153,11 @@ type Spec struct {
 	Settings []Setting
 	// Abilities lists the optional abilities.
 	Abilities []Ability
+	// Nodes, for a managed cluster (NodeFaults, NetFaults), names the
+	// servers the knobs given make, and the roles a fault may name
+	// ("primary", "r1"; "leader", "m2"): --fault node= and a fault of the
+	// network must name one of them.
+	Nodes func(v *knob.Values) []string
 	// Knobs are the backend's own flags (--pg-bin, --socket); Own reads
 	// them, once, when the run is planned, into the engine's own typed
 	// options, which Open and Reopen find in Options.Own: no engine parses

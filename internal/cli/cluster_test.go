@@ -163,6 +163,9 @@ func TestClusterFailover(t *testing.T) {
 				t.Errorf("sync lost %d acknowledged commits: %v", f.Lost, f.LostSample)
 			}
 		}
+		if r.Stats == nil || len(r.Stats.Delta) != 0 || !strings.Contains(r.Stats.Note, "replaced by a failover") {
+			t.Errorf("%s: two servers' counters differenced: %+v", repl, r.Stats)
+		}
 		t.Logf("%s: %s", repl, strings.TrimSpace(f.Error+" "+r.Cluster.Topology))
 		noServersLeft(t, []*result.Result{r})
 	}
@@ -237,6 +240,9 @@ func TestClusterNodeKilled(t *testing.T) {
 	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
 		t.Errorf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
 	}
+	if f.Node != "r1" || r.Stats == nil || r.Stats.Note != "" || r.Stats.Delta["commits"] <= 0 {
+		t.Errorf("a replica's restart: node %q, the primary's counters %+v", f.Node, r.Stats)
+	}
 	if r.Cluster.Following["r1"] != "streaming from primary" || len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "primary" {
 		t.Errorf("after the restart: writable %v, r1 %q", r.Cluster.Writable, r.Cluster.Following["r1"])
 	}
@@ -299,6 +305,9 @@ func TestClusterBadInput(t *testing.T) {
 		"partition of sqlite":       {"run", "insert", "--fault", "partition=primary@1s"},
 		"three sides":               {"run", "insert", "--db", "postgres:managed", "--topology", "2-direct", "--fault", "partition=primary|r1|r2@1s"},
 		"heal before the cut":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s,heal@2s"},
+		"kill a stranger":           {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s,node=r2"},
+		"partition a stranger":      {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r9@1s"},
+		"loss at the clients":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=clients:5%@1s"},
 		"kill a node of one server": {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=r1"},
 		"kill a cluster unnamed":    {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s"},
 		"no loss":                   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=r1:0%@1s"},

@@ -395,7 +395,7 @@ func netFaultLine(f *result.Fault) string {
 	if f.Error != "" {
 		parts = append(parts, f.Error)
 	}
-	if f.DowntimeSeconds > 0 {
+	if f.DowntimeSeconds >= 0.005 { // a gap that rounds to 0.00 s is none
 		parts = append(parts, fmt.Sprintf("no commit acknowledged for %.2f s", f.DowntimeSeconds))
 	}
 	parts = append(parts, fmt.Sprintf("%s/s before, %s/s after", Rate(f.RateBefore), Rate(f.RateAfter)))

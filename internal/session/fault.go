@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -70,6 +71,8 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 		return knob.Bad("name the server: --fault kill-at=D,node=primary (or r1, r2); --failover at=D promotes a replica instead", "--fault restarts one server, and --topology makes a cluster")
 	case role != "" && v.Get("topology") == "none":
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault node=%s: --topology none makes one server", role)
+	case role != "" && p.bspec.Nodes != nil && !slices.Contains(p.bspec.Nodes(v), role):
+		return knob.Bad("name one of "+strings.Join(p.bspec.Nodes(v), ", "), "--fault node=%s: the cluster has no such server", role)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
@@ -122,7 +125,7 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		return
 	}
 	ctx := context.WithoutCancel(s.runCtx)
-	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}, func() { f.restart(ctx, s, rc) })
+	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds(), Node: f.plan.node}, func() { f.restart(ctx, s, rc) })
 }
 
 // arm records rec as the run's fault and calls act at the plan's time into

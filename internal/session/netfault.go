@@ -102,6 +102,17 @@ func (p *Plan) netFaultConfig(v *knob.Values, spec string, nf *netFault, at time
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
+	if names := p.bspec.Nodes; names != nil {
+		known := names(v)
+		if nf.kind == "partition" {
+			known = append(known, netns.Clients)
+		}
+		for _, n := range append(slices.Concat(nf.sides...), nf.node) {
+			if n != "" && !slices.Contains(known, n) {
+				return knob.Bad("name one of "+strings.Join(known, ", "), "--fault %q: the cluster has no server %s", spec, n)
+			}
+		}
+	}
 	if err := netns.Available(); err != nil {
 		return knob.Bad("run dbgauge as root, or drop --fault "+nf.kind, "--fault %q: %v", spec, err)
 	}

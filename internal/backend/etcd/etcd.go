@@ -46,6 +46,14 @@ var Spec = backend.Served(backend.Spec{
 		{Key: "any etcd flag", Usage: "given to every member as --name=value (snapshot-count, quota-backend-bytes, heartbeat-interval, election-timeout, …); read back from its /debug/vars"},
 	},
 	Abilities: []backend.Ability{backend.RangeScans, backend.NodeFaults},
+	Nodes: func(v *knob.Values) []string {
+		names := []string{"leader", "follower"}
+		n, _ := strconv.Atoi(v.Get("members"))
+		for i := 1; i <= n; i++ {
+			names = append(names, "m"+strconv.Itoa(i))
+		}
+		return names
+	},
 	Knobs: []knob.Spec{
 		{Name: "members", Default: "1", Kind: knob.Choice, Choices: []string{"1", "3"}, Usage: "etcd:managed: the cluster's members, each an etcd process on loopback"},
 		{Name: "etcd-reads", Default: "linearizable", Kind: knob.Choice, Choices: []string{"linearizable", "serializable"}, Usage: "etcd:managed: a transaction's first read asks the leader for the latest revision (linearizable), or takes the answering member's own (serializable: possibly stale)"},

@@ -52,6 +52,7 @@ var Spec = backend.Served(backend.Spec{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
 	Abilities:      []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults, backend.NodeFaults},
+	Nodes:          func(v *knob.Values) []string { return server.NodeNames(v.Get("topology")) },
 	Reopen:         reopen,
 	CheckUpgrade:   checkUpgrade,
 	UpgradeMethods: upgradeMethods,
