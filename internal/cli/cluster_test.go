@@ -171,6 +171,25 @@ func TestClusterFailover(t *testing.T) {
 	}
 }
 
+// faultedRun runs insert on a managed PostgreSQL cluster of --topology 1
+// under --fault spec with more args, checks that it exited 0 with a fault
+// recorded, and returns its result and summary.
+func faultedRun(t *testing.T, spec string, args ...string) (*result.Result, string) {
+	t.Helper()
+	root := t.TempDir()
+	args = append([]string{"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", spec, "--warmup", "0",
+		"--results", root, "--ceiling", "off", "--crash-recovery=false"}, args...)
+	code, out, errs := runCLI(t, nil, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	if r.Fault == nil || r.Fault.Error != "" {
+		t.Fatalf("fault: %+v", r.Fault)
+	}
+	return r, out
+}
+
 // TestClusterPartition: a replica cut off from the primary by a partition
 // of the cluster's network (--fault partition=r1@D,heal@H) falls behind
 // while the primary goes on, and streams again once healed: the fault and
@@ -179,15 +198,9 @@ func TestClusterFailover(t *testing.T) {
 func TestClusterPartition(t *testing.T) {
 	inParallel(t)
 	needPostgres(t)
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1",
-		"--fault", "partition=r1@1s,heal@3s", "--duration", "5s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	r := onlyResult(t, root)
+	r, out := faultedRun(t, "partition=r1@1s,heal@3s", "--duration", "5s")
 	f := r.Fault
-	if f == nil || f.Kind != "partition" || f.Net != "partition: r1 | primary (nftables)" || f.MadeT <= 0 || f.HealedT <= f.MadeT || f.Error != "" {
+	if f.Kind != "partition" || f.Net != "partition: r1 | primary (nftables)" || f.MadeT <= 0 || f.HealedT <= f.MadeT {
 		t.Fatalf("fault: %+v", f)
 	}
 	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
@@ -226,15 +239,9 @@ func TestClusterPartition(t *testing.T) {
 func TestClusterNodeKilled(t *testing.T) {
 	inParallel(t)
 	needPostgres(t)
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1", "--replication", "sync",
-		"--fault", "kill-at=1s,node=r1", "--duration", "4s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	r := onlyResult(t, root)
+	r, _ := faultedRun(t, "kill-at=1s,node=r1", "--replication", "sync", "--duration", "4s")
 	f := r.Fault
-	if f == nil || f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") || f.Error != "" {
+	if f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") {
 		t.Fatalf("fault: %+v", f)
 	}
 	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
