@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
@@ -152,6 +153,11 @@ type Spec struct {
 	Settings []Setting
 	// Abilities lists the optional abilities.
 	Abilities []Ability
+	// Nodes, for a managed cluster (NodeFaults, NetFaults), names the
+	// servers the knobs given make, and the roles a fault may name
+	// ("primary", "r1"; "leader", "m2"): --fault node= and a fault of the
+	// network must name one of them.
+	Nodes func(v *knob.Values) []string
 	// Knobs are the backend's own flags (--pg-bin, --socket); Own reads
 	// them, once, when the run is planned, into the engine's own typed
 	// options, which Open and Reopen find in Options.Own: no engine parses
@@ -445,6 +451,18 @@ type Recoverer interface {
 // NodeFaults is the ability of a managed cluster to have one of its nodes
 // killed by role (--fault kill-at=D,node=leader): NodeRecoverer.
 const NodeFaults Ability = "node faults"
+
+// NetFaults is the ability of a managed cluster to run on a network of its
+// own, whose faults dbgauge makes (--fault partition=, loss=, delay=):
+// Networked.
+const NetFaults Ability = "network faults"
+
+// Networked is an optional ability of a managed cluster (NetFaults): its
+// network, nil when its servers are on loopback (not root). Its nodes'
+// names are the cluster's (Node.Name).
+type Networked interface {
+	Network() *netns.Net
+}
 
 // NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
 // a Recoverer whose CrashRestart kills the node that has role when it is

@@ -163,9 +163,97 @@ func TestClusterFailover(t *testing.T) {
 				t.Errorf("sync lost %d acknowledged commits: %v", f.Lost, f.LostSample)
 			}
 		}
+		if r.Stats == nil || len(r.Stats.Delta) != 0 || !strings.Contains(r.Stats.Note, "replaced by a failover") {
+			t.Errorf("%s: two servers' counters differenced: %+v", repl, r.Stats)
+		}
 		t.Logf("%s: %s", repl, strings.TrimSpace(f.Error+" "+r.Cluster.Topology))
 		noServersLeft(t, []*result.Result{r})
 	}
+}
+
+// faultedRun runs insert on a managed PostgreSQL cluster of --topology 1
+// under --fault spec with more args, checks that it exited 0 with a fault
+// recorded, and returns its result and summary.
+func faultedRun(t *testing.T, spec string, args ...string) (*result.Result, string) {
+	t.Helper()
+	root := t.TempDir()
+	args = append([]string{"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", spec, "--warmup", "0",
+		"--results", root, "--ceiling", "off", "--crash-recovery=false"}, args...)
+	code, out, errs := runCLI(t, nil, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	if r.Fault == nil || r.Fault.Error != "" {
+		t.Fatalf("fault: %+v", r.Fault)
+	}
+	return r, out
+}
+
+// TestClusterPartition: a replica cut off from the primary by a partition
+// of the cluster's network (--fault partition=r1@D,heal@H) falls behind
+// while the primary goes on, and streams again once healed: the fault and
+// its heal are on the time line, some second in between has the replica
+// behind, no acknowledged commit is lost, and no server is left.
+func TestClusterPartition(t *testing.T) {
+	inParallel(t)
+	needPostgres(t)
+	r, out := faultedRun(t, "partition=r1@1s,heal@3s", "--duration", "5s")
+	f := r.Fault
+	if f.Kind != "partition" || f.Net != "partition: r1 | primary (nftables)" || f.MadeT <= 0 || f.HealedT <= f.MadeT {
+		t.Fatalf("fault: %+v", f)
+	}
+	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
+		t.Errorf("the primary kept going: %d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
+	}
+	behind := false
+	for _, sec := range r.Series {
+		if sec.T > f.MadeT+0.5 && sec.T <= f.HealedT && sec.Lag["lag_bytes:r1"] > 0 {
+			behind = true
+		}
+	}
+	if !behind {
+		t.Errorf("r1 was never behind while cut off: %+v", r.Series)
+	}
+	if r.Cluster.Following["r1"] != "streaming from primary" {
+		t.Errorf("after the heal r1 is %q", r.Cluster.Following["r1"])
+	}
+	var kinds []string
+	for _, e := range r.Events {
+		if e.Kind == "fault" {
+			kinds = append(kinds, e.Detail)
+		}
+	}
+	if len(kinds) != 2 || !strings.HasPrefix(kinds[0], "partition: r1 | primary") || !strings.HasPrefix(kinds[1], "network healed") {
+		t.Errorf("fault events: %q", kinds)
+	}
+	if !strings.Contains(out, "partition: r1 | primary (nftables) at") {
+		t.Errorf("the summary lacks the fault:\n%s", out)
+	}
+	noServersLeft(t, []*result.Result{r})
+}
+
+// TestClusterNodeKilled: a synchronous replica killed and restarted under
+// load (--fault kill-at=D,node=r1): the primary waits for it, loses nothing,
+// and it streams again after; the recovery is noted with its name.
+func TestClusterNodeKilled(t *testing.T) {
+	inParallel(t)
+	needPostgres(t)
+	r, _ := faultedRun(t, "kill-at=1s,node=r1", "--replication", "sync", "--duration", "4s")
+	f := r.Fault
+	if f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") {
+		t.Fatalf("fault: %+v", f)
+	}
+	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
+		t.Errorf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
+	}
+	if f.Node != "r1" || r.Stats == nil || r.Stats.Note != "" || r.Stats.Delta["commits"] <= 0 {
+		t.Errorf("a replica's restart: node %q, the primary's counters %+v", f.Node, r.Stats)
+	}
+	if r.Cluster.Following["r1"] != "streaming from primary" || len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "primary" {
+		t.Errorf("after the restart: writable %v, r1 %q", r.Cluster.Writable, r.Cluster.Following["r1"])
+	}
+	noServersLeft(t, []*result.Result{r})
 }
 
 // TestClusterReadsFromReplicas: with --read-from replicas a read-only
@@ -219,6 +307,18 @@ func TestClusterBadInput(t *testing.T) {
 		"cluster failover no at":    {"cluster", "failover", "insert", "--topology", "1"},
 		"cluster what":              {"cluster", "explode", "insert"},
 		"writes on replicas":        {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--read-from", "replicas", "--duration", "1s"},
+		"partition without when":    {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1"},
+		"partition of one server":   {"run", "insert", "--db", "postgres:managed", "--fault", "partition=primary@1s"},
+		"partition of sqlite":       {"run", "insert", "--fault", "partition=primary@1s"},
+		"three sides":               {"run", "insert", "--db", "postgres:managed", "--topology", "2-direct", "--fault", "partition=primary|r1|r2@1s"},
+		"heal before the cut":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s,heal@2s"},
+		"kill a stranger":           {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s,node=r2"},
+		"partition a stranger":      {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r9@1s"},
+		"loss at the clients":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=clients:5%@1s"},
+		"kill a node of one server": {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=r1"},
+		"kill a cluster unnamed":    {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s"},
+		"no loss":                   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=r1:0%@1s"},
+		"partition after the run":   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s", "--duration", "2s"},
 	} {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()

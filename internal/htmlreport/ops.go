@@ -96,7 +96,14 @@ func outageAreas(r *result.Result) []arr {
 func opsSection(r *result.Result) *section {
 	s := &section{Title: "Operations", Layout: "one"}
 	if f := r.Fault; f != nil {
-		s.Items = append(s.Items, item{Title: "Server killed under load (--fault)", Text: []string{report.FaultLine(f)}})
+		title := "Server killed under load (--fault)"
+		switch f.Kind {
+		case "pause":
+			title = "Server stopped under load (--fault)"
+		case "partition", "loss", "delay":
+			title = "The cluster's network cut under load (--fault)"
+		}
+		s.Items = append(s.Items, item{Title: title, Text: []string{report.FaultLine(f)}})
 	}
 	if len(r.Outages) > 0 {
 		var lines []string

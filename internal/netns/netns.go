@@ -335,6 +335,32 @@ func (n *Net) Loss(ctx context.Context, node string, pct int) error {
 // discipline (CONFIG_NET_SCH_NETEM): a delay cannot be made there.
 var ErrNoNetem = errors.New("this kernel has no netem queueing discipline (CONFIG_NET_SCH_NETEM), which a delay needs")
 
+var netem struct {
+	once sync.Once
+	err  error
+}
+
+// Netem returns nil when the kernel has tc's netem queueing discipline,
+// which Delay needs, else why not: tried once, in a namespace of its own.
+func Netem(ctx context.Context) error {
+	netem.once.Do(func() {
+		if netem.err = Available(); netem.err != nil {
+			return
+		}
+		ns := "dgprobe-" + strconv.Itoa(os.Getpid())
+		if netem.err = run(ctx, "ip", "netns", "add", ns); netem.err != nil {
+			return
+		}
+		defer func() { _ = run(ctx, "ip", "netns", "del", ns) }()
+		err := run(ctx, "ip", "netns", "exec", ns, "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms")
+		if err != nil && strings.Contains(err.Error(), "qdisc kind is unknown") {
+			err = ErrNoNetem
+		}
+		netem.err = err
+	})
+	return netem.err
+}
+
 // Delay holds every packet node sends for d (tc netem on its veth), until
 // Heal.
 func (n *Net) Delay(ctx context.Context, node string, d time.Duration) error {

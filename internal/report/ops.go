@@ -332,8 +332,11 @@ func FailoverSummary(runs []*result.Result) string {
 	var parts []string
 	if n > 0 {
 		slices.Sort(lost)
-		parts = append(parts, fmt.Sprintf("%.0f–%.0f acknowledged commits lost (in %d of %d cycles)", lost[0], lost[n-1], lostIn, n),
-			"writes down "+spread(down), "promotion "+spread(promote))
+		lostLine := fmt.Sprintf("%.0f–%.0f acknowledged commits lost (in %d of %d cycles)", lost[0], lost[n-1], lostIn, n)
+		if lostIn == 0 {
+			lostLine = fmt.Sprintf("no acknowledged commit lost (%d cycles)", n)
+		}
+		parts = append(parts, lostLine, "writes down "+spread(down), "promotion "+spread(promote))
 		if split > 0 {
 			parts = append(parts, fmt.Sprintf("SPLIT BRAIN in %d cycles", split))
 		} else {
@@ -372,6 +375,10 @@ func faultBlock(b *strings.Builder, r *result.Result) {
 
 // FaultLine says what a server killed under load cost, in one line.
 func FaultLine(f *result.Fault) string {
+	switch f.Kind {
+	case "partition", "loss", "delay":
+		return netFaultLine(f)
+	}
 	if f.Kind == "pause" {
 		if f.StopT == 0 {
 			return "not made: " + f.Error
@@ -398,6 +405,31 @@ func FaultLine(f *result.Fault) string {
 		if f.Phantom > 0 {
 			parts = append(parts, fmt.Sprintf("%d rows never committed", f.Phantom))
 		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// netFaultLine says what a fault of a cluster's network cost.
+func netFaultLine(f *result.Fault) string {
+	if f.MadeT == 0 {
+		return "not made: " + f.Error
+	}
+	parts := []string{fmt.Sprintf("%s at %.1f s", f.Net, f.MadeT)}
+	switch {
+	case f.HealedT > 0:
+		parts[0] += fmt.Sprintf(", healed at %.1f s", f.HealedT)
+	case f.HealAtSeconds == 0:
+		parts[0] += ", left to the end of the run"
+	}
+	if f.Error != "" {
+		parts = append(parts, f.Error)
+	}
+	if f.DowntimeSeconds >= 0.005 { // a gap that rounds to 0.00 s is none
+		parts = append(parts, fmt.Sprintf("no commit acknowledged for %.2f s", f.DowntimeSeconds))
+	}
+	parts = append(parts, fmt.Sprintf("%s/s before, %s/s after", Rate(f.RateBefore), Rate(f.RateAfter)))
+	if f.Ledger {
+		parts = append(parts, fmt.Sprintf("%d of %d acknowledged commits lost, %d in flight", f.Lost, f.Acknowledged, f.Unknown))
 	}
 	return strings.Join(parts, "; ")
 }

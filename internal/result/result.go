@@ -186,12 +186,19 @@ type Outage struct {
 // Or the server stalled (--fault pause-at=D,for=D): when, and the rate
 // before and after.
 type Fault struct {
-	// Kind is "kill" (--fault kill-at=D) or "pause" (--fault
+	// Kind is "kill" (--fault kill-at=D), "pause" (--fault
 	// pause-at=D,for=D: the server's processes stopped with SIGSTOP that
-	// long, then let go on; StopT and ResumeT say when).
+	// long, then let go on; StopT and ResumeT say when), or a fault of a
+	// cluster's network: "partition", "loss", "delay" (Net says what was
+	// made, MadeT and HealedT when).
 	Kind            string  `json:"kind"`
 	AtSeconds       float64 `json:"at_seconds"` // asked: into the measure phase
 	PauseSeconds    float64 `json:"pause_seconds,omitempty"`
+	Node            string  `json:"node,omitempty"`            // kill-at=D,node=NODE: the server asked for (a name or a role)
+	HealAtSeconds   float64 `json:"heal_at_seconds,omitempty"` // asked: into the measure phase; 0: left to the run's end
+	Net             string  `json:"net,omitempty"`
+	MadeT           float64 `json:"made_t,omitempty"`
+	HealedT         float64 `json:"healed_t,omitempty"`
 	StopT           float64 `json:"stop_t,omitempty"`
 	ResumeT         float64 `json:"resume_t,omitempty"`
 	KillT           float64 `json:"kill_t"`
@@ -773,6 +780,9 @@ type Stats struct {
 	Before map[string]int64 `json:"before"`
 	After  map[string]int64 `json:"after"`
 	Delta  map[string]int64 `json:"delta"`
+	// Note says why there is no Delta: the server was replaced or
+	// restarted during the run ("not differenced: …").
+	Note string `json:"note,omitempty"`
 }
 
 // Check is one consistency check run after the measure phase.

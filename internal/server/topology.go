@@ -40,6 +40,20 @@ var Topologies = map[string]Topology{
 	"2-chain":  {Name: "2-chain", Nodes: []Node{{"r1", Primary}, {"r2", "r1"}}},
 }
 
+// NodeNames names the servers of topology name, the primary first (none
+// for a topology that is not one).
+func NodeNames(name string) []string {
+	t, ok := Topologies[name]
+	if !ok {
+		return nil
+	}
+	names := []string{Primary}
+	for _, n := range t.Nodes {
+		names = append(names, n.Name)
+	}
+	return names
+}
+
 // StartTopology starts t's nodes in order, each by follow from its
 // upstream (primary, or a node started before it), and returns them with
 // their upstreams' names; on an error, the nodes started so far are

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,7 +25,12 @@ type faultPlan struct {
 	at    time.Duration
 	node  string
 	pause time.Duration // a pause's length; 0: a kill
+	net   *netFault     // a fault of a cluster's network instead (netfault.go)
 }
+
+// nodeName is what node= may name: a role (leader, follower) or a node's
+// name (primary, r1, node3); the engine finds it when the fault comes.
+var nodeName = regexp.MustCompile(`^[a-z][a-z0-9_-]*$`)
 
 // faultConfig reads --fault kill-at=D or pause-at=D,for=P.
 func (p *Plan) faultConfig(v *knob.Values) error {
@@ -31,7 +38,13 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	if spec == "" {
 		return nil
 	}
-	const hint = "write it as --fault kill-at=30s (into the measure phase), kill-at=30s,node=leader, or pause-at=30s,for=1s"
+	const hint = "write it as --fault kill-at=30s (into the measure phase), kill-at=30s,node=leader, pause-at=30s,for=1s, or partition=node3@10s,heal@25s"
+	if nf, at, ok, err := parseNetFault(spec); ok {
+		if err != nil {
+			return err
+		}
+		return p.netFaultConfig(v, spec, nf, at)
+	}
 	kill, node, _ := strings.Cut(strings.TrimSpace(spec), ",")
 	d, ok := strings.CutPrefix(kill, "kill-at=")
 	var pause time.Duration
@@ -47,15 +60,19 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	at, err := time.ParseDuration(strings.TrimSpace(d))
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
 	switch {
-	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || (role != "leader" && role != "follower"))):
-		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=leader|follower] nor pause-at=DURATION,for=DURATION", spec)
+	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || !nodeName.MatchString(role))):
+		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=NODE], pause-at=DURATION,for=DURATION, partition=, loss= nor delay=", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
-		return knob.Bad("drop node=, or use --db etcd:managed", "--fault node=%s: %s has no nodes with roles to kill", role, p.bspec.Name)
+		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
-	case v.Get("topology") != "" && v.Get("topology") != "none":
-		return knob.Bad("use --failover at=D to kill the primary of a cluster", "--fault restarts a single server, and --topology makes a cluster")
+	case v.Get("topology") != "" && v.Get("topology") != "none" && role == "":
+		return knob.Bad("name the server: --fault kill-at=D,node=primary (or r1, r2); --failover at=D promotes a replica instead", "--fault restarts one server, and --topology makes a cluster")
+	case role != "" && v.Get("topology") == "none":
+		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault node=%s: --topology none makes one server", role)
+	case role != "" && p.bspec.Nodes != nil && !slices.Contains(p.bspec.Nodes(v), role):
+		return knob.Bad("name one of "+strings.Join(p.bspec.Nodes(v), ", "), "--fault node=%s: the cluster has no such server", role)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
@@ -96,6 +113,10 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		f.pauseAt(s, p.Start)
 		return
 	}
+	if f.plan.net != nil {
+		f.netAt(s, p.Start)
+		return
+	}
 	rc, ok := s.db.(backend.Recoverer)
 	if nr, is := s.db.(backend.NodeRecoverer); is && f.plan.node != "" {
 		rc, ok = nr.OnNode(f.plan.node), true
@@ -104,7 +125,7 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		return
 	}
 	ctx := context.WithoutCancel(s.runCtx)
-	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}, func() { f.restart(ctx, s, rc) })
+	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds(), Node: f.plan.node}, func() { f.restart(ctx, s, rc) })
 }
 
 // arm records rec as the run's fault and calls act at the plan's time into
@@ -211,8 +232,11 @@ func (f *faultRun) runEnded(_ context.Context, s *session, out *run.Outcome, _ t
 	}
 	if f.rec != nil && !f.kill.IsZero() { // whether or not the run then passes its checks
 		at := f.rec.KillT
-		if f.rec.Kind == "pause" {
+		switch f.rec.Kind {
+		case "pause":
 			at = f.rec.StopT
+		case "partition", "loss", "delay":
+			at = f.rec.MadeT
 		}
 		f.rec.RateBefore, f.rec.RateAfter = rates(s.res.Series, at, s.res.Outages)
 	}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -45,6 +46,14 @@ var Spec = backend.Served(backend.Spec{
 		{Key: "any etcd flag", Usage: "given to every member as --name=value (snapshot-count, quota-backend-bytes, heartbeat-interval, election-timeout, …); read back from its /debug/vars"},
 	},
 	Abilities: []backend.Ability{backend.RangeScans, backend.NodeFaults},
+	Nodes: func(v *knob.Values) []string {
+		names := []string{"leader", "follower"}
+		n, _ := strconv.Atoi(v.Get("members"))
+		for i := 1; i <= n; i++ {
+			names = append(names, "m"+strconv.Itoa(i))
+		}
+		return names
+	},
 	Knobs: []knob.Spec{
 		{Name: "members", Default: "1", Kind: knob.Choice, Choices: []string{"1", "3"}, Usage: "etcd:managed: the cluster's members, each an etcd process on loopback"},
 		{Name: "etcd-reads", Default: "linearizable", Kind: knob.Choice, Choices: []string{"linearizable", "serializable"}, Usage: "etcd:managed: a transaction's first read asks the leader for the latest revision (linearizable), or takes the answering member's own (serializable: possibly stale)"},
@@ -347,8 +356,18 @@ func (n nodeFault) CrashRestart(ctx context.Context) error {
 }
 
 // member finds the member that has role now: the leader (the one whose
-// status names itself leader), or a follower.
+// status names itself leader), or a follower; or the member of that name.
 func (d *db) member(ctx context.Context, role string) (*Member, error) {
+	if role != "leader" && role != "follower" {
+		var names []string
+		for _, mem := range d.cluster.Members {
+			if mem.Name == role {
+				return mem, nil
+			}
+			names = append(names, mem.Name)
+		}
+		return nil, fmt.Errorf("the etcd cluster has no member %s: name leader, follower or one of %s", role, strings.Join(names, ", "))
+	}
 	for _, mem := range d.cluster.Members {
 		sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		st, err := d.client.Status(sctx, mem.ClientURL())

@@ -190,6 +190,50 @@ func (d *db) direct() []*Server {
 	return out
 }
 
+var (
+	_ backend.Networked     = clusterDB{}
+	_ backend.NodeRecoverer = clusterDB{}
+)
+
+// OnNode is the server named node (primary, r1, r2) killed and restarted
+// on its data by --fault kill-at=D,node=NODE: the replicas stream on, a
+// restarted replica catches up, a restarted primary is the primary again.
+func (c clusterDB) OnNode(node string) backend.Recoverer { return nodeFault{c, node} }
+
+// nodeFault is one server of a cluster killed and restarted.
+type nodeFault struct {
+	c    clusterDB
+	node string
+}
+
+// CrashRestart kills the server with SIGKILL and starts it again on its
+// data, on the same address and port; it returns once it accepts
+// connections, its recovery noted with its name.
+func (n nodeFault) CrashRestart(ctx context.Context) error {
+	d := n.c.db
+	srv, names := (*Server)(nil), []string{server.Primary}
+	if n.node == server.Primary && d.killed != d.srv {
+		srv = d.srv
+	}
+	for _, r := range d.replicas {
+		names = append(names, r.Name)
+		if r.Name == n.node && r != d.killed {
+			srv = r
+		}
+	}
+	if srv == nil {
+		return fmt.Errorf("the cluster has no running server %s (its servers: %s)", n.node, strings.Join(names, ", "))
+	}
+	return n.c.Recover(ctx, func(ctx context.Context) (string, error) {
+		note, err := srv.CrashRestart(ctx)
+		return n.node + " killed and restarted: " + note, err
+	})
+}
+
+// Network is the cluster's network (nil: its servers are on loopback);
+// its nodes are primary, r1, r2.
+func (c clusterDB) Network() *netns.Net { return c.net }
+
 // IsolatePrimary cuts the primary off from every replica on the cluster's
 // network (nftables in its namespace), its clients still reaching it: the
 // replicas receive no more WAL, and a primary that does not wait for a
