@@ -154,3 +154,44 @@ func TestReplicationOfAnotherEngine(t *testing.T) {
 		})
 	}
 }
+
+// TestMariaDBPartition: with semi-sync and 2-direct, r1 cut off from the
+// primary and r2 by a partition of the cluster's network
+// (--fault partition=r1@D,heal@H) falls behind while the primary's commits
+// go on, acknowledged by r2 alone, and r1 replicates again once healed: the
+// fault and its heal on the time line, some second in between with r1
+// transactions behind, no acknowledged commit lost, the primary never
+// fallen back to async, no server left.
+func TestMariaDBPartition(t *testing.T) {
+	inParallel(t)
+	needMariaDB(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "mariadb:managed", "--topology", "2-direct", "--replication", "semi-sync",
+		"--fault", "partition=r1@1s,heal@3s", "--duration", "5s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	f := r.Fault
+	if f == nil || f.Error != "" || f.Kind != "partition" || !strings.HasPrefix(f.Net, "partition: r1 | primary, r2") || f.HealedT <= f.MadeT {
+		t.Fatalf("fault: %+v", f)
+	}
+	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
+		t.Errorf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
+	}
+	behind, fellBack, during := false, false, false
+	for _, sec := range r.Series {
+		if sec.T > f.MadeT+0.5 && sec.T <= f.HealedT {
+			behind = behind || sec.Lag["lag_trx:r1"] > 0
+			during = during || sec.OK > 0
+		}
+		fellBack = fellBack || sec.Lag["semi_sync_off:primary"] != 0
+	}
+	if !behind || !during || fellBack {
+		t.Errorf("while r1 was cut off: r1 behind %v, commits acknowledged %v; semi-sync fell back %v", behind, during, fellBack)
+	}
+	if r.Cluster.Following["r1"] != "replicating from primary (IO Yes, SQL Yes)" || len(r.Cluster.Writable) != 1 {
+		t.Errorf("after the heal: %v, writable %v", r.Cluster.Following, r.Cluster.Writable)
+	}
+	noServersLeft(t, []*result.Result{r})
+}

@@ -247,6 +247,48 @@ func (d *db) direct() []*Server {
 	return out
 }
 
+var (
+	_ backend.Networked     = clusterDB{}
+	_ backend.NodeRecoverer = clusterDB{}
+)
+
+// Network is the cluster's network (nil: its servers are on loopback);
+// its nodes are primary, r1, r2.
+func (c clusterDB) Network() *netns.Net { return c.net }
+
+// OnNode is the server named node (primary, r1, r2) killed and restarted
+// on its datadir by --fault kill-at=D,node=NODE: a restarted replica
+// replicates on from its GTID position, a restarted primary is the primary
+// again, its replicas reconnecting to it.
+func (c clusterDB) OnNode(node string) backend.Recoverer { return nodeFault{c, node} }
+
+// nodeFault is one server of a cluster killed and restarted.
+type nodeFault struct {
+	c    clusterDB
+	node string
+}
+
+// CrashRestart kills the server with SIGKILL and starts it again on its
+// datadir, on the same address and port (InnoDB's crash recovery); it
+// returns once it accepts connections, its recovery noted with its name.
+func (n nodeFault) CrashRestart(ctx context.Context) error {
+	d := n.c.db
+	srv := d.byName(n.node)
+	if srv == nil {
+		return fmt.Errorf("the cluster has no running server %s (its servers: %s)", n.node, strings.Join(server.NodeNames(d.cluster.topology), ", "))
+	}
+	err := n.c.Recover(ctx, func(ctx context.Context) (string, error) {
+		note, err := srv.CrashRestart(ctx)
+		return n.node + " killed and restarted: " + note, err
+	})
+	if srv == d.srv {
+		// The clients' idle connections died with it.
+		d.sql.SetMaxIdleConns(0)
+		d.sql.SetMaxIdleConns(d.pool)
+	}
+	return err
+}
+
 // IsolatePrimary cuts the primary off from every replica on the cluster's
 // network (nftables in its namespace), its clients still reaching it: the
 // replicas receive no more of its binlog; an async primary goes on

@@ -50,7 +50,8 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
 	},
-	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults, backend.NodeFaults},
+	Nodes:     func(v *knob.Values) []string { return server.NodeNames(v.Get("topology")) },
 	Cache:     "innodb_buffer_pool_size (mariadb:managed: at start; a server of yours: SET GLOBAL, which resizes the pool online, in whole chunks); read back",
 	PageSize:  "innodb_page_size, mariadb:managed only: given to mariadb-install-db and at every start (InnoDB fixes it when the datadir is made); read back",
 	PageSizes: []int64{4096, 8192, 16384, 32768, 65536},
