@@ -63,7 +63,7 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || !nodeName.MatchString(role))):
 		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=NODE], pause-at=DURATION,for=DURATION, partition=, loss= nor delay=", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
-		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
+		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed or mariadb:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)

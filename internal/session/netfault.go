@@ -95,7 +95,7 @@ func parseNetFault(spec string) (nf *netFault, at time.Duration, ok bool, err er
 func (p *Plan) netFaultConfig(v *knob.Values, spec string, nf *netFault, at time.Duration) error {
 	switch {
 	case !p.bspec.Has(backend.NetFaults) || !p.bspec.Managed(p.bopts.DB):
-		return knob.Bad("use a cluster dbgauge starts: --db galera:managed, or postgres:managed with --topology",
+		return knob.Bad("use a cluster dbgauge starts: --db galera:managed, or postgres:managed or mariadb:managed with --topology",
 			"--fault %s cuts a cluster's own network, which %s has not", nf.kind, p.config.DB)
 	case v.Get("topology") == "none":
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault %s needs a cluster, and --topology none makes one server", nf.kind)
