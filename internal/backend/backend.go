@@ -153,17 +153,17 @@ type Spec struct {
 	Settings []Setting
 	// Abilities lists the optional abilities.
 	Abilities []Ability
+	// Nodes, for a managed cluster (NodeFaults, NetFaults), names the
+	// servers the knobs given make, and the roles a fault may name
+	// ("primary", "r1"; "leader", "m2"): --fault node= and a fault of the
+	// network must name one of them.
+	Nodes func(v *knob.Values) []string
 	// Knobs are the backend's own flags (--pg-bin, --socket); Own reads
 	// them, once, when the run is planned, into the engine's own typed
 	// options, which Open and Reopen find in Options.Own: no engine parses
 	// a knob's text. Own's errors are bad input.
 	Knobs []knob.Spec
 	Own   func(v *knob.Values) (any, error)
-	// NodeName, for an engine with NodeFaults, lists the nodes --fault
-	// node= may name, given what Own read (Galera's node1 … nodeN), so
-	// that another is refused at plan time; nil: the engine finds the
-	// node when the fault comes.
-	NodeName func(own any) []string
 	// Cache and PageSize say what --cache and --page-size set in the
 	// engine, for `dbgauge list`; "" when it has none, and then NoCache and
 	// NoPageSize say why: the plan refuses the knob with that reason.
@@ -466,7 +466,7 @@ type Networked interface {
 
 // NodeRecoverer is an optional ability of a managed cluster (NodeFaults):
 // a Recoverer whose CrashRestart kills the node that has role when it is
-// called ("leader", "follower"), or the node of that name (Spec.NodeName:
+// called ("leader", "follower"), or the node of that name (Spec.Nodes:
 // Galera's "node3"), and starts it again on its data.
 type NodeRecoverer interface {
 	OnNode(role string) Recoverer

@@ -15,8 +15,10 @@ import (
 
 const clusterHelp = `dbgauge cluster runs a workload on a managed PostgreSQL primary with streaming
 replicas (--topology none, 1, 2-direct, 2-chain; --replication async, sync,
-remote_apply), or with --db zrs:managed on a ZRS primary and its secondaries,
-and can fail it over. It is dbgauge run with --db postgres:managed by default.
+remote_apply), with --db mariadb:managed on a MariaDB primary and its GTID
+replicas (--replication async, semi-sync), or with --db zrs:managed on a ZRS
+primary and its secondaries, and can fail it over. It is dbgauge run with
+--db postgres:managed by default.
 
   dbgauge cluster run WORKLOAD [flags]
       each topology a cell of the matrix, its cost against none in the report,
@@ -28,16 +30,17 @@ and can fail it over. It is dbgauge run with --db postgres:managed by default.
 
 // clusterModes are each cluster command's short help, long help and examples.
 var clusterModes = map[string][3]string{
-	"run": {"run a workload on a managed PostgreSQL or ZRS primary and its replicas",
+	"run": {"run a workload on a managed PostgreSQL, MariaDB or ZRS primary and its replicas",
 		`dbgauge cluster run WORKLOAD is dbgauge run WORKLOAD --db postgres:managed: give
 --topology and --replication lists and each combination is a cell of a matrix,
 its cost against none in the report, each replica's lag per second.
 dbgauge cluster run WORKLOAD --help lists every flag.`,
 		"  dbgauge cluster run nms --topology none,1,2-direct,2-chain --replication async,sync --clients 8 --duration 60s\n" +
+			"  dbgauge cluster run nms --db mariadb:managed --topology none,1,2-direct,2-chain --replication async,semi-sync\n" +
 			"  dbgauge cluster run objects --db zrs:managed --topology none,1,2-direct,2-chain"},
-	"failover": {"kill a managed PostgreSQL or ZRS primary under a workload and promote a replica",
+	"failover": {"kill a managed PostgreSQL, MariaDB or ZRS primary under a workload and promote a replica",
 		`dbgauge cluster failover WORKLOAD runs WORKLOAD on a managed PostgreSQL primary
-with replicas (--topology), kills the primary --at D into the measure phase and
+(or --db mariadb:managed, zrs:managed) with replicas (--topology), kills the primary --at D into the measure phase and
 promotes the most advanced replica; the result gives the write downtime, the time
 of each step and the acknowledged commits lost.
 
@@ -49,11 +52,13 @@ of each step and the acknowledged commits lost.
 Every flag of dbgauge run is taken too: dbgauge cluster failover WORKLOAD --help
 lists them all.`,
 		"  dbgauge cluster failover insert --topology 2-chain --replication async,sync --at 20s --pause 1s --cycles 10\n" +
+			"  dbgauge cluster failover insert --db mariadb:managed --topology 2-direct --replication async,semi-sync --at 20s --pause 2s --cycles 10\n" +
 			"  dbgauge cluster failover insert --db zrs:managed --topology 2-direct --at 20s"},
 }
 
 const clusterExamples = `  dbgauge cluster run nms --topology none,1,2-direct,2-chain --replication async,sync --clients 8 --duration 60s
   dbgauge cluster failover insert --topology 2-chain --replication async,sync --at 20s --pause 1s --cycles 10
+  dbgauge cluster failover insert --db mariadb:managed --topology 2-direct --replication async,semi-sync --at 20s --pause 2s
   dbgauge cluster failover insert --db zrs:managed --topology 2-direct --at 20s`
 
 // failoverKnobs are cluster failover's own knobs; it turns them into run's
@@ -110,7 +115,7 @@ func newClusterWorkloadCmd(ctx context.Context, env *Env, cancel context.CancelF
 	cmd := &cobra.Command{
 		Use:   spec.Name + " [flags]",
 		Short: spec.Summary,
-		Long:  "dbgauge cluster " + mode + " " + spec.Name + ": " + spec.Summary + ", on a managed PostgreSQL (or --db zrs:managed, ZRS) cluster.\n\n" + listHelp,
+		Long:  "dbgauge cluster " + mode + " " + spec.Name + ": " + spec.Summary + ", on a managed PostgreSQL (or --db mariadb:managed, MariaDB; --db zrs:managed, ZRS) cluster.\n\n" + listHelp,
 		Args:  flagsOnly("--topology 1"),
 	}
 	fs := cmd.Flags()

@@ -163,9 +163,31 @@ func TestClusterFailover(t *testing.T) {
 				t.Errorf("sync lost %d acknowledged commits: %v", f.Lost, f.LostSample)
 			}
 		}
+		if r.Stats == nil || len(r.Stats.Delta) != 0 || !strings.Contains(r.Stats.Note, "replaced by a failover") {
+			t.Errorf("%s: two servers' counters differenced: %+v", repl, r.Stats)
+		}
 		t.Logf("%s: %s", repl, strings.TrimSpace(f.Error+" "+r.Cluster.Topology))
 		noServersLeft(t, []*result.Result{r})
 	}
+}
+
+// faultedRun runs insert on a managed PostgreSQL cluster of --topology 1
+// under --fault spec with more args, checks that it exited 0 with a fault
+// recorded, and returns its result and summary.
+func faultedRun(t *testing.T, spec string, args ...string) (*result.Result, string) {
+	t.Helper()
+	root := t.TempDir()
+	args = append([]string{"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", spec, "--warmup", "0",
+		"--results", root, "--ceiling", "off", "--crash-recovery=false"}, args...)
+	code, out, errs := runCLI(t, nil, args...)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	r := onlyResult(t, root)
+	if r.Fault == nil || r.Fault.Error != "" {
+		t.Fatalf("fault: %+v", r.Fault)
+	}
+	return r, out
 }
 
 // TestClusterPartition: a replica cut off from the primary by a partition
@@ -176,15 +198,9 @@ func TestClusterFailover(t *testing.T) {
 func TestClusterPartition(t *testing.T) {
 	inParallel(t)
 	needPostgres(t)
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1",
-		"--fault", "partition=r1@1s,heal@3s", "--duration", "5s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	r := onlyResult(t, root)
+	r, out := faultedRun(t, "partition=r1@1s,heal@3s", "--duration", "5s")
 	f := r.Fault
-	if f == nil || f.Kind != "partition" || f.Net != "partition: r1 | primary (nftables)" || f.MadeT <= 0 || f.HealedT <= f.MadeT || f.Error != "" {
+	if f.Kind != "partition" || f.Net != "partition: r1 | primary (nftables)" || f.MadeT <= 0 || f.HealedT <= f.MadeT {
 		t.Fatalf("fault: %+v", f)
 	}
 	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
@@ -223,19 +239,16 @@ func TestClusterPartition(t *testing.T) {
 func TestClusterNodeKilled(t *testing.T) {
 	inParallel(t)
 	needPostgres(t)
-	root := t.TempDir()
-	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1", "--replication", "sync",
-		"--fault", "kill-at=1s,node=r1", "--duration", "4s", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
-	if code != ExitOK {
-		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
-	}
-	r := onlyResult(t, root)
+	r, _ := faultedRun(t, "kill-at=1s,node=r1", "--replication", "sync", "--duration", "4s")
 	f := r.Fault
-	if f == nil || f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") || f.Error != "" {
+	if f.Kind != "kill" || f.KillT <= 0 || f.BackT <= f.KillT || !strings.HasPrefix(f.RecoveryNote, "r1 killed and restarted") {
 		t.Fatalf("fault: %+v", f)
 	}
 	if !f.Ledger || f.Acknowledged == 0 || f.Lost != 0 {
 		t.Errorf("%d of %d acknowledged commits lost", f.Lost, f.Acknowledged)
+	}
+	if f.Node != "r1" || r.Stats == nil || r.Stats.Note != "" || r.Stats.Delta["commits"] <= 0 {
+		t.Errorf("a replica's restart: node %q, the primary's counters %+v", f.Node, r.Stats)
 	}
 	if r.Cluster.Following["r1"] != "streaming from primary" || len(r.Cluster.Writable) != 1 || r.Cluster.Writable[0] != "primary" {
 		t.Errorf("after the restart: writable %v, r1 %q", r.Cluster.Writable, r.Cluster.Following["r1"])
@@ -299,6 +312,9 @@ func TestClusterBadInput(t *testing.T) {
 		"partition of sqlite":       {"run", "insert", "--fault", "partition=primary@1s"},
 		"three sides":               {"run", "insert", "--db", "postgres:managed", "--topology", "2-direct", "--fault", "partition=primary|r1|r2@1s"},
 		"heal before the cut":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@5s,heal@2s"},
+		"kill a stranger":           {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s,node=r2"},
+		"partition a stranger":      {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r9@1s"},
+		"loss at the clients":       {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=clients:5%@1s"},
 		"kill a node of one server": {"run", "insert", "--db", "postgres:managed", "--fault", "kill-at=1s,node=r1"},
 		"kill a cluster unnamed":    {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "kill-at=1s"},
 		"no loss":                   {"run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "loss=r1:0%@1s"},

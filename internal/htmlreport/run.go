@@ -874,6 +874,9 @@ func engineSection(r *result.Result) *section {
 		}
 		s.Items = append(s.Items, item{Title: "Engine counters during the measure phase", Table: t})
 	}
+	if r.Stats != nil && r.Stats.Note != "" {
+		s.Items = append(s.Items, item{Title: "Engine counters during the measure phase", Text: []string{r.Stats.Note}})
+	}
 	return s
 }
 

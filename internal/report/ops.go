@@ -171,10 +171,15 @@ func Topology(c *result.Cluster) string {
 	return c.Topology + " (" + strings.Join(links, ", ") + ")"
 }
 
-// LagSummary says, per replica, the largest replication lag the series saw,
-// in bytes and in replay time.
+// LagSummary says, per replica, the largest replication lag the series saw:
+// in bytes, in replay time (PostgreSQL, ZRS) and in transactions (MariaDB's
+// GTIDs); and whether a semi-sync primary fell back to asynchronous
+// replication (MariaDB).
 func LagSummary(r *result.Result) string {
-	type peak struct{ bytes, ms float64 }
+	type peak struct {
+		bytes, ms, trx, noTx, off float64
+		hasMs, hasTrx, semi       bool
+	}
 	peaks := map[string]*peak{}
 	var names []string
 	for _, s := range r.Series {
@@ -193,14 +198,38 @@ func LagSummary(r *result.Result) string {
 			case "lag_bytes":
 				p.bytes = max(p.bytes, v)
 			case "replay_lag_ms":
-				p.ms = max(p.ms, v)
+				p.ms, p.hasMs = max(p.ms, v), true
+			case "lag_trx":
+				p.trx, p.hasTrx = max(p.trx, v), true
+			case "semi_sync_no_tx":
+				p.noTx, p.semi = max(p.noTx, v), true
+			case "semi_sync_off":
+				p.off, p.semi = max(p.off, v), true
 			}
 		}
 	}
 	slices.Sort(names)
 	var parts []string
 	for _, n := range names {
-		parts = append(parts, fmt.Sprintf("%s at most %s behind, %.1f ms replay lag", n, Bytes(peaks[n].bytes), peaks[n].ms))
+		p := peaks[n]
+		if p.semi {
+			if p.off > 0 || p.noTx > 0 {
+				parts = append(parts, fmt.Sprintf("%s's semi-sync FELL BACK to async (%.0f commits waited for no replica)", n, p.noTx))
+			} else {
+				parts = append(parts, n+"'s semi-sync never fell back to async")
+			}
+		}
+		if !p.hasMs && !p.hasTrx {
+			continue
+		}
+		line := fmt.Sprintf("%s at most %s behind", n, Bytes(p.bytes))
+		if p.hasMs {
+			line += fmt.Sprintf(", %.1f ms replay lag", p.ms)
+		}
+		if p.hasTrx {
+			line += fmt.Sprintf(", %.0f transactions", p.trx)
+		}
+		parts = append(parts, line)
 	}
 	return strings.Join(parts, "; ")
 }
@@ -395,7 +424,7 @@ func netFaultLine(f *result.Fault) string {
 	if f.Error != "" {
 		parts = append(parts, f.Error)
 	}
-	if f.DowntimeSeconds > 0 {
+	if f.DowntimeSeconds >= 0.005 { // a gap that rounds to 0.00 s is none
 		parts = append(parts, fmt.Sprintf("no commit acknowledged for %.2f s", f.DowntimeSeconds))
 	}
 	parts = append(parts, fmt.Sprintf("%s/s before, %s/s after", Rate(f.RateBefore), Rate(f.RateAfter)))

@@ -214,6 +214,9 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 	capacityBlock(b, r)
 	backup(b, r.Backup)
 	upgraded(b, r.Upgraded)
+	if r.Stats != nil && r.Stats.Note != "" {
+		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", r.Stats.Note)
+	}
 	if r.Stats != nil && len(r.Stats.Delta) > 0 {
 		fmt.Fprintf(b, "\n  engine counters during the measure phase: %s\n", counters(r.Stats.Delta))
 	}

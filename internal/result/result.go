@@ -194,6 +194,7 @@ type Fault struct {
 	Kind            string  `json:"kind"`
 	AtSeconds       float64 `json:"at_seconds"` // asked: into the measure phase
 	PauseSeconds    float64 `json:"pause_seconds,omitempty"`
+	Node            string  `json:"node,omitempty"`            // kill-at=D,node=NODE: the server asked for (a name or a role)
 	HealAtSeconds   float64 `json:"heal_at_seconds,omitempty"` // asked: into the measure phase; 0: left to the run's end
 	Net             string  `json:"net,omitempty"`
 	MadeT           float64 `json:"made_t,omitempty"`
@@ -784,6 +785,9 @@ type Stats struct {
 	Before map[string]int64 `json:"before"`
 	After  map[string]int64 `json:"after"`
 	Delta  map[string]int64 `json:"delta"`
+	// Note says why there is no Delta: the server was replaced or
+	// restarted during the run ("not differenced: …").
+	Note string `json:"note,omitempty"`
 }
 
 // Check is one consistency check run after the measure phase.

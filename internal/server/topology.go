@@ -3,10 +3,17 @@ package server
 import "github.com/dbgauge/dbgauge/internal/knob"
 
 // TopologyKnob is --topology, one knob of every managed engine that builds
-// a topology (postgres:managed's streaming replicas, zrs:managed's ZRS
-// secondaries): declared here once, read by each engine's Spec.Own.
+// a topology (postgres:managed's streaming replicas, mariadb:managed's
+// binlog replicas, zrs:managed's ZRS secondaries): declared here once, read
+// by each engine's Spec.Own.
 var TopologyKnob = knob.Spec{Name: "topology", Default: "none", Kind: knob.Choice, Choices: []string{"none", "1", "2-direct", "2-chain"},
-	Usage: "postgres:managed, zrs:managed: replicas of the primary: none, one (r1), two following the primary (2-direct), or primary → r1 → r2 (2-chain); PostgreSQL's stream its WAL, ZRS's secondaries replicate its FileStorage"}
+	Usage: "postgres:managed, mariadb:managed, zrs:managed: replicas of the primary: none, one (r1), two following the primary (2-direct), or primary → r1 → r2 (2-chain); PostgreSQL's stream its WAL, MariaDB's replicate its binlog by GTID, ZRS's secondaries replicate its FileStorage"}
+
+// ReplicationKnob is --replication, what a commit on a topology's primary
+// waits for: declared here once with every engine's values, each engine
+// refusing those it lacks (Spec.Own) in one line.
+var ReplicationKnob = knob.Spec{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply", "semi-sync"},
+	Usage: "with --topology: async, commits wait for no replica (both engines); postgres:managed: sync, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), remote_apply, for r1 to apply them; mariadb:managed: semi-sync, for a direct replica to have received them (AFTER_SYNC)"}
 
 // Node is one server of a topology: its name and the one it follows (its
 // upstream: "primary", or another node's name).
@@ -31,6 +38,20 @@ var Topologies = map[string]Topology{
 	"1":        {Name: "1", Nodes: []Node{{"r1", Primary}}},
 	"2-direct": {Name: "2-direct", Nodes: []Node{{"r1", Primary}, {"r2", Primary}}},
 	"2-chain":  {Name: "2-chain", Nodes: []Node{{"r1", Primary}, {"r2", "r1"}}},
+}
+
+// NodeNames names the servers of topology name, the primary first (none
+// for a topology that is not one).
+func NodeNames(name string) []string {
+	t, ok := Topologies[name]
+	if !ok {
+		return nil
+	}
+	names := []string{Primary}
+	for _, n := range t.Nodes {
+		names = append(names, n.Name)
+	}
+	return names
 }
 
 // StartTopology starts t's nodes in order, each by follow from its

@@ -35,7 +35,7 @@ func (p *Plan) failoverConfig(v *knob.Values) error {
 	f := &failoverPlan{at: t["at"], pause: t["pause"]}
 	switch topo := v.Get("topology"); {
 	case topo == "" || topo == "none":
-		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed or zrs:managed)", "--failover needs a replica to promote")
+		return knob.Bad("add --topology 1, 2-direct or 2-chain (--db postgres:managed, mariadb:managed or zrs:managed)", "--failover needs a replica to promote")
 	case f.pause > f.at:
 		return knob.Bad("give pause= at most at=", "--failover pause=%s begins before the measure phase", f.pause)
 	case p.run.Duration > 0 && f.at >= p.run.Duration:

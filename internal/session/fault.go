@@ -59,17 +59,11 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 	}
 	at, err := time.ParseDuration(strings.TrimSpace(d))
 	role, hasNode := strings.CutPrefix(strings.TrimSpace(node), "node=")
-	var nodes []string // the nodes the engine names, when it says at plan time
-	if p.bspec.NodeName != nil {
-		nodes = p.bspec.NodeName(p.bopts.Own)
-	}
 	switch {
 	case !ok || err != nil || at < 0 || (node != "" && (!hasNode || !nodeName.MatchString(role))):
 		return knob.Bad(hint, "--fault %q is not kill-at=DURATION[,node=NODE], pause-at=DURATION,for=DURATION, partition=, loss= nor delay=", spec)
 	case node != "" && !p.bspec.Has(backend.NodeFaults):
-		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
-	case node != "" && p.bspec.NodeName != nil && !slices.Contains(nodes, role):
-		return knob.Bad("name one of "+strings.Join(nodes, ", "), "--fault node=%s: %s has no such node", role, p.bspec.Name)
+		return knob.Bad("drop node=, or use a cluster: --db etcd:managed, galera:managed, or postgres:managed or mariadb:managed with --topology", "--fault node=%s: %s has no nodes to kill", role, p.bspec.Name)
 	case !p.bspec.Managed(p.bopts.DB) || p.bspec.Ext != "":
 		return knob.Bad("use a server dbgauge starts: --db postgres:managed, mariadb:managed or firebird:managed",
 			"--fault kills the server's processes and restarts it, which dbgauge does only to a server it manages, not --db %s", p.config.DB)
@@ -77,6 +71,8 @@ func (p *Plan) faultConfig(v *knob.Values) error {
 		return knob.Bad("name the server: --fault kill-at=D,node=primary (or r1, r2); --failover at=D promotes a replica instead", "--fault restarts one server, and --topology makes a cluster")
 	case role != "" && p.oneServer(v):
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault node=%s: --topology none makes one server", role)
+	case role != "" && p.bspec.Nodes != nil && !slices.Contains(p.bspec.Nodes(v), role):
+		return knob.Bad("name one of "+strings.Join(p.bspec.Nodes(v), ", "), "--fault node=%s: the cluster has no such server", role)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
 	}
@@ -138,7 +134,7 @@ func (f *faultRun) phaseBegins(s *session, p *metrics.Phase) {
 		return
 	}
 	ctx := context.WithoutCancel(s.runCtx)
-	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds()}, func() { f.restart(ctx, s, rc) })
+	f.arm(s, p.Start, &result.Fault{Kind: "kill", AtSeconds: f.plan.at.Seconds(), Node: f.plan.node}, func() { f.restart(ctx, s, rc) })
 }
 
 // arm records rec as the run's fault and calls act at the plan's time into

@@ -95,12 +95,23 @@ func parseNetFault(spec string) (nf *netFault, at time.Duration, ok bool, err er
 func (p *Plan) netFaultConfig(v *knob.Values, spec string, nf *netFault, at time.Duration) error {
 	switch {
 	case !p.bspec.Has(backend.NetFaults) || !p.bspec.Managed(p.bopts.DB):
-		return knob.Bad("use a cluster dbgauge starts: --db galera:managed, or postgres:managed with --topology",
+		return knob.Bad("use a cluster dbgauge starts: --db galera:managed, or postgres:managed or mariadb:managed with --topology",
 			"--fault %s cuts a cluster's own network, which %s has not", nf.kind, p.config.DB)
 	case p.oneServer(v):
 		return knob.Bad("add --topology 1, 2-direct or 2-chain", "--fault %s needs a cluster, and --topology none makes one server", nf.kind)
 	case p.run.Duration > 0 && at >= p.run.Duration:
 		return knob.Bad(fmt.Sprintf("give the fault's time less than --duration %s", p.run.Duration), "--fault at %s comes after the measure phase ends", at)
+	}
+	if names := p.bspec.Nodes; names != nil {
+		known := names(v)
+		if nf.kind == "partition" {
+			known = append(known, netns.Clients)
+		}
+		for _, n := range append(slices.Concat(nf.sides...), nf.node) {
+			if n != "" && !slices.Contains(known, n) {
+				return knob.Bad("name one of "+strings.Join(known, ", "), "--fault %q: the cluster has no server %s", spec, n)
+			}
+		}
 	}
 	if err := netns.Available(); err != nil {
 		return knob.Bad("run dbgauge as root, or drop --fault "+nf.kind, "--fault %q: %v", spec, err)

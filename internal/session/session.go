@@ -388,7 +388,12 @@ func (s *session) measure(ctx context.Context, stop <-chan struct{}, db backend.
 	}
 	after := s.stats(ctx)
 	if s.before != nil && after != nil {
-		s.res.Stats = &result.Stats{Before: s.before, After: after, Delta: delta(s.before, after)}
+		s.res.Stats = &result.Stats{Before: s.before, After: after}
+		if why := s.countersReplaced(); why != "" {
+			s.res.Stats.Note = "not differenced: " + why + ", so before and after are not one server's counters"
+		} else {
+			s.res.Stats.Delta = delta(s.before, after)
+		}
 		s.summarize()
 	}
 	switch out.Reason {
@@ -558,6 +563,22 @@ func (s *session) stats(ctx context.Context) map[string]int64 {
 		return nil
 	}
 	return m
+}
+
+// countersReplaced says why the engine's counters after the run are not
+// those it had before, "" when they are: the primary replaced by a
+// failover, or the server (a cluster's primary, etcd's leader) killed and
+// restarted, which clears PostgreSQL's.
+func (s *session) countersReplaced() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.res.Cluster; c != nil && c.Failover != nil && c.Failover.KillT > 0 {
+		return "the primary was replaced by a failover"
+	}
+	if f := s.res.Fault; f != nil && f.Kind == "kill" && f.KillT > 0 && (f.Node == "" || f.Node == "primary" || f.Node == "leader") {
+		return "the server was killed and restarted"
+	}
+	return ""
 }
 
 func delta(before, after map[string]int64) map[string]int64 {

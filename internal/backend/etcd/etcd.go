@@ -46,12 +46,19 @@ var Spec = backend.Served(backend.Spec{
 		{Key: "any etcd flag", Usage: "given to every member as --name=value (snapshot-count, quota-backend-bytes, heartbeat-interval, election-timeout, …); read back from its /debug/vars"},
 	},
 	Abilities: []backend.Ability{backend.RangeScans, backend.NodeFaults},
+	Nodes: func(v *knob.Values) []string {
+		names := []string{"leader", "follower"}
+		n, _ := strconv.Atoi(v.Get("members"))
+		for i := 1; i <= n; i++ {
+			names = append(names, "m"+strconv.Itoa(i))
+		}
+		return names
+	},
 	Knobs: []knob.Spec{
 		{Name: "members", Default: "1", Kind: knob.Choice, Choices: []string{"1", "3"}, Usage: "etcd:managed: the cluster's members, each an etcd process on loopback"},
 		{Name: "etcd-reads", Default: "linearizable", Kind: knob.Choice, Choices: []string{"linearizable", "serializable"}, Usage: "etcd:managed: a transaction's first read asks the leader for the latest revision (linearizable), or takes the answering member's own (serializable: possibly stale)"},
 	},
 	Own:        ownKnobs,
-	NodeName:   nodeNames,
 	NoCache:    "etcd's backend is bbolt, read through a memory map: the OS page cache is its only cache",
 	NoPageSize: "etcd's bbolt backend keeps the OS page size; etcd has no flag for it",
 
@@ -81,20 +88,6 @@ func ownKnobs(v *knob.Values) (any, error) {
 	}
 	n, _ := strconv.Atoi(m)
 	return own{members: n, serializable: reads == "serializable"}, nil
-}
-
-// nodeNames is Spec.NodeName: what --fault node= may name, the roles
-// leader and follower or a member, m1 to mN.
-func nodeNames(o any) []string {
-	out := []string{"leader", "follower"}
-	n := 1
-	if x, ok := o.(own); ok {
-		n = x.members
-	}
-	for i := range n {
-		out = append(out, "m"+strconv.Itoa(i+1))
-	}
-	return out
 }
 
 // ownOf returns the options' own knobs, or their defaults.

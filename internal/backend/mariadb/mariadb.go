@@ -18,6 +18,7 @@ import (
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/redact"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
@@ -50,7 +51,8 @@ var Spec = backend.Served(backend.Spec{
 	Settings: []backend.Setting{
 		{Key: "any server variable", Usage: "managed: given as --name=value at start; DSN: SET GLOBAL name=value (needs the privilege); read back with SHOW GLOBAL VARIABLES"},
 	},
-	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup},
+	Abilities: []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults, backend.NodeFaults},
+	Nodes:     func(v *knob.Values) []string { return server.NodeNames(v.Get("topology")) },
 	Cache:     "innodb_buffer_pool_size (mariadb:managed: at start; a server of yours: SET GLOBAL, which resizes the pool online, in whole chunks); read back",
 	PageSize:  "innodb_page_size, mariadb:managed only: given to mariadb-install-db and at every start (InnoDB fixes it when the datadir is made); read back",
 	PageSizes: []int64{4096, 8192, 16384, 32768, 65536},
@@ -61,7 +63,8 @@ var Spec = backend.Served(backend.Spec{
 	Open:      open,
 	Reopen:    reopen,
 	Installed: installed,
-	Own:       ownBinaries,
+	Own:       ownKnobs,
+	Knobs:     []knob.Spec{server.TopologyKnob, server.ReplicationKnob},
 }, "mysql://", "mariadb://")
 
 var dialect = backend.Dialect{
@@ -96,10 +99,19 @@ type db struct {
 	// user's, set back once by Close (global.go).
 	changed  []global
 	restored sync.Once
+	// --topology: the replicas of the managed primary, and what each
+	// replicates from; after a failover, whether the primary was killed
+	// and the replica promoted.
+	cluster  clusterConfig
+	replicas []*Server
+	upstream []string
+	killed   bool
+	promoted *Server
+	net      *netns.Net // the cluster's network; nil: loopback
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
-	d := &db{prepare: o.Prepare}
+	d := &db{prepare: o.Prepare, cluster: clusterOf(o)}
 	settings, err := mapDurability(o.Durability)
 	if err != nil {
 		return nil, err
@@ -129,20 +141,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		settings[s.key] = want
 	}
 	if isManaged {
-		if _, ok := settings["max_connections"]; !ok {
-			settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
-		}
-		bins, err := binariesOf(o)
-		if err != nil {
+		if dsn, err = d.startManaged(ctx, o, settings); err != nil {
 			return nil, err
 		}
-		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs}, Settings: settings, Binaries: bins}); err != nil {
-			if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
-				return nil, knob.Bad("check the variables given with --set", "%v", err)
-			}
-			return nil, err
-		}
-		dsn = d.srv.DSN(false)
 	} else if o.Archive {
 		return nil, knob.Bad("use --db mariadb:managed with --backup", "--backup copies the server's datadir with mariabackup and restores it into a server dbgauge starts: a server of yours is refused")
 	} else {
@@ -162,6 +163,9 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	if err := d.connect(ctx, dsn, o.Conns); err != nil {
 		d.stop()
+		if len(d.replicas) > 0 {
+			return nil, fmt.Errorf("connect to the managed cluster: %w", err)
+		}
 		var me *mysql.MySQLError
 		if errors.As(err, &me) && me.Number == 1045 {
 			return nil, knob.Bad("check the user and password in --db", "MariaDB refused the login: %s", redact.DSN(err.Error()))
@@ -175,17 +179,65 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 			return nil, err
 		}
 	}
-	if d.srv != nil {
+	switch {
+	case len(d.replicas) > 0:
+		return clusterDB{d.managed()}, nil
+	case d.srv != nil:
 		return d.managed(), nil
 	}
 	return d, nil
 }
 
-// connect opens the pool (conns clients and dbgauge's own) and pings.
+// startManaged starts the managed server with settings, and its replicas
+// (--topology), and returns the clients' DSN.
+func (d *db) startManaged(ctx context.Context, o backend.Options, settings map[string]string) (string, error) {
+	if _, ok := settings["max_connections"]; !ok {
+		settings["max_connections"] = strconv.Itoa(max(151, o.Conns+20))
+	}
+	bins, err := binariesOf(o)
+	if err != nil {
+		return "", err
+	}
+	if d.cluster.topology != "none" {
+		d.cluster.primarySettings(settings)
+	}
+	host, err := d.clusterNet(ctx)
+	if err != nil {
+		return "", err
+	}
+	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Settings: settings, Binaries: bins}); err != nil {
+		_ = d.net.Close()
+		if bad := (*knob.Error)(nil); len(o.Set) > 0 && !errors.As(err, &bad) {
+			return "", knob.Bad("check the variables given with --set", "%v", err)
+		}
+		return "", err
+	}
+	if d.cluster.topology != "none" {
+		// Before the load: the replicas replicate it.
+		if err := d.startReplicas(ctx, settings); err != nil {
+			d.stop()
+			return "", err
+		}
+	}
+	return d.srv.DSN(false), nil
+}
+
+// connect opens the pool (conns clients and dbgauge's own) and pings. With
+// replicas, each connection goes to the first server of the cluster that
+// accepts writes (writable): the primary, the promoted replica after a
+// failover.
 func (d *db) connect(ctx context.Context, dsn string, conns int) error {
-	var err error
-	if d.sql, err = sql.Open("mysql", dsn); err != nil {
-		return err
+	if len(d.replicas) > 0 {
+		c, err := writableOf(dsn, d.servers())
+		if err != nil {
+			return err
+		}
+		d.sql = sql.OpenDB(c)
+	} else {
+		var err error
+		if d.sql, err = sql.Open("mysql", dsn); err != nil {
+			return err
+		}
 	}
 	d.pool = conns + 4
 	d.sql.SetMaxOpenConns(d.pool)
@@ -200,9 +252,13 @@ func (d *db) stop() {
 	for _, p := range d.nodes[min(1, len(d.nodes)):] { // the first is sql
 		_ = p.Close()
 	}
+	d.stopReplicas()
 	if d.srv != nil {
 		d.managed().Stop(d.srv.StopClean)
 	}
+	// After every server: a namespace lives on while a process is in it.
+	_ = d.net.Close()
+	d.net = nil
 }
 
 // Dialect returns MariaDB's dialect.
@@ -315,8 +371,16 @@ func (d *db) Engine(ctx context.Context) (backend.Engine, error) {
 	if err := rows.Err(); err != nil {
 		return e, classify(err)
 	}
-	e.Version = e.Settings["version"]
+	// The server appends "-log" to its version while it writes a binary
+	// log (a cluster's servers): the same server, which log_bin says.
+	e.Version = strings.TrimSuffix(e.Settings["version"], "-log")
 	delete(e.Settings, "version")
+	if len(d.replicas) > 0 {
+		e.Settings["topology"], e.Settings["replication"] = d.cluster.topology, d.cluster.replication
+		if err := d.clusterSettings(ctx, e.Settings); err != nil {
+			return e, err
+		}
+	}
 	e.PageSize, _ = strconv.ParseInt(e.Settings["innodb_page_size"], 10, 64)
 	e.CacheBytes, _ = strconv.ParseInt(e.Settings["innodb_buffer_pool_size"], 10, 64)
 	// A client's level is its session's (the DSN sets it per connection).
@@ -353,7 +417,7 @@ var (
 // none): MariaDB's wait events without performance_schema.
 func (d *db) Waits(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}
-	for _, p := range d.servers() {
+	for _, p := range d.pools() {
 		if err := waits(ctx, p, out); err != nil {
 			return nil, err
 		}
@@ -384,9 +448,9 @@ func waits(ctx context.Context, p *sql.DB, out map[string]int) error {
 	return classify(rows.Err())
 }
 
-// servers are the pools whose counters are read: a cluster's servers',
-// or the one server's.
-func (d *db) servers() []*sql.DB {
+// pools are the pools whose counters are read: a cluster's servers'
+// (Nodes), or the one server's.
+func (d *db) pools() []*sql.DB {
 	if len(d.nodes) > 0 {
 		return d.nodes
 	}
@@ -409,7 +473,7 @@ func (d *db) Sample(ctx context.Context) (map[string]int64, error) {
 // name there: a cluster's summed over its servers.
 func (d *db) status(ctx context.Context, names map[string]string) (map[string]int64, error) {
 	out := map[string]int64{}
-	for _, p := range d.servers() {
+	for _, p := range d.pools() {
 		if err := Status(ctx, p, names, out); err != nil {
 			return nil, err
 		}

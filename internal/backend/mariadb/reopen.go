@@ -61,7 +61,10 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 			settings["innodb_page_size"] = kv.Value
 		}
 	}
-	bins, _ := o.Own.(Installation) // the killed run's, as its plan found them
+	var bins Installation // the killed run's, as its plan found them
+	if x, ok := o.Own.(own); ok && x.bins != nil {
+		bins = *x.bins
+	}
 	srv, err := Reopen(ctx, dataDir, logPath, settings, bins)
 	if err != nil {
 		return nil, err

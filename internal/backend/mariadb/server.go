@@ -36,7 +36,9 @@ func (quietLogger) Print(...any) {}
 // kit's Instance (account, folders, port, process) and what is MariaDB's own.
 type Server struct {
 	*server.Instance
+	Name     string          // a replica's name in its topology (r1, r2); "" for a primary
 	bin      string          // mariadbd
+	install  string          // mariadb-install-db, which makes a replica's datadir
 	settings server.Settings // its options, for a restored server
 	first    []string        // ServerConfig.First
 	again    func(m *Server) ([]string, error)
@@ -98,11 +100,17 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Server{Instance: in, bin: bin, settings: cfg.Settings, first: cfg.First, again: cfg.Again}
-	if err := m.installDB(install); err != nil {
+	return launch(ctx, &Server{Instance: in, bin: bin, install: install, settings: cfg.Settings, first: cfg.First, again: cfg.Again},
+		filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb.log")))
+}
+
+// launch makes m's datadir, starts it with its output in logPath, and sets
+// up dbgauge's user and database on it (secure); it returns once m accepts
+// connections.
+func launch(ctx context.Context, m *Server, logPath string) (*Server, error) {
+	if err := m.installDB(m.install); err != nil {
 		return nil, err
 	}
-	logPath := filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb.log"))
 	m.recipe(logPath)
 	if err := m.Launch(ctx); err != nil {
 		return nil, err
@@ -166,13 +174,22 @@ func (m *Server) installDB(install string) error {
 
 // secure makes dbgauge's own user with the password, and gives every root
 // entry the password too, so that the server accepts no login without it.
+// None of it goes into a binary log: every server of a cluster is secured
+// alike and starts with no GTID of its own, so that a replica replicates
+// its upstream's binlog from its first event (the data's load) on.
 func (m *Server) secure(ctx context.Context) error {
-	db, err := sql.Open("mysql", m.dsn("", true))
+	pool, err := sql.Open("mysql", m.dsn("", true))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	db, err := pool.Conn(ctx) // one session: sql_log_bin is the session's
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	qs := []string{
+		"SET SESSION sql_log_bin = 0",
 		"CREATE USER 'dbgauge'@'%' IDENTIFIED BY '" + m.Password + "'",
 		"GRANT ALL ON *.* TO 'dbgauge'@'%' WITH GRANT OPTION",
 		"CREATE DATABASE IF NOT EXISTS dbgauge",

@@ -124,15 +124,32 @@ func installed() []backend.Installed {
 	return out
 }
 
-// ownBinaries is Spec.Own: the installation a managed --db asks for, found
+// own is what MariaDB's knobs ask (Spec.Knobs, and --db's version), read
+// once when the run is planned (Spec.Own).
+type own struct {
+	bins    *Installation // a managed --db's installation; nil for a server of the user's
+	cluster clusterConfig
+}
+
+// ownKnobs is Spec.Own: the installation a managed --db asks for, found
 // when the run is planned, so that a missing version is refused before
-// anything starts; nil for a server of the user's.
-func ownBinaries(v *knob.Values) (any, error) {
+// anything starts, and the cluster's knobs.
+func ownKnobs(v *knob.Values) (any, error) {
+	c, err := clusterKnobs(v)
+	if err != nil {
+		return nil, err
+	}
+	o := own{cluster: c}
 	db := v.Get("db")
 	if form, _ := backend.VersionOf(db); !isManagedForm(form) {
-		return nil, nil
+		return o, nil
 	}
-	return find(db)
+	in, err := find(db)
+	if err != nil {
+		return nil, err
+	}
+	o.bins = &in
+	return o, nil
 }
 
 // isManagedForm says whether form (a --db value without its version) asks
@@ -143,8 +160,8 @@ func isManagedForm(form string) bool { return slices.Contains(managed, form) }
 // found, or (opened without a plan: a test, dbgauge isolation, a reopen)
 // found now.
 func binariesOf(o backend.Options) (Installation, error) {
-	if in, ok := o.Own.(Installation); ok {
-		return in, nil
+	if x, ok := o.Own.(own); ok && x.bins != nil {
+		return *x.bins, nil
 	}
 	return find(o.DB)
 }

@@ -52,6 +52,7 @@ var Spec = backend.Served(backend.Spec{
 		{Key: "any postgresql.conf parameter", Usage: "managed: passed as -c name=value at start; DSN: set for each session (only parameters a session may set); read back with current_setting()"},
 	},
 	Abilities:      []backend.Ability{backend.Procedures, backend.OnlineBackup, backend.NetFaults, backend.NodeFaults},
+	Nodes:          func(v *knob.Values) []string { return server.NodeNames(v.Get("topology")) },
 	Reopen:         reopen,
 	CheckUpgrade:   checkUpgrade,
 	UpgradeMethods: upgradeMethods,
@@ -67,7 +68,7 @@ var Spec = backend.Served(backend.Spec{
 		{Name: "pg-version", Kind: knob.Int, Values: "9..99", Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: the PostgreSQL major version to start (/usr/lib/postgresql/N/bin first), like --db postgres:managed@N; " + InstallScript + " installs 13, 14, 16, 17 and 18"},
 		{Name: "socket", Kind: knob.Switch, Uses: knob.ForLoad | knob.ForCheck, Usage: "postgres:managed: connect through the server's Unix socket instead of TCP (for a DSN, give host=/socket/folder)"},
 		server.TopologyKnob,
-		{Name: "replication", Default: "async", Kind: knob.Choice, Choices: []string{"async", "sync", "remote_apply"}, Usage: "with --topology: commits wait for no standby, for r1's flush (synchronous_standby_names; 2-direct: FIRST 1 (r1, r2)), or for r1 to apply them"},
+		server.ReplicationKnob,
 		{Name: "read-from", Default: "primary", Kind: knob.Choice, Choices: []string{"primary", "replicas"}, Usage: "with --topology, for a read-only workload (tpcb --select-only): the clients connect to the replicas in turn"},
 	},
 	Own:  ownKnobs,
@@ -94,6 +95,9 @@ func ownKnobs(v *knob.Values) (any, error) {
 	}
 	if o.cluster.replication, err = v.Choice("replication"); err != nil {
 		return nil, err
+	}
+	if o.cluster.replication == "semi-sync" {
+		return nil, knob.Bad("use async, sync or remote_apply with postgres:managed", "--replication semi-sync is MariaDB's: PostgreSQL has no semi-synchronous replication")
 	}
 	from, err := v.Choice("read-from")
 	if err != nil {
@@ -176,28 +180,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	}
 	dsn := o.DB
 	if isManaged(o.DB) {
-		if _, ok := settings["max_connections"]; !ok {
-			settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
-		}
-		host, nerr := d.clusterNet(ctx)
-		if nerr != nil {
-			return nil, nerr
-		}
-		if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
-			_ = d.net.Close()
-			var bad *knob.Error
-			if len(o.Set) > 0 && !errors.As(err, &bad) {
-				return nil, knob.Bad("check the parameters given with --set", "%v", err)
-			}
+		if dsn, err = d.startManaged(ctx, o, pgBin, settings); err != nil {
 			return nil, err
-		}
-		dsn, d.started = d.srv.DSN(d.socket), settings
-		if d.cluster.topology != "none" {
-			if err := d.startReplicas(ctx, o.Dir, settings); err != nil {
-				d.stop()
-				return nil, err
-			}
-			dsn = d.clusterDSN()
 		}
 		settings = nil // applied at start
 	} else if o.Archive {
@@ -239,6 +223,36 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 		return d.managed(), nil
 	}
 	return d, nil
+}
+
+// startManaged starts the managed server with settings, and its replicas
+// with --topology (on the cluster's network where one can be made), and
+// returns the connection string that reaches the one that accepts writes.
+func (d *db) startManaged(ctx context.Context, o backend.Options, pgBin string, settings map[string]string) (string, error) {
+	if _, ok := settings["max_connections"]; !ok {
+		settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
+	}
+	host, err := d.clusterNet(ctx)
+	if err != nil {
+		return "", err
+	}
+	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
+		_ = d.net.Close()
+		var bad *knob.Error
+		if len(o.Set) > 0 && !errors.As(err, &bad) {
+			return "", knob.Bad("check the parameters given with --set", "%v", err)
+		}
+		return "", err
+	}
+	d.started = settings
+	if d.cluster.topology == "none" {
+		return d.srv.DSN(d.socket), nil
+	}
+	if err := d.startReplicas(ctx, o.Dir, settings); err != nil {
+		d.stop()
+		return "", err
+	}
+	return d.clusterDSN(), nil
 }
 
 // settings are the server parameters the run asks for: its durability
