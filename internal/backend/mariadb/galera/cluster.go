@@ -46,14 +46,17 @@ type Node struct {
 // a donor's datadir (SST, by wsrep_sst_method) or the write sets it missed
 // from a donor's cache (IST), read back from what the node logged.
 type Transfer struct {
-	Method  string  // "bootstrap", "SST (rsync)", "IST", "none"
+	Method  string  // "bootstrap", "SST (rsync)", "IST", "nothing to transfer"
 	Seconds float64 // from the node's start to Synced
 }
 
 // String says it in a few words: "SST (rsync) in 2.41 s".
 func (t Transfer) String() string {
-	if t.Method == "bootstrap" {
+	switch t.Method {
+	case "bootstrap":
 		return fmt.Sprintf("bootstrapped the cluster in %.2f s", t.Seconds)
+	case "nothing to transfer":
+		return fmt.Sprintf("no state transfer (it had every write set) in %.2f s", t.Seconds)
 	}
 	return fmt.Sprintf("%s in %.2f s", t.Method, t.Seconds)
 }
@@ -320,7 +323,7 @@ func startPosition(m *mariadb.Server) ([]string, error) {
 // joiner" (the write sets it missed alone: "Receiving IST: 5215
 // writesets"); MariaDB logs "SST received" after either.
 func transferOf(log string, took time.Duration) Transfer {
-	t := Transfer{Method: "none", Seconds: took.Seconds()}
+	t := Transfer{Method: "nothing to transfer", Seconds: took.Seconds()} // it had every write set
 	m := transferred.FindStringSubmatch(log)
 	switch {
 	case m != nil && m[2] == "SST":
