@@ -123,10 +123,13 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 // cost: their CPU time and requests, the closed clients' too.
 func (d *DB) Stats(ctx context.Context) (map[string]int64, error) {
 	d.mu.Lock()
-	open := len(d.clients)
+	open := make([]int, 0, len(d.clients))
+	for w := range d.clients {
+		open = append(open, w.Hello().PID)
+	}
 	d.mu.Unlock()
 	var st map[string]int64
-	if err := d.ctl.Call(ctx, 0, "stats", map[string]int{"clients": open}, &st); err != nil {
+	if err := d.ctl.Call(ctx, 0, "stats", map[string]any{"open": open}, &st); err != nil {
 		return nil, classify(err)
 	}
 	cpu, reqs := d.cost()

@@ -153,8 +153,16 @@ class Worker:
             from relstorage.options import Options
             from relstorage.storage import RelStorage
             opts = Options(keep_history=True, create_schema=bool(a.get("create")), driver="psycopg2")
-            return RelStorage(PostgreSQLAdapter(dsn=a["dsn"], options=opts), options=opts)
+            return RelStorage(PostgreSQLAdapter(dsn=self.pg_dsn(a["dsn"]), options=opts), options=opts)
         raise ValueError("no storage kind %r" % kind)
+
+    def pg_dsn(self, dsn):
+        """dsn with this worker's pid after its application_name: the DB's
+        worker tells the backends of a closed client's RelStorage from a
+        live one's by it (pg_stats)."""
+        from psycopg2.extensions import make_dsn, parse_dsn
+        self.app = parse_dsn(dsn).get("application_name", "dbgauge")
+        return make_dsn(dsn, application_name="%s-%d" % (self.app, os.getpid()))
 
     def pg_connect(self):
         """The worker's own connection to the PostgreSQL under a RelStorage,
@@ -162,7 +170,7 @@ class Worker:
         connection of RelStorage's is set to, read back."""
         if self.pg is None:
             import psycopg2
-            self.pg = psycopg2.connect(self.opened["dsn"])
+            self.pg = psycopg2.connect(self.pg_dsn(self.opened["dsn"]))
             self.pg.autocommit = True
         return self.pg
 
@@ -209,23 +217,24 @@ class Worker:
             st["objects"] = len(self.storage)
             st["bytes"] = self.storage.getSize()
         if self.kind == "relstorage":
-            st.update(self.pg_stats(int(a.get("clients", 0))))
+            st.update(self.pg_stats(set(a.get("open") or [])))
         return st
 
-    def pg_stats(self, clients):
+    def pg_stats(self, live):
         """PostgreSQL's WAL counters. Its backends publish them when a
         transaction ends (at most once a second) and when they exit, so this
-        first waits, up to 5 s, until the backends of RelStorage's
-        connections (two a storage: load and store) are no more than the
-        open workers' (clients and this one)."""
+        first waits, up to 5 s, until no backend is left of a worker that
+        is not live (the pids of the clients' workers open, and this one):
+        each worker's connections carry its pid in their application_name."""
         cur = self.pg_connect().cursor()
-        app = self.pg_show(["application_name"])["application_name"]
+        live = live | {os.getpid()}
         deadline = time.monotonic() + 5
         while True:
             cur.execute("SELECT pg_stat_clear_snapshot()")
-            cur.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                        "AND application_name = %s AND pid <> pg_backend_pid()", (app,))
-            if cur.fetchone()[0] <= 2 * (clients + 1) or time.monotonic() > deadline:
+            cur.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() "
+                        "AND application_name LIKE %s AND pid <> pg_backend_pid()", (self.app + "-%",))
+            gone = [n for (n,) in cur.fetchall() if not n.rpartition("-")[2].isdigit() or int(n.rpartition("-")[2]) not in live]
+            if not gone or time.monotonic() > deadline:
                 break
             time.sleep(0.02)
         cur.execute("SELECT pg_stat_clear_snapshot()")

@@ -180,8 +180,9 @@ func preflight(db string) error {
 	return backend.Reachable("tcp", net.JoinHostPort(u.Hostname(), port), redactDB(db))
 }
 
-// appName is the application_name of every connection of the engine's:
-// the DB's worker counts RelStorage's backends by it (Stats).
+// appName begins the application_name of every connection of the
+// engine's (each worker adds its pid): the DB's worker tells a closed
+// client's backends from a live one's by it (Stats).
 const appName = "dbgauge-relstorage"
 
 // withLevel is the DSN u with the level's synchronous_commit for every
