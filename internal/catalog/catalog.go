@@ -4,6 +4,8 @@
 package catalog
 
 import (
+	"context"
+
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/backend/bbolt"
 	"github.com/dbgauge/dbgauge/internal/backend/bdb"
@@ -17,9 +19,11 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/redis"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb/relstorage"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zrs"
 	"github.com/dbgauge/dbgauge/internal/pyworker"
+	"github.com/dbgauge/dbgauge/internal/server"
 	"github.com/dbgauge/dbgauge/internal/workload"
 	"github.com/dbgauge/dbgauge/internal/workload/insert"
 	"github.com/dbgauge/dbgauge/internal/workload/kv"
@@ -63,6 +67,7 @@ func Backends() []backend.Spec {
 		zodb.Spec,
 		zeo.Spec,
 		zrs.Spec,
+		relstorage.Spec(relstorage.Servers{Start: startPostgres, Reopen: reopenPostgres}),
 		redis.Spec,
 		etcd.Spec,
 	}
@@ -71,7 +76,29 @@ func Backends() []backend.Spec {
 // Environments lists the pinned Python environments of the engines run in a
 // worker process: what `dbgauge engines install NAME` makes.
 func Environments() []pyworker.Env {
-	return []pyworker.Env{zodb.Env, zrs.Env}
+	return []pyworker.Env{zodb.Env, zrs.Env, relstorage.Env}
+}
+
+// startPostgres starts the postgres engine's managed server for an engine
+// that keeps its data in one (RelStorage): catalog joins the two, as an
+// engine never imports another.
+func startPostgres(ctx context.Context, cfg server.Config, settings map[string]string) (*relstorage.Postgres, error) {
+	s, err := postgres.Start(ctx, postgres.ServerConfig{Config: cfg, Settings: settings})
+	if err != nil {
+		return nil, err
+	}
+	return &relstorage.Postgres{Instance: s.Instance, DSN: s.DSN(false), Rules: postgres.LogRules, CrashRestart: s.CrashRestart}, nil
+}
+
+// reopenPostgres starts the postgres engine's server again on a killed
+// one's cluster (its Unix socket, local connections trusted), for
+// RelStorage's crash cycle.
+func reopenPostgres(ctx context.Context, dataDir, logPath string) (*relstorage.Postgres, error) {
+	s, err := postgres.Reopen(ctx, dataDir, logPath, "")
+	if err != nil {
+		return nil, err
+	}
+	return &relstorage.Postgres{Instance: s.Instance, DSN: s.DSN(true), Rules: postgres.LogRules, CrashRestart: s.CrashRestart}, nil
 }
 
 // Workload returns the workload named name.

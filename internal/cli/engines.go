@@ -89,7 +89,8 @@ func environments(names []string) ([]pyworker.Env, error) {
 func describeEnv(ctx context.Context, dir string) string {
 	py := filepath.Join(dir, "bin", "python")
 	out, err := exec.CommandContext(ctx, py, "-I", "-c",
-		"import sys; from importlib import metadata as m; print('Python %d.%d.%d, ' % sys.version_info[:3] + ', '.join(n + ' ' + m.version(n) for n in ('ZODB', 'ZEO')))").Output()
+		"import sys; from importlib import metadata as m; ds = {d.metadata['Name'] for d in m.distributions()}; "+
+			"print('Python %d.%d.%d, ' % sys.version_info[:3] + ', '.join(n + ' ' + m.version(n) for n in ('ZODB', 'ZEO', 'zc.zrs', 'RelStorage') if n in ds))").Output()
 	if err != nil {
 		return dir + " (its interpreter did not answer: " + err.Error() + ")"
 	}

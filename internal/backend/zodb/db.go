@@ -15,7 +15,7 @@ import (
 
 // Storage is how a worker opens its storage: the worker's "open" request.
 type Storage struct {
-	Kind     string  `json:"kind"` // "file" (FileStorage) or "zeo" (ClientStorage)
+	Kind     string  `json:"kind"` // "file" (FileStorage), "zeo" (ClientStorage) or "relstorage" (RelStorage on PostgreSQL)
 	Path     string  `json:"path,omitempty"`
 	Create   bool    `json:"create,omitempty"`
 	Host     string  `json:"host,omitempty"`
@@ -23,6 +23,10 @@ type Storage struct {
 	Wait     float64 `json:"wait,omitempty"`      // ZEO: seconds to wait for the server to answer
 	Cache    int64   `json:"cache,omitempty"`     // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
 	ReadOnly bool    `json:"read_only,omitempty"` // ZEO: a read-only client (of a ZRS secondary)
+	// RelStorage: PostgreSQL's libpq connection string (its password
+	// inside: it reaches the worker on its stdin only, never its command
+	// line or environment); Create makes RelStorage's schema.
+	DSN string `json:"dsn,omitempty"`
 }
 
 // Config says how a ZODB engine's DB reaches its storage.
@@ -91,7 +95,9 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 	}
 	s["python"] = h.Python
 	for _, p := range []string{"ZODB", "ZEO", "persistent", "BTrees", "transaction"} {
-		s[p+"_version"] = h.Packages[p]
+		if v := h.Packages[p]; v != "" { // RelStorage's environment has no ZEO
+			s[p+"_version"] = v
+		}
 	}
 	s["worker_protocol"] = strconv.Itoa(h.Protocol)
 	s["workers"] = "one process per client"
@@ -99,8 +105,12 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 		s["workers"] = "one process, a thread per client"
 	}
 	version := "ZODB " + h.Packages["ZODB"]
-	if d.cfg.Storage.Kind == "zeo" {
+	switch d.cfg.Storage.Kind {
+	case "zeo":
 		version = "ZEO " + h.Packages["ZEO"] + ", " + version
+	case "relstorage":
+		s["RelStorage_version"], s["psycopg2_version"] = h.Packages["RelStorage"], h.Packages["psycopg2-binary"]
+		version = "RelStorage " + h.Packages["RelStorage"] + ", " + version + ", PostgreSQL " + s["server_version"]
 	}
 	cache, _ := strconv.ParseInt(s["cache_size"], 10, 64)
 	return backend.Engine{Name: d.cfg.Engine, Version: version, Path: d.cfg.Storage.Path, CacheBytes: cache,
@@ -108,12 +118,18 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 }
 
 // Stats returns the commits and conflicts counted here, the flushes they
-// made (a FileStorage fsyncs once in each tpc_finish), the storage's size
-// and what the workers cost: their CPU time and requests, the closed
-// clients' too.
+// made (a FileStorage fsyncs once in each tpc_finish; RelStorage's
+// PostgreSQL counts its WAL's), the storage's size and what the workers
+// cost: their CPU time and requests, the closed clients' too.
 func (d *DB) Stats(ctx context.Context) (map[string]int64, error) {
+	d.mu.Lock()
+	open := make([]int, 0, len(d.clients))
+	for w := range d.clients {
+		open = append(open, w.Hello().PID)
+	}
+	d.mu.Unlock()
 	var st map[string]int64
-	if err := d.ctl.Call(ctx, 0, "stats", nil, &st); err != nil {
+	if err := d.ctl.Call(ctx, 0, "stats", map[string]any{"open": open}, &st); err != nil {
 		return nil, classify(err)
 	}
 	cpu, reqs := d.cost()
@@ -126,6 +142,13 @@ func (d *DB) Stats(ctx context.Context) (map[string]int64, error) {
 	}
 	if n, ok := st["objects"]; ok {
 		out["objects"], out["storage_bytes"] = n, st["bytes"]
+	}
+	// The server under the storage counts its own flushes (RelStorage:
+	// PostgreSQL's WAL): those, not the commits, are the flushes.
+	for _, k := range []string{"flushes", "wal_records", "wal_bytes"} {
+		if n, ok := st[k]; ok {
+			out[k] = n
+		}
 	}
 	return out, nil
 }
@@ -195,7 +218,9 @@ func (d *DB) KVConn(ctx context.Context) (backend.KVConn, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	if err := w.Call(ctx, 0, "open", d.cfg.Storage, nil); err != nil {
+	st := d.cfg.Storage
+	st.Create = false // the DB's own worker made what needed making
+	if err := w.Call(ctx, 0, "open", st, nil); err != nil {
 		_ = w.Close()
 		return nil, classify(err)
 	}

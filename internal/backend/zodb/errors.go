@@ -34,6 +34,21 @@ var classes = map[string]struct {
 	"LockError":               {dberr.Fatal, dberr.Other}, // zc.lockfile: another process holds the FileStorage
 	"ReadOnlyError":           {dberr.Fatal, dberr.Other},
 	"StorageTransactionError": {dberr.Fatal, dberr.Other},
+	// RelStorage: its commit lock (or the rows it locks to store or to
+	// check reads) not had within commit-lock-timeout (relstorage.adapters.
+	// interfaces), another client holding it; tried again, as ZODB does.
+	"UnableToAcquireCommitLockError":     {dberr.Retryable, dberr.Busy},
+	"UnableToLockRowsToModifyError":      {dberr.Retryable, dberr.Busy},
+	"UnableToLockRowsToReadCurrentError": {dberr.Retryable, dberr.Busy},
+	// psycopg2 under RelStorage: the PostgreSQL server gone or refusing
+	// (OperationalError, AdminShutdown), a connection closed under it
+	// (InterfaceError); psycopg2.errors' SQLSTATE classes by name.
+	"OperationalError":     {dberr.Unavailable, dberr.Connection},
+	"InterfaceError":       {dberr.Unavailable, dberr.Connection},
+	"AdminShutdown":        {dberr.Unavailable, dberr.Connection},
+	"SerializationFailure": {dberr.Retryable, dberr.Serialization},
+	"DeadlockDetected":     {dberr.Retryable, dberr.Deadlock},
+	"DiskFull":             {dberr.Unavailable, dberr.IO},
 	// Two keys of dbgauge's on one oid (worker.py's oid_of): 1 in 2^63.
 	"KeyCollision": {dberr.Rollback, dberr.Constraint},
 }

@@ -33,7 +33,8 @@ import threading
 import time
 
 PROTOCOL = 1
-PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs")
+PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs", "RelStorage",
+            "psycopg2-binary")
 # persistent.Persistent has no _p_resolveConflict: a conflict on a record is a
 # ConflictError at once, on the client or in a ZEO server, with nothing logged.
 META = pickle.dumps((("persistent", "Persistent"), None), 3)
@@ -123,6 +124,7 @@ class Worker:
         self.conflicts = 0
         self.loads = 0
         self.lock = threading.Lock()
+        self.pg = None  # relstorage: the worker's own connection to PostgreSQL (settings, stats)
 
     # Session 0: the worker's own requests.
 
@@ -143,17 +145,60 @@ class Worker:
                 (a["host"], int(a["port"])), storage=a.get("storage", "1"), read_only=bool(a.get("read_only")),
                 wait=wait, wait_timeout=float(a.get("wait", 30)), server_sync=True,
                 cache_size=int(a.get("cache", 20 * 1024 * 1024)))
+        if kind == "relstorage":
+            # History-preserving, as a FileStorage is: loadBefore answers for
+            # a snapshot older than an object's last change. Only the DB's
+            # own worker makes the schema; the clients' find it made.
+            from relstorage.adapters.postgresql import PostgreSQLAdapter
+            from relstorage.options import Options
+            from relstorage.storage import RelStorage
+            opts = Options(keep_history=True, create_schema=bool(a.get("create")), driver="psycopg2")
+            return RelStorage(PostgreSQLAdapter(dsn=self.pg_dsn(a["dsn"]), options=opts), options=opts)
         raise ValueError("no storage kind %r" % kind)
+
+    def pg_dsn(self, dsn):
+        """dsn with this worker's pid after its application_name: the DB's
+        worker tells the backends of a closed client's RelStorage from a
+        live one's by it (pg_stats)."""
+        from psycopg2.extensions import make_dsn, parse_dsn
+        self.app = parse_dsn(dsn).get("application_name", "dbgauge")
+        return make_dsn(dsn, application_name="%s-%d" % (self.app, os.getpid()))
+
+    def pg_connect(self):
+        """The worker's own connection to the PostgreSQL under a RelStorage,
+        on the DSN RelStorage was given (its options too): what a
+        connection of RelStorage's is set to, read back."""
+        if self.pg is None:
+            import psycopg2
+            self.pg = psycopg2.connect(self.pg_dsn(self.opened["dsn"]))
+            self.pg.autocommit = True
+        return self.pg
+
+    def pg_show(self, names):
+        cur = self.pg_connect().cursor()
+        out = {}
+        for n in names:
+            cur.execute("SELECT current_setting(%s)", (n,))
+            out[n] = cur.fetchone()[0]
+        return out
 
     def settings(self):
         s = self.storage
-        out = {"storage": type(s).__module__ + "." + type(s).__name__, "name": str(s.getName())}
+        out = {"storage": type(s).__module__ + "." + type(s).__name__}
+        if self.kind != "relstorage":  # RelStorage's name holds its DSN, the password in it
+            out["name"] = str(s.getName())
         if self.kind == "file":
             fsmod = sys.modules["ZODB.FileStorage.FileStorage"]
             # FileStorage fsyncs its file in _finish_finish when the module's
             # fsync is set: the one switch it has, read where it is read.
             out["fsync_at_finish"] = "true" if fsmod.fsync is not None else "false"
             out["file"] = self.opened["path"]
+        elif self.kind == "relstorage":
+            # RelStorage acknowledges a commit when PostgreSQL's COMMIT
+            # returns: what that waits for is the server's, read back on a
+            # connection made as RelStorage makes its own.
+            out["keep_history"] = str(bool(s.keep_history)).lower()
+            out.update(self.pg_show(["synchronous_commit", "fsync", "wal_writer_delay", "server_version", "wal_sync_method"]))
         else:
             # Through ClientStorage's public API only: the server's answers
             # (supportsUndo, the interfaces it copied from the server), and
@@ -171,9 +216,43 @@ class Worker:
         if self.kind == "file":  # a ClientStorage's are as of its connection
             st["objects"] = len(self.storage)
             st["bytes"] = self.storage.getSize()
+        if self.kind == "relstorage":
+            st.update(self.pg_stats(set(a.get("open") or [])))
         return st
 
+    def pg_stats(self, live):
+        """PostgreSQL's WAL counters. Its backends publish them when a
+        transaction ends (at most once a second) and when they exit, so this
+        first waits, up to 5 s, until no backend is left of a worker that
+        is not live (the pids of the clients' workers open, and this one):
+        each worker's connections carry its pid in their application_name."""
+        cur = self.pg_connect().cursor()
+        live = live | {os.getpid()}
+        deadline = time.monotonic() + 5
+        while True:
+            cur.execute("SELECT pg_stat_clear_snapshot()")
+            cur.execute("SELECT application_name FROM pg_stat_activity WHERE datname = current_database() "
+                        "AND application_name LIKE %s AND pid <> pg_backend_pid()", (self.app + "-%",))
+            gone = [n for (n,) in cur.fetchall() if not n.rpartition("-")[2].isdigit() or int(n.rpartition("-")[2]) not in live]
+            if not gone or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
+        cur.execute("SELECT pg_stat_clear_snapshot()")
+        cur.execute("SELECT current_setting('server_version_num')::int")
+        if cur.fetchone()[0] >= 180000:  # 18 moved the WAL's flushes to pg_stat_io
+            cur.execute("SELECT coalesce(sum(fsyncs), 0)::bigint FROM pg_stat_io WHERE object = 'wal' AND context = 'normal'")
+            flushes = cur.fetchone()[0]
+            cur.execute("SELECT wal_records, wal_bytes::bigint FROM pg_stat_wal")
+            records, nbytes = cur.fetchone()
+        else:
+            cur.execute("SELECT wal_records, wal_bytes::bigint, wal_sync FROM pg_stat_wal")
+            records, nbytes, flushes = cur.fetchone()
+        return {"flushes": flushes, "wal_records": records, "wal_bytes": nbytes}
+
     def close(self, a):
+        if self.pg is not None:
+            self.pg.close()
+            self.pg = None
         if self.storage is not None:
             self.storage.close()
             self.storage = None
@@ -195,13 +274,31 @@ class Worker:
 
     def check(self, a):
         """ZODB's check of a FileStorage's structure (fstest), read beside
-        whoever has it open (this worker, or a ZEO server)."""
+        whoever has it open (this worker, or a ZEO server); on RelStorage,
+        every current record read and, where it is one of dbgauge's, decoded."""
+        if self.kind == "relstorage":
+            return self.check_records()
         from ZODB.scripts import fstest
         try:
             fstest.check(a["path"])
         except fstest.FormatError as e:
             return {"ok": False, "detail": "fstest: " + str(e)}
         return {"ok": True, "detail": "fstest: ok"}
+
+    def check_records(self):
+        self.sync()
+        n, nxt = 0, None
+        while True:
+            try:
+                oid, tid, data, nxt = self.storage.record_iternext(nxt)
+            except (ValueError, StopIteration):  # no record at all
+                break
+            n += 1
+            if data and data.startswith(META) and unrecord(data) is None:
+                return {"ok": False, "detail": "oid %s: a record of dbgauge's that does not decode" % oid.hex()}
+            if nxt is None:
+                break
+        return {"ok": True, "detail": "%d current records read back" % n}
 
     # A client's session.
 
@@ -227,6 +324,11 @@ class Worker:
         sync = getattr(self.storage, "sync", None)
         if sync is not None:
             sync()
+        if self.kind == "relstorage":
+            # RelStorage's lastTransaction is as of its last poll: without
+            # one, a client would read an old snapshot and conflict at every
+            # commit.
+            self.storage.poll_invalidations()
 
     def load_before(self, oid, at):
         from ZODB.POSException import POSKeyError
@@ -298,7 +400,7 @@ class Worker:
         while True:
             try:
                 oid, tid, data, nxt = st.record_iternext(nxt)
-            except ValueError:  # an empty index
+            except (ValueError, StopIteration):  # an empty index (FileStorage), no record (RelStorage)
                 break
             rec = unrecord(data) if data else None
             if rec is not None and rec[0] == table and rec[2] is not None:
