@@ -414,7 +414,8 @@ type ServerInfo struct {
 	Engine          string
 	Account         string  // the system user it runs as
 	DataDir         string  // its cluster (removed after the run)
-	Port            int     // loopback TCP port
+	Port            int     // TCP port
+	Addr            string  // the address it listens on: loopback, or its own on a cluster's network
 	PID             int     // the server's main process; its process group is the server
 	Socket          string  // Unix socket folder
 	Log             string  // its log, kept in the result folder

@@ -39,7 +39,7 @@ func (m *Managed) ServerInfo() ServerInfo {
 		log = s.LogPath
 	}
 	return ServerInfo{
-		Engine: m.Name, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Socket: s.SocketDir,
+		Engine: m.Name, Account: s.Account.Name, DataDir: s.DataDir, Port: s.Port, Addr: s.ListenAddr(), Socket: s.SocketDir,
 		Log: log, StartupSeconds: s.Startup.Seconds(), ShutdownSeconds: m.Shutdown.Seconds(), RecoveryNote: m.RecoveryNote, Note: s.Note,
 	}.Of(s.Process)
 }

@@ -100,7 +100,11 @@ func Summary(out io.Writer, r *result.Result, dir string) error {
 		if sv.CPUs != "" {
 			on = ", on CPUs " + sv.CPUs
 		}
-		fmt.Fprintf(tw, "  server\t%s on 127.0.0.1:%d as %s%s, %s, log %s\n", sv.Engine, sv.Port, sv.Account, on, Lifecycle(sv), sv.Log)
+		addr := sv.Addr
+		if addr == "" {
+			addr = "127.0.0.1" // a result from before the address was recorded
+		}
+		fmt.Fprintf(tw, "  server\t%s on %s:%d as %s%s, %s, log %s\n", sv.Engine, addr, sv.Port, sv.Account, on, Lifecycle(sv), sv.Log)
 	}
 	if st := r.Storage; st != nil {
 		line := fmt.Sprintf("data %s at the end (%+.0f KiB in the measure phase: %s an hour at this pace)",

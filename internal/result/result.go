@@ -425,7 +425,8 @@ type Server struct {
 	Account         string  `json:"account"` // the system user it ran as
 	DataDir         string  `json:"data_dir"`
 	Port            int     `json:"port"`
-	PID             int     `json:"pid"` // the server's main process (its process group is the server)
+	Addr            string  `json:"addr,omitempty"` // the address it listens on (a cluster's network: its own); "": loopback
+	PID             int     `json:"pid"`            // the server's main process (its process group is the server)
 	Socket          string  `json:"socket,omitempty"`
 	Log             string  `json:"log"`
 	StartupSeconds  float64 `json:"startup_seconds"`
