@@ -2,13 +2,10 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/dbgauge/dbgauge/internal/result"
-	"github.com/dbgauge/dbgauge/internal/workload/workloadtest"
 )
 
 // TestMariaDBTopologies: dbgauge cluster run on mariadb:managed builds 1
@@ -84,20 +81,7 @@ func TestMariaDBFailover(t *testing.T) {
 		repl string
 		code int
 	}{{"async", ExitUnmet}, {"semi-sync", 0}} {
-		root := t.TempDir()
-		stop := filepath.Join(t.TempDir(), "stop")
-		go func() {
-			defer os.WriteFile(stop, nil, 0o644)
-			if workloadtest.Live(root, time.Minute, workloadtest.Event("promoted")) {
-				time.Sleep(time.Second)
-			}
-		}()
-		code, out, errs := runCLI(t, nil, "cluster", "failover", "insert", "--db", "mariadb:managed", "--topology", "2-direct", "--replication", c.repl,
-			"--at", "2s", "--pause", "1s", "--duration", "2m", "--warmup", "0", "--results", root, "--ceiling", "off", "--stop-file", stop)
-		if code != c.code {
-			t.Fatalf("%s: exit %d, want %d\n%s\n%s", c.repl, code, c.code, out, errs)
-		}
-		r := onlyResult(t, root)
+		r := failoverRun(t, c.code, "--db", "mariadb:managed", "--topology", "2-direct", "--replication", c.repl)
 		f := r.Cluster.Failover
 		if r.Cluster.Replication != c.repl || f == nil || (f.Promoted != "r1" && f.Promoted != "r2") || f.SplitBrain || f.DowntimeSeconds <= 0 ||
 			f.FirstAckT <= f.KillT || f.Error != "" || f.Acknowledged == 0 {

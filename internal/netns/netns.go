@@ -305,6 +305,25 @@ func (n *Net) Partition(ctx context.Context, a, b []string) error {
 	return nil
 }
 
+// Isolate cuts node off from every other node of n, its clients still
+// reaching it, and says what it did, for a time line. A nil n (a cluster on
+// loopback) cannot: its error says why there is no network.
+func Isolate(ctx context.Context, n *Net, node string) (string, error) {
+	if n == nil {
+		return "", fmt.Errorf("the cluster is on loopback, not on a network of its own, so %s cannot be cut off: %w", node, Available())
+	}
+	var others []string
+	for _, o := range n.Nodes() {
+		if o != node {
+			others = append(others, o)
+		}
+	}
+	if err := n.Partition(ctx, []string{node}, others); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s cut off from %s (nftables in its network namespace); its clients still reach it", node, strings.Join(others, ", ")), nil
+}
+
 // Loss drops pct % of the packets node sends and receives, at random
 // (nftables' numgen), until Heal.
 func (n *Net) Loss(ctx context.Context, node string, pct int) error {

@@ -54,6 +54,19 @@ func NodeNames(name string) []string {
 	return names
 }
 
+// Followers returns the nodes whose upstream (upstreams[i] for nodes[i],
+// as StartTopology returns them) is of: the primary's direct replicas, for
+// Primary.
+func Followers[S any](nodes []S, upstreams []string, of string) []S {
+	var out []S
+	for i, n := range nodes {
+		if upstreams[i] == of {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // StartTopology starts t's nodes in order, each by follow from its
 // upstream (primary, or a node started before it), and returns them with
 // their upstreams' names; on an error, the nodes started so far are

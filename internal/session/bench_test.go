@@ -134,13 +134,21 @@ func appendOnFirebird(t *testing.T, w workload.Spec, args map[string]string) {
 }
 
 // sharedPath are the engines that reach the engine through another's code
-// (its driver, dialect and statements), which the whole matrix runs: here
-// only the workloads that judge what the engine keeps, once each. Galera is
-// MariaDB's SQL on MariaDB's servers, each cell a cluster of two whose start
-// took 33 s on average (885 s for 27 cells, more than the rest together);
-// the full matrix runs on mariadb, and Galera's own (certification, a node
-// killed, a partition, quorum) in TestCluster (internal/backend/mariadb/galera).
-var sharedPath = map[string][]string{"galera": {"insert", "append"}}
+// (its driver, dialect and statements; the zodb worker's storage API),
+// which the whole matrix runs: here only the workloads that judge what the
+// engine keeps, once each. Galera is MariaDB's SQL on MariaDB's servers,
+// each cell a cluster of two whose start took 33 s on average (885 s for 27
+// cells, more than the rest together): the full matrix runs on mariadb, and
+// Galera's own (certification, a node killed, a partition, quorum) in
+// TestCluster (internal/backend/mariadb/galera). ZRS and RelStorage are the
+// worker's storage API, which the matrix runs on zodb and zeo (ZRS is a ZEO
+// server whose FileStorage replicates): their own runs in TestZRSTopologies,
+// TestZRSFailover and relstorage's tests.
+var sharedPath = map[string][]string{
+	"galera":     {"insert", "append"},
+	"zrs":        {"insert", "kv"},
+	"relstorage": {"insert", "kv", "objects"},
+}
 
 // elsewhere are the pairs another test runs, and more, at the cost of one
 // run here: which test.

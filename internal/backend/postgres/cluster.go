@@ -179,16 +179,8 @@ func (c clusterDB) Lag(ctx context.Context) (map[string]float64, error) {
 	return m, errors.Join(errs...)
 }
 
-// direct returns the replicas that stream from the primary itself.
-func (d *db) direct() []*Server {
-	var out []*Server
-	for i, r := range d.replicas {
-		if d.upstream[i] == "primary" {
-			out = append(out, r)
-		}
-	}
-	return out
-}
+// direct returns the replicas that follow the primary itself.
+func (d *db) direct() []*Server { return server.Followers(d.replicas, d.upstream, server.Primary) }
 
 var (
 	_ backend.Networked     = clusterDB{}
@@ -242,18 +234,8 @@ func (c clusterDB) Network() *netns.Net { return c.net }
 // kernel delivers nothing it still held; the network goes with the
 // cluster.
 func (c clusterDB) IsolatePrimary(ctx context.Context) (func(), string, error) {
-	d := c.db
-	if d.net == nil {
-		return nil, "", fmt.Errorf("the cluster is on loopback, not on a network of its own, so its primary cannot be cut off: %w", netns.Available())
-	}
-	var names []string
-	for _, r := range d.replicas {
-		names = append(names, r.Name)
-	}
-	if err := d.net.Partition(ctx, []string{server.Primary}, names); err != nil {
-		return nil, "", err
-	}
-	return func() {}, fmt.Sprintf("primary cut off from %s (nftables in its network namespace); its clients still reach it", strings.Join(names, ", ")), nil
+	how, err := netns.Isolate(ctx, c.net, server.Primary)
+	return func() {}, how, err
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.

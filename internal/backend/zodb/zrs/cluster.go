@@ -73,16 +73,8 @@ func (c clusterDB) Lag(context.Context) (map[string]float64, error) {
 	return m, errors.Join(errs...)
 }
 
-// direct returns the secondaries that replicate from the primary itself.
-func (d *db) direct() []*Server {
-	var out []*Server
-	for i, s := range d.secondaries {
-		if d.upstream[i] == server.Primary {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// direct returns the secondaries that follow the primary itself.
+func (d *db) direct() []*Server { return server.Followers(d.secondaries, d.upstream, server.Primary) }
 
 // IsolatePrimary stops the primary's own secondaries' processes (SIGSTOP
 // to each one's process group: a ZRS secondary replicates in its ZEO
