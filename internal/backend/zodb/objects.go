@@ -2,6 +2,7 @@ package zodb
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
@@ -36,6 +37,9 @@ func (o *objects) Read(ctx context.Context, keys [][]byte, begin bool) ([][]byte
 	}
 	if err := o.c.call(ctx, "oread", map[string]any{"k": keys, "begin": begin}, &r); err != nil {
 		return nil, err
+	}
+	if len(r.V) != len(keys) {
+		return nil, fmt.Errorf("%s worker: %d objects read for %d keys", o.c.db.cfg.Engine, len(r.V), len(keys))
 	}
 	return r.V, nil
 }

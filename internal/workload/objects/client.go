@@ -29,6 +29,10 @@ import (
 //   - add: new conferences, each its contributions, room and conference;
 //   - app: a conference of the client's share of them, at random, read
 //     (through the object cache) and written back, committed alone.
+//
+// On an object database (w.engine) the read phases read through the
+// client's object session instead (startObjects says what each pass
+// empties), every object one timed request.
 type client struct {
 	w    *objects
 	id   int
