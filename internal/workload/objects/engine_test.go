@@ -29,7 +29,7 @@ func TestReadPhasesUseZODBsCaches(t *testing.T) {
 	defer db.Close()
 	for _, phase := range []string{phWarm, phCold, phHot, phSteamin} {
 		v := knob.NewValues(Spec.Knobs)
-		for k, s := range map[string]string{"phase": phase, "conferences": "20", "contributions": "2", "objects": "8", "object-bytes": "100", "load-workers": "1"} {
+		for k, s := range map[string]string{"phase": phase, "conferences": "20", "contributions": "2", "objects": "8", "object-bytes": "100", "load-workers": "1", "warmup": "0s"} {
 			v.Set(k, s)
 		}
 		wl, err := Spec.New(workload.Common{Clients: 2, Seed: 1}, v)
