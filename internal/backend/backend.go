@@ -861,6 +861,68 @@ type RangeScanner interface {
 	ScanFrom(ctx context.Context, table string, from []byte, limit int, fn func(key, value []byte) error) error
 }
 
+// ObjectStore is an optional ability of a KVConn whose engine is an object
+// database (ZODB's engines): its records are the engine's own persistent
+// objects, and Objects opens a session that reads them as its applications
+// do, through the engine's object cache (ZODB: a Connection's pickle cache)
+// over the storage's cache in the client's process (ZEO's client cache,
+// RelStorage's local cache). The objects workload reads through it where an
+// engine has it, so that its cache phases measure the engine's caches.
+type ObjectStore interface {
+	// Objects opens the client's object session on table's records, with
+	// an object cache of cacheObjects objects. The session is the
+	// connection's: close it before the connection.
+	Objects(ctx context.Context, table string, cacheObjects int) (ObjectSession, error)
+}
+
+// CacheLevel is how deep ObjectSession.Clear empties the caches.
+type CacheLevel string
+
+// The cache levels.
+const (
+	// CacheConnection empties the session's object cache (ZODB's
+	// Connection.cacheMinimize): its objects are loaded from the storage
+	// again, through the storage's cache in the client's process.
+	CacheConnection CacheLevel = "connection"
+	// CacheStorage empties the object cache and the storage's cache in the
+	// client's process too: objects come from the server (or the file).
+	CacheStorage CacheLevel = "storage"
+)
+
+// ObjectSession is one client's objects in an ObjectStore (a ZODB
+// Connection); not safe for concurrent use.
+type ObjectSession interface {
+	// Read returns the values of keys' objects, nil for a missing one,
+	// read through the object cache in the session's read transaction;
+	// begin starts a new one first (ZODB: it takes in the invalidations
+	// since, and keeps the unpickled objects that are still current).
+	Read(ctx context.Context, keys [][]byte, begin bool) ([][]byte, error)
+	// Clear empties the caches down to level, ending the read transaction;
+	// it returns what it emptied, in words ("ZEO client cache" and the
+	// object cache), for the result.
+	Clear(ctx context.Context, level CacheLevel) (string, error)
+	// Stats says what the session's caches did so far.
+	Stats(ctx context.Context) (ObjectStats, error)
+	Close() error
+}
+
+// ObjectStats is what an ObjectSession's caches did, counted by the engine.
+type ObjectStats struct {
+	// Loads: objects the session loaded from its storage (unpickled: its
+	// object cache's misses; ZODB's Connection.getTransferCounts).
+	Loads int64 `json:"loads"`
+	// ServerLoads: the loads the storage's server has served so far, to
+	// every client (ZEO's server_status); -1 where there is no such count
+	// (a FileStorage reads its file). Loads the server did not serve were
+	// answered by the storage's cache in the client's process.
+	ServerLoads int64 `json:"server_loads"`
+	// Cached: the objects unpickled in the object cache now (non-ghosts).
+	Cached int64 `json:"cached"`
+	// StorageCache names the storage's cache in the client's process
+	// ("ZEO client cache of 20971520 bytes"; "none").
+	StorageCache string `json:"storage_cache"`
+}
+
 // Unsupported is returned when a workload asks an engine for something it
 // cannot do. Its message says what to use instead.
 func Unsupported(engine, what, instead string) error {

@@ -19,6 +19,13 @@ tpc_vote, tpc_finish; loadBefore): a record (table, key) is the object
 whose oid is the first 8 bytes of blake2b(table NUL key), its data a ZODB
 record (a class pickle, then the state (table, key, value)); a deleted key
 keeps a record whose value is None.
+
+The same records are ZODB's own persistent objects (oopen, oread, oclear,
+ostats): a client's object session reads them through a ZODB DB over the
+worker's storage and a Connection of its own, whose class factory makes
+each record a Record (a Persistent whose state is (table, key, value)), so
+that the Connection's pickle cache, and under it ZEO's client cache or
+RelStorage's local cache, are what answers, as in a ZODB application.
 """
 
 import base64
@@ -116,6 +123,38 @@ def unrecord(data):
         return None
 
 
+RECORD = None
+
+
+def record_class():
+    """Record, the persistent class a record is unpickled into (made once
+    the environment's persistent is imported)."""
+    global RECORD
+    if RECORD is None:
+        from persistent import Persistent
+
+        class Record(Persistent):
+            """A record as ZODB's persistent object: t, k, v (table, key, value)."""
+
+            def __setstate__(self, state):
+                t, k, v = state
+                Persistent.__setstate__(self, {"t": t, "k": k, "v": v})
+
+        RECORD = Record
+    return RECORD
+
+
+def class_factory(conn, module, name):
+    """The DB's class factory: every record of this worker's is pickled as
+    persistent.Persistent (META), whose state (a tuple) it cannot take; a
+    Record can. Any other class is ZODB's own lookup (the root's
+    PersistentMapping)."""
+    if (module, name) == ("persistent", "Persistent"):
+        return record_class()
+    from ZODB.broken import find_global
+    return find_global(module, name)
+
+
 class Worker:
     def __init__(self):
         self.storage = None
@@ -125,6 +164,8 @@ class Worker:
         self.loads = 0
         self.lock = threading.Lock()
         self.pg = None  # relstorage: the worker's own connection to PostgreSQL (settings, stats)
+        self.odb = None  # the ZODB DB of the object sessions, made at the first
+        self.local = threading.local()  # a session's thread: its object session
 
     # Session 0: the worker's own requests.
 
@@ -250,6 +291,7 @@ class Worker:
         return {"flushes": flushes, "wal_records": records, "wal_bytes": nbytes}
 
     def close(self, a):
+        self.odb = None  # not closed: DB.close closes the storage, which is closed below
         if self.pg is not None:
             self.pg.close()
             self.pg = None
@@ -428,6 +470,116 @@ class Worker:
         return {"n": len(rows)}
 
 
+    # A client's object session: its thread's Connection.
+
+    def zdb(self, cache):
+        """The worker's ZODB DB over its storage, made once: making it
+        makes the database's root (oid 0) when the storage has none, and
+        the clients' workers may race to: a conflict means another made it."""
+        with self.lock:
+            if self.odb is not None:
+                return self.odb
+            from ZODB.DB import DB
+            from ZODB.POSException import ConflictError
+
+            class RecordDB(DB):
+                # A method, not DB's class_factory argument: ZRS's ZODB
+                # 5.5.1 has none, and the connection DB.__init__ pools
+                # would keep DB's own factory.
+                def classFactory(self, connection, module, name):
+                    return class_factory(connection, module, name)
+
+            for attempt in range(3):
+                try:
+                    db = RecordDB(self.storage, pool_size=1000, cache_size=max(cache, 1))
+                    break
+                except ConflictError:
+                    if attempt == 2:
+                        raise
+            self.odb = db
+            return db
+
+    def oopen(self, a):
+        import transaction
+        s = self.local
+        if getattr(s, "conn", None) is not None:
+            raise ValueError("the session has its objects open already")
+        s.cache = int(a["cache"])
+        s.tm = transaction.TransactionManager()
+        s.conn = self.zdb(s.cache).open(transaction_manager=s.tm)
+        s.table = a["t"]
+        s.intx = False
+        s.loads = 0  # the loads of the session's Connections closed by a clear
+        return {"storage_cache": self.storage_cache()}
+
+    def oread(self, a):
+        from ZODB.POSException import POSKeyError
+        s = self.local
+        if a.get("begin") or not s.intx:
+            s.tm.begin()  # the Connection takes in the invalidations since its last
+            s.intx = True
+        vals = []
+        for k in a["k"]:
+            key = unb64(k)
+            try:
+                obj = s.conn.get(oid_of(s.table, key))  # a new ghost's class is read here
+                t, kk, v = obj.t, obj.k, obj.v  # and a ghost's state here
+            except POSKeyError:
+                vals.append(None)
+                continue
+            if t != s.table or kk != key:
+                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(s.table, key).hex(), s.table, key))
+            vals.append(b64(v) if v is not None else None)
+        return {"v": vals}
+
+    def oclear(self, a):
+        """Ghost the Connection's objects (cacheMinimize); at level storage
+        on ZEO, empty the client cache too. ClientStorage has no public way
+        to clear its cache, so it is replaced, as forget does: a fresh one
+        (no client name: its cache is in memory) starts empty, and the DB
+        and the session's Connection are made again over it. This is for a
+        worker whose only client is this session (zeo, zrs: a worker per
+        client)."""
+        s = self.local
+        s.tm.abort()
+        s.intx = False
+        what = ["object cache"]
+        if a.get("level") == "storage" and self.kind == "zeo":
+            s.loads += s.conn.getTransferCounts()[0]
+            s.conn.close()
+            old = self.storage
+            with self.lock:
+                self.storage, self.odb = self.make(self.opened), None
+            old.close()
+            s.conn = self.zdb(s.cache).open(transaction_manager=s.tm)
+            what.append(self.storage_cache())
+        s.conn.cacheMinimize()  # every object a ghost: its state is loaded again
+        return {"cleared": " and ".join(what)}
+
+    def ostats(self, a):
+        s = self.local
+        loads = s.loads + s.conn.getTransferCounts()[0]
+        cached = sum(d["ngsize"] for d in self.odb.cacheDetailSize() if d["connection"] == repr(s.conn))
+        server = -1
+        if self.kind == "zeo":
+            server = int(self.storage.server_status()["loads"])  # ZEO's public API: the server's count
+        return {"loads": loads, "server_loads": server, "cached": cached, "storage_cache": self.storage_cache()}
+
+    def storage_cache(self):
+        if self.kind == "zeo":
+            return "ZEO client cache of %d bytes" % int(self.opened.get("cache", 20 * 1024 * 1024))
+        if self.kind == "relstorage":
+            return "RelStorage's local cache (neither cleared nor counted here)"
+        return "none"
+
+    def oclose(self):
+        s = self.local
+        if getattr(s, "conn", None) is not None:
+            s.tm.abort()
+            s.conn.close()
+            s.conn = None
+
+
 class KeyCollision(Exception):
     """Two keys of dbgauge's hashed to one oid (1 in 2**63 a pair)."""
 
@@ -438,6 +590,10 @@ def session_loop(w, q):
         if req is None:
             return
         serve(w, req)
+    try:
+        w.oclose()
+    except Exception:
+        pass
 
 
 def serve(w, req):
@@ -447,7 +603,8 @@ def serve(w, req):
             w.scan(rid, a)
             return
         fn = {"get": w.get, "commit": w.commit, "drop": w.drop, "has": w.has, "create": w.create, "open": w.open, "stats": w.stats,
-              "close": w.close, "check": w.check, "forget": w.forget}.get(op)
+              "close": w.close, "check": w.check, "forget": w.forget,
+              "oopen": w.oopen, "oread": w.oread, "oclear": w.oclear, "ostats": w.ostats}.get(op)
         if fn is None:
             raise ValueError("no operation %r" % op)
         reply(rid, fn(a))

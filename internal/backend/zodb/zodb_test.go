@@ -115,3 +115,62 @@ func TestEnvGivenElsewhere(t *testing.T) {
 		t.Fatalf("an empty --zodb-env gave %v", err)
 	}
 }
+
+// TestObjectsThroughTheConnection: records read through an object session
+// are loaded by its ZODB Connection once, kept unpickled in its pickle
+// cache for the next transaction (no load: zodbshootout's hot), and loaded
+// again after the cache is emptied (warm, cold): the Connection's own
+// load counts say so, and every value read is the one written.
+func TestObjectsThroughTheConnection(t *testing.T) {
+	ctx := context.Background()
+	d := openFile(t)
+	c := backendtest.KVConn(t, d)
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	backendtest.Must(t, c.Begin(ctx, true))
+	var keys [][]byte
+	for i := range 20 {
+		k := []byte{'k', byte(i)}
+		keys = append(keys, k)
+		backendtest.Must(t, c.Put(ctx, "t", k, []byte{'v', byte(i)}))
+	}
+	backendtest.Must(t, c.Commit(ctx))
+	s, err := c.(backend.ObjectStore).Objects(ctx, "t", 100)
+	backendtest.Must(t, err)
+	defer s.Close()
+	read := func(begin bool, wantLoads int64) {
+		t.Helper()
+		vs, err := s.Read(ctx, append(keys, []byte("missing")), begin)
+		backendtest.Must(t, err)
+		for i, v := range vs[:len(keys)] {
+			if string(v) != string([]byte{'v', byte(i)}) {
+				t.Fatalf("object %d read %q", i, v)
+			}
+		}
+		if vs[len(keys)] != nil {
+			t.Fatalf("a missing key read %q", vs[len(keys)])
+		}
+		st, err := s.Stats(ctx)
+		backendtest.Must(t, err)
+		if st.Loads != wantLoads || st.ServerLoads != -1 || st.Cached < int64(len(keys)) {
+			t.Fatalf("stats %+v; want %d loads, no server (-1), %d objects cached or more (the root)", st, wantLoads, len(keys))
+		}
+	}
+	clearTo := func(level backend.CacheLevel) {
+		t.Helper()
+		what, err := s.Clear(ctx, level)
+		backendtest.Must(t, err)
+		if what != "object cache" { // a FileStorage has no cache of its own
+			t.Errorf("Clear(%s) emptied %q", level, what)
+		}
+		if st, err := s.Stats(ctx); err != nil || st.Cached != 0 {
+			t.Fatalf("after Clear(%s): %+v %v, want no object unpickled", level, st, err)
+		}
+	}
+	read(true, 20)
+	read(true, 20) // a new transaction: the objects are still unpickled
+	read(false, 20)
+	clearTo(backend.CacheConnection)
+	read(true, 40)
+	clearTo(backend.CacheStorage)
+	read(true, 60)
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math/rand/v2"
 	"strconv"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/backend"
 	"github.com/dbgauge/dbgauge/internal/workload"
@@ -28,20 +29,30 @@ import (
 //   - add: new conferences, each its contributions, room and conference;
 //   - app: a conference of the client's share of them, at random, read
 //     (through the object cache) and written back, committed alone.
+//
+// On an object database (w.engine) the read phases read through the
+// client's object session instead (startObjects says what each pass
+// empties), every object one timed request.
 type client struct {
-	w     *objects
-	id    int
-	c     backend.KVConn
-	rng   *rand.Rand
-	g     workload.Group
-	objs  *LRU[uint64, *Object]
-	inTx  bool // a transaction is open (the group's, or a pass's read one)
-	queue []uint64
-	left  int64 // conferences left in the pass
-	conf  int64 // the next conference of the pass
-	pass  int64
-	lo    int64 // app: the client's conferences [lo, hi)
-	hi    int64
+	w    *objects
+	id   int
+	c    backend.KVConn
+	rng  *rand.Rand
+	g    workload.Group
+	objs *LRU[uint64, *Object]
+	// os: the engine's object session, which the read phases read
+	// through instead of objs and the shared record cache (w.engine); begin
+	// asks its next read to begin a new transaction.
+	os     backend.ObjectSession
+	begin  bool
+	loads0 int64 // the session's loads before the clock
+	inTx   bool  // a transaction is open (the group's, or a pass's read one)
+	queue  []uint64
+	left   int64 // conferences left in the pass
+	conf   int64 // the next conference of the pass
+	pass   int64
+	lo     int64 // app: the client's conferences [lo, hi)
+	hi     int64
 
 	building []*Object // add: the conference being written, in order
 	hw       int64     // add: past the highest conference number of the open group
@@ -69,6 +80,9 @@ func (c *client) slice() int64 {
 
 // preread reads the client's objects once, before the clock.
 func (c *client) preread(ctx context.Context) error {
+	if c.os != nil {
+		return c.prereadObjects(ctx)
+	}
 	if err := c.c.Begin(ctx, false); err != nil {
 		return err
 	}
@@ -97,6 +111,54 @@ func (c *client) preread(ctx context.Context) error {
 	return nil
 }
 
+// prereadObjects reads the client's objects through its object session,
+// a conference at a time, in one transaction: they are in its object cache
+// (hot, steamin) and in the storage's cache in its process (warm: a pass
+// empties the object cache).
+func (c *client) prereadObjects(ctx context.Context) error {
+	first := c.slice()
+	begin := true
+	for n := first; n < first+c.w.conf; n++ {
+		base := c.w.lay.conference(n)
+		keys := make([][]byte, 0, c.w.lay.block())
+		for oid := base; oid < base+c.w.lay.block(); oid++ {
+			keys = append(keys, key(oid))
+		}
+		vs, err := c.os.Read(ctx, keys, begin)
+		if err != nil {
+			return err
+		}
+		begin = false
+		for i, v := range vs {
+			if _, err := c.judge(base+uint64(i), v, v != nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// startObjects readies the object session for a pass: warm empties its
+// object cache, cold the storage's cache in its process too; hot begins a
+// new transaction on the objects kept; steamin stays in its transaction.
+func (c *client) startObjects(ctx context.Context) error {
+	level := backend.CacheConnection
+	switch c.w.phase {
+	case phHot:
+		c.begin = true
+		return nil
+	case phSteamin:
+		return nil
+	case phCold:
+		level = backend.CacheStorage
+	}
+	what, err := c.os.Clear(ctx, level)
+	if err == nil {
+		c.w.oCleared.Store(what)
+	}
+	return err
+}
+
 // judge decodes what a read of oid returned and checks it is that object.
 func (c *client) judge(oid uint64, v []byte, ok bool) (*Object, error) {
 	if !ok {
@@ -117,6 +179,19 @@ func (c *client) judge(oid uint64, v []byte, ok bool) (*Object, error) {
 // fetch returns oid's object: from the object cache, else from the shared
 // record cache (hot, steamin), else from the engine.
 func (c *client) fetch(ctx context.Context, ops workload.Ops, oid uint64) (*Object, error) {
+	if c.os != nil {
+		var o *Object
+		err := ops.Time(tFetch, func() error {
+			vs, err := c.os.Read(ctx, [][]byte{key(oid)}, c.begin)
+			if err != nil {
+				return err
+			}
+			c.begin = false
+			o, err = c.judge(oid, vs[0], vs[0] != nil)
+			return err
+		})
+		return o, err
+	}
 	if o, ok := c.objs.Get(oid); ok {
 		return o, nil
 	}
@@ -213,7 +288,11 @@ func (c *client) follow(o *Object) {
 // read reads the next object of the pass; a pass is one read transaction.
 func (c *client) read(ctx context.Context, ops workload.Ops) error {
 	oid, err := c.next(ctx, func() error {
-		if c.w.phase != phSteamin {
+		if c.os != nil {
+			if err := c.startObjects(ctx); err != nil {
+				return err
+			}
+		} else if c.w.phase != phSteamin {
 			c.objs.Clear()
 		}
 		return c.beginRead(ctx)
@@ -372,6 +451,21 @@ func (c *client) Close(ctx context.Context) error {
 		c.inTx = false
 	}
 	w := c.w
+	if c.os != nil {
+		// What the engine counted is read even when the run's end canceled
+		// ctx; a failure to read it is said in the check, not the run's.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		st, serr := c.os.Stats(sctx)
+		cancel()
+		if serr == nil {
+			w.oLoads.Add(st.Loads - c.loads0)
+			w.serverLoads(st.ServerLoads, false)
+			w.oStorage.Store(st.StorageCache)
+		} else {
+			w.oStatsErr.Store(serr.Error())
+		}
+		_ = c.os.Close()
+	}
 	w.looked.Add(c.looked)
 	hits, miss := c.objs.Stats()
 	w.objHit.Add(hits)

@@ -2,7 +2,9 @@
 // Indico (categories → conferences → a room and contributions each), every
 // object a serialized record in a key-value table under its oid, read
 // through a per-client object cache (ZODB's pickle cache) over a shared
-// record cache (ZEO's client cache). Each run measures one of zodbshootout's
+// record cache (ZEO's client cache), or, on an object database
+// (backend.ObjectStore: the ZODB engines), through the engine's own object
+// sessions and caches. Each run measures one of zodbshootout's
 // phases (add, update, warm, cold, hot, steamin) or the seed's application
 // test (app: conferences written, throughput at 60, 120, 240 and 480 s);
 // --phase add,update,warm,cold,hot,steamin --concurrency 1,10,40 makes
@@ -40,8 +42,8 @@ var Spec = workload.Spec{
 		{Name: "contributions", Default: "10", Kind: knob.Int, Values: "0..1000", Uses: knob.ForLoad, Usage: "contributions of each conference (each conference also has a room)"},
 		{Name: "categories", Default: "100", Kind: knob.Int, Uses: knob.ForLoad, Usage: "categories; each lists its loaded conferences"},
 		{Name: "object-bytes", Default: "512", Kind: knob.Int, Values: "64..65536", Uses: knob.ForLoad, Usage: "bytes of each object's record (a category's is longer: its list of conferences)"},
-		{Name: "cache-objects", Default: "10000", Kind: knob.Int, Usage: "each client's object cache (ZODB's pickle cache, decoded objects), in objects"},
-		{Name: "storage-cache", Default: "100000", Kind: knob.Int, Usage: "the record cache all clients share (ZEO's client cache), in records; what --phase hot reads from; 0: none"},
+		{Name: "cache-objects", Default: "10000", Kind: knob.Int, Usage: "each client's object cache (ZODB's pickle cache, decoded objects), in objects; on an object database, its Connection's pickle cache"},
+		{Name: "storage-cache", Default: "100000", Kind: knob.Int, Usage: "the record cache all clients share (ZEO's client cache), in records; what --phase hot reads from; 0: none; unused on an object database, whose own client cache reads"},
 		{Name: "load-workers", Default: "4", Kind: knob.Int, Values: "1..64", Uses: knob.ForLoad, Usage: "connections loading the dataset in parallel (dbgauge load, or a run that loads)"},
 		{Name: "checkpoints", Default: "60s,120s,240s,480s", Values: "D,D,...", Single: true, Usage: "with --phase app: moments into the measure phase at which the throughput so far is reported (CERN's: 60, 120, 240, 480 s)"},
 	},
@@ -63,7 +65,17 @@ type Config struct {
 	LoadWorkers   int      `json:"load_workers"`
 	Checkpoints   []string `json:"checkpoints,omitempty"`
 	Commit        string   `json:"commit,omitempty"`
+	// Caches says whose caches the read phases measured: the engine's own
+	// (an object database's: backend.ObjectStore) or dbgauge's Go caches
+	// standing in for them (--cache-objects, --storage-cache).
+	Caches string `json:"caches,omitempty"`
 }
+
+// What Config.Caches says.
+const (
+	cachesEngine = "the engine's: each client's reads go through its own object session (ZODB: a Connection and its pickle cache of --cache-objects objects, over the storage's cache in the client's process); --storage-cache is not used"
+	cachesGo     = "dbgauge's: a Go object cache per client (--cache-objects) over a shared record cache (--storage-cache), reading records through the key-value API"
+)
 
 // The phases.
 const (
@@ -122,7 +134,19 @@ type objects struct {
 	wrong   atomic.Int64
 	objHit  atomic.Int64
 	objMiss atomic.Int64
-	rereads atomic.Int64 // cold: objects read a second time since the caches were cleared
+	// engine: the read phases read through the engine's object sessions
+	// (backend.ObjectStore), and what those counted.
+	engine bool
+	oLoads atomic.Int64
+	// the storage server's count of loads served (ObjectStats.ServerLoads)
+	// when the last client was ready, and the highest at a client's end;
+	// oNoServer: some storage had no such count
+	oServerFrom, oServerTo int64
+	oNoServer              bool
+	oCleared               atomic.Value // string: what a pass start emptied
+	oStorage               atomic.Value // string: the storage's cache in the clients' processes
+	oStatsErr              atomic.Value // string: why a session's counts could not be read
+	rereads                atomic.Int64 // cold: objects read a second time since the caches were cleared
 }
 
 func newObjects(c workload.Common, v *knob.Values) (workload.Workload, error) {
@@ -250,6 +274,13 @@ func (w *objects) Load(ctx context.Context, db backend.DB) (workload.Dataset, er
 	defer c.Close()
 	w.pad = w.padding()
 	w.store = newRecords(w.cfg.StorageCache)
+	if _, ok := c.(backend.ObjectStore); ok && !writes(w.phase) {
+		w.engine = true
+	}
+	w.cfg.Caches = cachesGo
+	if w.engine {
+		w.cfg.Caches = cachesEngine
+	}
 	ds := workload.Dataset{}
 	tag, err := readMeta(ctx, c, metaKey)
 	if err != nil {
@@ -545,6 +576,9 @@ func (w *objects) Check(ctx context.Context, db backend.DB) ([]workload.Check, e
 	hits, miss := w.objHit.Load(), w.objMiss.Load()
 	sh, sm := w.store.stats()
 	cache := fmt.Sprintf("object caches: %d hits, %d misses; shared record cache: %d hits, %d misses", hits, miss, sh, sm)
+	if w.engine {
+		cache = w.engineCaches()
+	}
 	if n := w.rereads.Load(); n > 0 {
 		cache += fmt.Sprintf("; %d cold reads came back to objects already read since the caches were cleared (the run outlasted the dataset)", n)
 	}
@@ -570,6 +604,17 @@ func (w *objects) Client(ctx context.Context, db backend.DB, id int, rng *rand.R
 	}
 	c := &client{w: w, id: id, c: conn, rng: rng, g: workload.Group{Commit: w.common.Commit},
 		objs: NewLRU[uint64, *Object](w.cfg.CacheObjects), acked: map[uint64]uint32{}}
+	if w.engine {
+		store, ok := conn.(backend.ObjectStore)
+		if !ok {
+			_ = conn.Close()
+			return nil, fmt.Errorf("objects: client %d's connection has no object sessions, though the loader's had", id)
+		}
+		if c.os, err = store.Objects(ctx, table, w.cfg.CacheObjects); err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+	}
 	if w.phase == phApp {
 		n := w.cfg.Conferences
 		c.lo, c.hi = int64(id)*n/int64(w.common.Clients), int64(id+1)*n/int64(w.common.Clients)
@@ -581,5 +626,54 @@ func (w *objects) Client(ctx context.Context, db backend.DB, id int, rng *rand.R
 			return nil, err
 		}
 	}
+	if c.os != nil {
+		// Every client is ready before the clock starts: the server's loads
+		// from the last one's reading on are the run's.
+		st, err := c.os.Stats(ctx)
+		if err != nil {
+			_ = conn.Close()
+			return nil, err
+		}
+		w.serverLoads(st.ServerLoads, true)
+		c.loads0 = st.Loads
+	}
 	return c, nil
+}
+
+// serverLoads records a client's reading of its storage server's count of
+// loads served: before the clock (from), or at its end.
+func (w *objects) serverLoads(n int64, from bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case n < 0:
+		w.oNoServer = true
+	case from:
+		w.oServerFrom = max(w.oServerFrom, n)
+	default:
+		w.oServerTo = max(w.oServerTo, n)
+	}
+}
+
+// engineCaches says what the engine's object sessions counted; w.mu is
+// held (Check).
+func (w *objects) engineCaches() string {
+	loads := w.oLoads.Load()
+	s := fmt.Sprintf("the engine's caches: while the clock ran the clients' object caches loaded %d objects from their storage (the other reads found them unpickled)", loads)
+	if from, to := w.oServerFrom, w.oServerTo; !w.oNoServer {
+		// Cold's fresh DB after each clear loads its root from the server:
+		// served may pass the clients' loads by a load a pass.
+		served := to - from
+		s += fmt.Sprintf("; the server served %d loads while they ran (each DB made afresh loads its root); %d of the clients' loads came from their client caches", served, max(0, loads-served))
+	}
+	if v, ok := w.oStorage.Load().(string); ok {
+		s += "; the storage's cache in the client's process: " + v
+	}
+	if v, ok := w.oCleared.Load().(string); ok {
+		s += "; emptied at each pass: " + v
+	}
+	if v, ok := w.oStatsErr.Load().(string); ok {
+		s += "; a client's counts could not be read, the counts lack them: " + v
+	}
+	return s
 }
