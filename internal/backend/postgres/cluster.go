@@ -66,12 +66,9 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 	}
 	var err error
 	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
-		var host *netns.Host
-		if d.net != nil {
-			var err error
-			if host, err = d.net.Add(ctx, n.Name); err != nil {
-				return nil, err
-			}
+		host, err := d.net.Add(ctx, n.Name)
+		if err != nil {
+			return nil, err
 		}
 		return up.StartReplica(ctx, d.srv.Instance, host, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
 	})
@@ -103,11 +100,11 @@ func (d *db) stopReplicas() {
 // else they stay on loopback and a partition is refused. It returns the
 // primary's place on it (nil: loopback).
 func (d *db) clusterNet(ctx context.Context) (*netns.Host, error) {
-	if d.cluster.topology == "none" || netns.Available() != nil {
+	if d.cluster.topology == "none" {
 		return nil, nil
 	}
 	var err error
-	if d.net, err = netns.New(ctx); err != nil {
+	if d.net, err = netns.Open(ctx); err != nil {
 		return nil, err
 	}
 	h, err := d.net.Add(ctx, server.Primary)

@@ -106,21 +106,16 @@ func Start(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 	if err := Find(); err != nil {
 		return nil, err
 	}
-	c := &Cluster{}
-	if netns.Available() == nil {
-		var err error
-		if c.Net, err = netns.New(ctx); err != nil {
-			return nil, err
-		}
+	net, err := netns.Open(ctx)
+	if err != nil {
+		return nil, err
 	}
+	c := &Cluster{Net: net}
 	for i := range max(cfg.Nodes, 1) {
 		n := &Node{Name: "node" + strconv.Itoa(i+1)}
-		if c.Net != nil {
-			var err error
-			if n.host, err = c.Net.Add(ctx, n.Name); err != nil {
-				_, _ = c.Stop()
-				return nil, err
-			}
+		if n.host, err = c.Net.Add(ctx, n.Name); err != nil {
+			_, _ = c.Stop()
+			return nil, err
 		}
 		for _, p := range []*int{&n.Gcomm, &n.IST, &n.SST} {
 			var err error
@@ -366,9 +361,7 @@ func (c *Cluster) Stop() (time.Duration, error) {
 	var first time.Duration
 	var errs []error
 	defer func() {
-		if c.Net != nil {
-			_ = c.Net.Close()
-		}
+		_ = c.Net.Close() // nil on loopback: nothing to close
 	}()
 	for i := len(c.Nodes) - 1; i >= 0; i-- {
 		n := c.Nodes[i]
