@@ -354,3 +354,18 @@ func TestClusterFailoverThatDidNotHappen(t *testing.T) {
 	}
 	noServersLeft(t, cellResults(t, root))
 }
+
+// TestClusterFaultThatDidNotHappen: a partition asked for and never made
+// (the run's 30 units were done before it) is not a success either: exit
+// 3, the last line saying why. It exited 0.
+func TestClusterFaultThatDidNotHappen(t *testing.T) {
+	inParallel(t)
+	needPostgres(t)
+	root := t.TempDir()
+	code, out, errs := runCLI(t, nil, "run", "insert", "--db", "postgres:managed", "--topology", "1", "--fault", "partition=r1@20s",
+		"--units", "30", "--warmup", "0", "--results", root, "--ceiling", "off", "--crash-recovery=false")
+	if code != ExitFailed || !strings.HasPrefix(lastLine(errs), "dbgauge: the fault failed: the measure phase ended first") {
+		t.Fatalf("exit %d, last line %q\n%s\n%s", code, lastLine(errs), out, errs)
+	}
+	noServersLeft(t, []*result.Result{onlyResult(t, root)})
+}

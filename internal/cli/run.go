@@ -254,6 +254,9 @@ func execute(ctx context.Context, env *Env, cancel context.CancelFunc, plan *ses
 	case res.Cluster != nil && res.Cluster.Failover != nil && res.Cluster.Failover.Error != "":
 		// What --failover was to measure did not happen: not all of the run ran.
 		return exitError{ExitFailed, fmt.Sprintf("the failover failed: %s (what was measured is in %s)", res.Cluster.Failover.Error, dir)}
+	case res.Fault != nil && res.Fault.Error != "":
+		// Likewise --fault: a kill, pause or cut not made, or not undone.
+		return exitError{ExitFailed, fmt.Sprintf("the fault failed: %s (what was measured is in %s)", res.Fault.Error, dir)}
 	}
 	return nil
 }
