@@ -45,9 +45,9 @@ type Recipe struct {
 	// Again, when set, is the command line of a start after a crash (or a
 	// restart), made once the server is down, when it must differ from
 	// the first's: a Galera cluster's first node bootstraps it, and joins
-	// it at a restart, from the position its data holds. nil: the first
-	// start's command again.
-	Again func(port int) (Command, error)
+	// it at a restart, from the position its data holds. It ends with ctx
+	// (the restart's). nil: the first start's command again.
+	Again func(ctx context.Context, port int) (Command, error)
 	// Ready waits until the server just started serves, bounded and
 	// cancellable (the embedded Process's WaitReady, usually).
 	Ready func(ctx context.Context) error
@@ -238,7 +238,7 @@ func (in *Instance) wrap(c Command) (Account, Command) {
 // (its recovery, for the engine to read).
 func (in *Instance) CrashRestart(ctx context.Context) (string, error) {
 	from := fileSize(in.LogPath)
-	np, err := in.crash()
+	np, err := in.crash(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -251,14 +251,14 @@ func (in *Instance) CrashRestart(ctx context.Context) (string, error) {
 
 // crash kills the server (Process.Crash) and starts it again: the same
 // command, or the recipe's Again on the same port.
-func (in *Instance) crash() (*Process, error) {
+func (in *Instance) crash(ctx context.Context) (*Process, error) {
 	if in.Recipe.Again == nil {
 		return in.Crash()
 	}
 	if err := in.Kill(); err != nil {
 		return nil, err
 	}
-	c, err := in.Recipe.Again(in.Port) // on the killed server's data
+	c, err := in.Recipe.Again(ctx, in.Port) // on the killed server's data
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +276,7 @@ func (in *Instance) Restart(ctx context.Context) error {
 	} else {
 		var c Command
 		if _, err = in.Stop(in.Recipe.Stop, in.stopWithin()); err == nil {
-			if c, err = in.Recipe.Again(in.Port); err == nil {
+			if c, err = in.Recipe.Again(ctx, in.Port); err == nil {
 				_, w := in.wrap(c)
 				np, err = in.againWith(w)
 			}

@@ -41,7 +41,7 @@ type Server struct {
 	install  string          // mariadb-install-db, which makes a replica's datadir
 	settings server.Settings // its options, for a restored server
 	first    []string        // ServerConfig.First
-	again    func(m *Server) ([]string, error)
+	again    func(ctx context.Context, m *Server) ([]string, error)
 	onData   func(ctx context.Context, args ...string) (string, error) // RunOnData, made with the recipe
 	login    string                                                    // root's password for readiness: "" until Start has set it, and without grant tables
 }
@@ -64,7 +64,7 @@ type ServerConfig struct {
 	// found then on the killed server's data (a Galera node's
 	// --wsrep-start-position, which RunOnData with --wsrep-recover reads
 	// from InnoDB).
-	Again func(m *Server) ([]string, error)
+	Again func(ctx context.Context, m *Server) ([]string, error)
 }
 
 // FindServer returns the server binary and mariadb-install-db, or says what
@@ -250,12 +250,12 @@ func (m *Server) recipe(log string) {
 		Log:   log,
 	}
 	if len(m.first) > 0 || m.again != nil {
-		m.Recipe.Again = func(port int) (server.Command, error) {
+		m.Recipe.Again = func(ctx context.Context, port int) (server.Command, error) {
 			c, err := command(port, false)
 			if err != nil || m.again == nil {
 				return c, err
 			}
-			more, err := m.again(m)
+			more, err := m.again(ctx, m)
 			c.Args = append(c.Args, more...)
 			return c, err
 		}

@@ -297,8 +297,8 @@ var recovered = regexp.MustCompile(`WSREP: Recovered position:? ([0-9a-f-]{36}:-
 // asks a donor for the write sets it missed (IST); without it, Galera's
 // saved state says seqno -1 after a crash and it asks for a whole
 // snapshot (SST).
-func startPosition(m *mariadb.Server) ([]string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), recoverWithin)
+func startPosition(ctx context.Context, m *mariadb.Server) ([]string, error) {
+	ctx, cancel := context.WithTimeout(ctx, recoverWithin)
 	defer cancel()
 	out, err := m.RunOnData(ctx, "--wsrep-recover")
 	if err != nil {
