@@ -59,13 +59,18 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 				}
 			}
 			commits := []string{"op", "unit", "every:3"}
+			recovers := true // recoveryOnce
 			if only, ok := sharedPath[b.Name]; ok {
 				if !slices.Contains(only, w.Name) {
 					continue
 				}
-				apis, commits = []string{"auto"}, []string{"unit"}
+				apis, commits, recovers = []string{"auto"}, []string{"unit"}, w.Name == only[0]
 			}
 			for _, api := range apis {
+				commits := commits
+				if api == "kv" && b.Serves() {
+					commits = []string{"unit"} // kvOverSQLOnce
+				}
 				for _, commit := range commits {
 					if c, _ := workload.ParseCommit(commit); !w.Accepts(c.Mode) {
 						continue // refused with a clear error, tested with the workload
@@ -85,6 +90,9 @@ func TestEveryWorkloadOnEveryBackend(t *testing.T) {
 							"units": "60", "duration": "1s",
 							"init-docs": "100", "wares": "30", "records": "500", "conferences": "200",
 							"workload-file": filepath.Join("..", "..", "examples", "deposits.toml"), // script: a user's own, with its ledger
+						}
+						if b.Serves() && (!recovers || commit != "unit" || api != apis[0]) {
+							args["crash-recovery"] = "false" // recoveryOnce
 						}
 						if w.Name == "append" {
 							// append's checks are the anomalies its history
@@ -133,6 +141,19 @@ func appendOnFirebird(t *testing.T, w workload.Spec, args map[string]string) {
 	}
 }
 
+// Two of a server's paths run once per workload here, since what they add
+// is the same whatever the commit mode or the API:
+//
+//   - kvOverSQLOnce: key-value over a server's SQL (sqlkv) under commit=unit
+//     only. sqlkv's transactions are its own code over the engine's SQL
+//     connection, run here under every commit mode on SQLite; each server's
+//     transactions under every commit mode run here through its own SQL.
+//   - recoveryOnce: the crash-recovery timing (a kill -9 after the run, the
+//     restart timed) on one cell a workload and server: commit=unit through
+//     the pair's first API (on a sharedPath engine, its first workload's
+//     only). The others leave it out (--crash-recovery=false); each engine's
+//     kill -9 and power cuts are the crash command's tests.
+//
 // sharedPath are the engines that reach the engine through another's code
 // (its driver, dialect and statements; the zodb worker's storage API),
 // which the whole matrix runs: here only the workloads that judge what the
