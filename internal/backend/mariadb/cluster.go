@@ -170,6 +170,8 @@ func (c clusterDB) Topology() (string, string) { return c.cluster.topology, c.cl
 // the primary's commits (semi-sync, following the primary) is Sync.
 func (c clusterDB) Nodes() []backend.Node {
 	d := c.db
+	d.topo.Lock()
+	defer d.topo.Unlock()
 	nodes := []backend.Node{{Name: server.Primary, Addr: netAddr(d.srv), Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
 	for i, r := range d.replicas {
 		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Addr: netAddr(r), Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
@@ -206,19 +208,26 @@ func (c clusterDB) Lag(ctx context.Context) (map[string]float64, error) {
 	d := c.db
 	m := map[string]float64{}
 	var errs []error
+	var replicas, ups []*Server
+	d.topo.Lock()
 	for i, r := range d.replicas {
 		up := d.byName(d.upstream[i])
 		if up == nil || r == d.promoted {
 			continue // its upstream was killed, or it is the primary now
 		}
-		bytes, trx, err := r.LagBehind(ctx, up)
+		replicas, ups = append(replicas, r), append(ups, up)
+	}
+	primaryLive := !d.killed
+	d.topo.Unlock()
+	for i, r := range replicas {
+		bytes, trx, err := r.LagBehind(ctx, ups[i])
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
 			continue
 		}
 		m["lag_bytes:"+r.Name], m["lag_trx:"+r.Name] = bytes, trx
 	}
-	if d.cluster.replication == "semi-sync" && !d.killed {
+	if d.cluster.replication == "semi-sync" && primaryLive {
 		st, err := d.srv.Status(ctx, "Rpl_semi_sync_master_status", "Rpl_semi_sync_master_no_tx")
 		if err != nil {
 			errs = append(errs, fmt.Errorf("primary: %w", err))
@@ -295,7 +304,9 @@ func (c clusterDB) KillPrimary(context.Context) error {
 	if err := c.srv.Kill(); err != nil {
 		return err
 	}
+	c.topo.Lock()
 	c.killed = true
+	c.topo.Unlock()
 	return nil
 }
 
@@ -321,7 +332,9 @@ func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	if err := best.Promote(ctx, bestPos); err != nil {
 		return best.Name, err
 	}
+	d.topo.Lock()
 	d.promoted = best
+	d.topo.Unlock()
 	return best.Name, nil
 }
 
@@ -338,7 +351,9 @@ func (c clusterDB) Repoint(ctx context.Context) error {
 			if err := r.Follow(ctx, d.promoted, true); err != nil {
 				return err
 			}
+			d.topo.Lock()
 			d.upstream[i] = d.promoted.Name
+			d.topo.Unlock()
 		}
 	}
 	return nil

@@ -101,9 +101,11 @@ type db struct {
 	restored sync.Once
 	// --topology: the replicas of the managed primary, and what each
 	// replicates from; after a failover, whether the primary was killed
-	// and the replica promoted.
+	// and the replica promoted. topo guards upstream, killed and promoted:
+	// the session's sampler reads them (Lag) while a failover changes them.
 	cluster  clusterConfig
 	replicas []*Server
+	topo     sync.Mutex
 	upstream []string
 	killed   bool
 	promoted *Server

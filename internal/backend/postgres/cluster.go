@@ -146,6 +146,8 @@ func netAddr(s *Server) string {
 // live returns the servers still running: the primary unless it was
 // killed, and the replicas.
 func (d *db) live() []*Server {
+	d.topo.Lock()
+	defer d.topo.Unlock()
 	var out []*Server
 	if d.killed == nil {
 		out = append(out, d.srv)
@@ -201,6 +203,7 @@ type nodeFault struct {
 func (n nodeFault) CrashRestart(ctx context.Context) error {
 	d := n.c.db
 	srv, names := (*Server)(nil), []string{server.Primary}
+	d.topo.Lock()
 	if n.node == server.Primary && d.killed != d.srv {
 		srv = d.srv
 	}
@@ -210,6 +213,7 @@ func (n nodeFault) CrashRestart(ctx context.Context) error {
 			srv = r
 		}
 	}
+	d.topo.Unlock()
 	if srv == nil {
 		return fmt.Errorf("the cluster has no running server %s (its servers: %s)", n.node, strings.Join(names, ", "))
 	}
@@ -241,7 +245,9 @@ func (c clusterDB) KillPrimary(context.Context) error {
 	if err := d.srv.Kill(); err != nil {
 		return err
 	}
+	d.topo.Lock()
 	d.killed = d.srv
+	d.topo.Unlock()
 	return nil
 }
 
@@ -265,7 +271,9 @@ func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	if err := best.Promote(ctx); err != nil {
 		return best.Name, err
 	}
+	d.topo.Lock()
 	d.promoted = best
+	d.topo.Unlock()
 	return best.Name, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -157,6 +158,7 @@ type db struct {
 	cluster          clusterConfig
 	replicas         []*Server
 	upstream         []string
+	topo             sync.Mutex // guards killed and promoted: the sampler's Lag reads them while a failover changes them
 	killed, promoted *Server
 	readers          []*pgx.ConnConfig // --read-from replicas
 	net              *netns.Net        // the cluster's network; nil: loopback
