@@ -17,20 +17,22 @@ run: build ## the main job: nms on embedded SQLite
 # The race runtime sleeps a second before every instrumented process exits
 # (GORACE atexit_sleep_ms, default 1000): each test binary and each child
 # dbgauge starts of itself. Races are reported as they happen either way.
-# The test binaries are built on every CPU first; then the packages run two
-# at a time: no test asserts a rate or a duration that depends on the
-# machine's speed (performance is bench/'s), so a test must pass beside
-# another package's as it passes beside a CPU hog.
+# The packages are compiled on every CPU first (go build -race, which links
+# no test binary: a go test -run '^$' here linked and started each of them
+# once more, about 100 s of two CPUs); then the packages are tested two at a
+# time: no test asserts a rate or a duration that depends on the machine's
+# speed (performance is bench/'s), so a test must pass beside another
+# package's as it passes beside a CPU hog.
 # gotestsum (pinned, installed if missing) runs go test -json and prints
 # what go test prints, then every skipped test with its reason: a test that
 # did not run is said, not hidden in a package's "ok". test.json keeps every
 # test's events and times (go tool test2json's format) for a profile.
-# The packages start in the order given: the three that take minutes first
+# The packages start in the order given: the four that take minutes first
 # (go test drops their repeat in ./...), so that at the end the short ones
 # fill the other slot instead of one long package running alone.
-LONGEST := ./internal/session ./internal/cli ./bench
+LONGEST := ./internal/session ./internal/cli ./bench ./internal/catalog
 test: ## the whole test suite, with the race detector (README command 2); ends with the list of skips
-	-@GORACE=atexit_sleep_ms=0 go test -race -count=1 -run '^$$' ./... >/dev/null 2>&1
+	-@go build -race ./... >/dev/null 2>&1
 	@$(GOBIN)/gotestsum --version 2>/dev/null | grep -q '$(GOTESTSUM_VERSION)' || \
 		GOFLAGS= go install gotest.tools/gotestsum@$(GOTESTSUM_VERSION)
 	GORACE=atexit_sleep_ms=0 $(GOBIN)/gotestsum --format standard-quiet --jsonfile test.json -- -race -count=1 -p 2 -timeout 20m $(LONGEST) ./...
