@@ -120,3 +120,25 @@ need_shardcheck() {
 	mkdir -p bench/.bin
 	go build -o bench/.bin/shardcheck ./bench/shardcheck || fail "bench/shardcheck did not build"
 }
+
+# need_zodbshootout: ZODBSHOOTOUT, the Python of zodbshootout 0.8.0's own
+# virtualenv: the one given, or bench/.bin/zodbshootout, made there with
+# Python 3.11 from bench/zodbshootout/requirements.txt (every package pinned,
+# installed with --no-deps) when missing or made from other pins.
+need_zodbshootout() {
+	if [ -z "${ZODBSHOOTOUT:-}" ]; then
+		local env=$PWD/bench/.bin/zodbshootout req=$PWD/bench/zodbshootout/requirements.txt py=/usr/bin/python3.11
+		if ! cmp -s "$req" "$env/requirements.txt"; then
+			[ -x "$py" ] || py=$(command -v python3.11) ||
+				{ echo "bench: python3.11 is missing: apt-get install python3.11-venv" >&2; exit 2; }
+			echo "bench: making zodbshootout 0.8.0's environment in bench/.bin/zodbshootout" >&2
+			rm -rf "$env"
+			"$py" -m venv "$env" && "$env/bin/pip" install -q --disable-pip-version-check --no-deps -r "$req" ||
+				{ rm -rf "$env"; fail "zodbshootout's environment did not install"; }
+			cp "$req" "$env/requirements.txt"
+		fi
+		ZODBSHOOTOUT=$env/bin/python
+	fi
+	[ -x "$ZODBSHOOTOUT" ] || fail "ZODBSHOOTOUT=$ZODBSHOOTOUT is not an executable"
+	export ZODBSHOOTOUT
+}

@@ -59,6 +59,13 @@ func syscallsCounted() string {
 var (
 	mariadb = []need{tool("mariadbd", "mariadb-server"), tool("mariadb-install-db", "mariadb-server"), tool("mariadb", "mariadb-client")}
 	python  = tool("python3", "python3")
+	// python311 makes the virtualenvs of ZODB's environments.
+	python311 = func() string {
+		if exec.Command("python3.11", "-c", "import ensurepip").Run() != nil {
+			return "python3.11 with its venv module is missing: apt-get install python3.11-venv"
+		}
+		return ""
+	}
 	// needs: what each script needs of the machine, beyond go; .ci/run installs it all.
 	needs = map[string][]need{
 		"clients.sh":      {python, pg("initdb")},
@@ -71,6 +78,9 @@ var (
 		"vs-pgbench.sh":   {python, pg("pgbench")},
 		"vs-sqlite3.sh":   {python, tool("sqlite3", "sqlite3")},
 		"vs-sysbench.sh":  append([]need{python, tool("sysbench", "sysbench")}, mariadb...),
+		// zodbshootout's environment and dbgauge's zodb one, each made
+		// when missing: Python 3.11's venv, and PyPI.
+		"vs-zodbshootout.sh": {python, python311},
 	}
 )
 

@@ -897,6 +897,11 @@ type ObjectSession interface {
 	// begin starts a new one first (ZODB: it takes in the invalidations
 	// since, and keeps the unpickled objects that are still current).
 	Read(ctx context.Context, keys [][]byte, begin bool) ([][]byte, error)
+	// Sums reads as Read does, the same loads through the same caches,
+	// and returns each value's CRC-32 (IEEE) instead of the value, -1 for
+	// a missing one: a pass over objects whose values the caller judged
+	// before, without moving their bytes to dbgauge.
+	Sums(ctx context.Context, keys [][]byte, begin bool) ([]int64, error)
 	// Clear empties the caches down to level, ending the read transaction;
 	// it returns what it emptied, in words ("ZEO client cache" and the
 	// object cache), for the result.

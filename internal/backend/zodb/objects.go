@@ -44,6 +44,21 @@ func (o *objects) Read(ctx context.Context, keys [][]byte, begin bool) ([][]byte
 	return r.V, nil
 }
 
+// Sums reads the keys' objects in one request, as Read does, the worker
+// returning each value's CRC-32 (zlib.crc32) instead of the value.
+func (o *objects) Sums(ctx context.Context, keys [][]byte, begin bool) ([]int64, error) {
+	var r struct {
+		S []int64 `json:"s"`
+	}
+	if err := o.c.call(ctx, "oread", map[string]any{"k": keys, "begin": begin, "sum": true}, &r); err != nil {
+		return nil, err
+	}
+	if len(r.S) != len(keys) {
+		return nil, fmt.Errorf("%s worker: %d sums read for %d keys", o.c.db.cfg.Engine, len(r.S), len(keys))
+	}
+	return r.S, nil
+}
+
 // Clear ghosts the Connection's objects (cacheMinimize), and at
 // CacheStorage empties ZEO's client cache too (a fresh ClientStorage).
 func (o *objects) Clear(ctx context.Context, level backend.CacheLevel) (string, error) {

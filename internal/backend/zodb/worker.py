@@ -38,6 +38,7 @@ import signal
 import sys
 import threading
 import time
+import zlib
 
 PROTOCOL = 1
 PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs", "RelStorage",
@@ -510,26 +511,46 @@ class Worker:
         s.table = a["t"]
         s.intx = False
         s.loads = 0  # the loads of the session's Connections closed by a clear
+        s.held = {}
         return {"storage_cache": self.storage_cache()}
 
     def oread(self, a):
+        """The values of the keys' objects, read through the session's
+        Connection in one request (a pass of the objects workload). The
+        objects read are held, as an application holds what it reads (and
+        zodbshootout the mapping of its objects), until a clear of the
+        storage's cache: a ghost made by cacheMinimize stays in the pickle
+        cache and is loaded again by its first attribute read, once.
+        With "sum", each value's CRC-32 instead (-1: missing): the same
+        reads, for a reader that judged the values before."""
         from ZODB.POSException import POSKeyError
         s = self.local
         if a.get("begin") or not s.intx:
             s.tm.begin()  # the Connection takes in the invalidations since its last
             s.intx = True
+        held, table = s.held, s.table
+        sums = bool(a.get("sum"))
         vals = []
         for k in a["k"]:
-            key = unb64(k)
+            got = held.get(k)
             try:
-                obj = s.conn.get(oid_of(s.table, key))  # a new ghost's class is read here
+                if got is None:
+                    key = unb64(k)
+                    got = held[k] = (s.conn.get(oid_of(table, key)), key)  # a new ghost's class is read here
+                obj, key = got
                 t, kk, v = obj.t, obj.k, obj.v  # and a ghost's state here
             except POSKeyError:
-                vals.append(None)
+                held.pop(k, None)
+                vals.append(-1 if sums else None)
                 continue
-            if t != s.table or kk != key:
-                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(s.table, key).hex(), s.table, key))
-            vals.append(b64(v) if v is not None else None)
+            if t != table or kk != key:
+                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(table, key).hex(), table, key))
+            if sums:
+                vals.append(zlib.crc32(v) & 0xFFFFFFFF if v is not None else -1)
+            else:
+                vals.append(b64(v) if v is not None else None)
+        if sums:
+            return {"s": vals}
         return {"v": vals}
 
     def oclear(self, a):
@@ -544,6 +565,8 @@ class Worker:
         s.tm.abort()
         s.intx = False
         what = ["object cache"]
+        if a.get("level") == "storage":
+            s.held = {}  # a new process's client holds nothing yet
         if a.get("level") == "storage" and self.kind == "zeo":
             s.loads += s.conn.getTransferCounts()[0]
             s.conn.close()

@@ -3,6 +3,7 @@ package zodb
 import (
 	"context"
 	"errors"
+	"hash/crc32"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -173,4 +174,25 @@ func TestObjectsThroughTheConnection(t *testing.T) {
 	read(true, 40)
 	clearTo(backend.CacheStorage)
 	read(true, 60)
+	// Sums reads the same objects the same way: each value's CRC-32, -1
+	// for a missing one, and a ghost loaded once.
+	sums := func(wantLoads int64) {
+		t.Helper()
+		got, err := s.Sums(ctx, append(keys, []byte("missing")), true)
+		backendtest.Must(t, err)
+		for i, sum := range got[:len(keys)] {
+			if want := int64(crc32.ChecksumIEEE([]byte{'v', byte(i)})); sum != want {
+				t.Fatalf("object %d: sum %d, want %d", i, sum, want)
+			}
+		}
+		if got[len(keys)] != -1 {
+			t.Fatalf("a missing key's sum is %d, want -1", got[len(keys)])
+		}
+		if st, err := s.Stats(ctx); err != nil || st.Loads != wantLoads {
+			t.Fatalf("stats %+v %v; want %d loads", st, err, wantLoads)
+		}
+	}
+	sums(60)
+	clearTo(backend.CacheConnection)
+	sums(80)
 }
