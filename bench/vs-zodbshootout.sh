@@ -43,7 +43,8 @@
 #   STORAGES="file zeo" DURATION=5 ROUNDS=3 CONFERENCES=2000 \
 #   PYPERF="-p 3 -n 3 -w 1" bench/vs-zodbshootout.sh
 # SMOKE=1: 100 objects a pass, 200 conferences, concurrency 1, 1 s per phase,
-# one round, zodbshootout one value of one loop. zodbshootout's environment is
+# add and hot only (a write and a read, each phase the same path here), one
+# round, zodbshootout one value of one loop. zodbshootout's environment is
 # made in bench/.bin/zodbshootout when missing (bench/lib.sh,
 # need_zodbshootout; its pins: bench/zodbshootout/requirements.txt);
 # ZODBSHOOTOUT=PATH runs another Python that has it. dbgauge's own is made by
@@ -55,7 +56,7 @@ cd "$(dirname "$0")/.."
 knob OBJECTS 1000 100
 knob SIZE 512
 knob CONCURRENCY "1 2" 1
-knob PHASES "add update cold warm hot steamin"
+knob PHASES "add update cold warm hot steamin" "add hot"
 knob STORAGES "file zeo"
 knob DURATION 5 1
 knob ROUNDS 3 1
