@@ -30,7 +30,6 @@ RelStorage's local cache, are what answers, as in a ZODB application.
 
 import base64
 import binascii
-import hashlib
 import json
 import os
 import pickle

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -21,6 +22,9 @@ import (
 // clusterName is the NEO cluster's name (-c): its nodes and clients must
 // give the same.
 const clusterName = "dbgauge"
+
+// stopWithin bounds a node's clean stop, and the cluster's own shutdown.
+const stopWithin = 10 * time.Second
 
 // RunningWithin bounds the wait for the cluster (or a node started again)
 // to be RUNNING, once its processes serve.
@@ -156,7 +160,7 @@ func (c *Cluster) recipe(n *Node, args func(port int) []string) {
 		},
 		Taken:      func(tail string) bool { return strings.Contains(tail, "Address already in use") },
 		Stop:       syscall.SIGTERM,
-		StopWithin: 10 * time.Second,
+		StopWithin: stopWithin,
 		Log:        log,
 	}
 }
@@ -318,18 +322,36 @@ func (c *Cluster) CrashRestart(ctx context.Context, n *Node) (string, error) {
 	return log, c.WaitRunning(ctx, n)
 }
 
-// Stop stops the cluster cleanly: the admin, the storages, then the
-// master (which removes the folders under its own); the logs stay.
+// Stop stops the cluster cleanly: NEO's own shutdown (neoctl set cluster
+// STOPPING: the master has the storage nodes finish and exit, then exits),
+// waited for StopWithin at most; then whatever is left gets SIGTERM (the
+// kit's StopClean): the storages, the admin, the master last, which removes
+// the folders under its own; the logs stay. It returns how long the master
+// took to stop.
 func (c *Cluster) Stop() (time.Duration, error) {
+	start := time.Now()
+	if c.Admin != nil && c.Admin.Process != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), stopWithin)
+		if _, err := c.Ctl(ctx, "set", "cluster", "STOPPING"); err == nil {
+			select {
+			case <-c.Master.Done():
+			case <-ctx.Done():
+			}
+		}
+		cancel()
+	}
 	var errs []error
-	if c.Admin != nil {
-		_, err := c.Admin.StopClean()
-		errs = append(errs, err)
+	for _, n := range append(slices.Clone(c.Storages), c.Admin) {
+		if n != nil && n.Process != nil {
+			_, err := n.StopClean()
+			errs = append(errs, err)
+		}
 	}
-	for i := len(c.Storages) - 1; i >= 0; i-- {
-		_, err := c.Storages[i].StopClean()
+	if c.Master.Process != nil {
+		_, err := c.Master.StopClean()
 		errs = append(errs, err)
+	} else {
+		c.Master.Discard()
 	}
-	d, err := c.Master.StopClean()
-	return d, errors.Join(append(errs, err)...)
+	return time.Since(start), errors.Join(errs...)
 }
