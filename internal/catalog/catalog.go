@@ -19,6 +19,7 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend/redis"
 	"github.com/dbgauge/dbgauge/internal/backend/sqlite"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb"
+	"github.com/dbgauge/dbgauge/internal/backend/zodb/neo"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/relstorage"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zeo"
 	"github.com/dbgauge/dbgauge/internal/backend/zodb/zrs"
@@ -67,6 +68,7 @@ func Backends() []backend.Spec {
 		zodb.Spec,
 		zeo.Spec,
 		zrs.Spec,
+		neo.Spec,
 		relstorage.Spec(relstorage.Servers{Start: startPostgres, Reopen: reopenPostgres}),
 		redis.Spec,
 		etcd.Spec,
@@ -76,7 +78,7 @@ func Backends() []backend.Spec {
 // Environments lists the pinned Python environments of the engines run in a
 // worker process: what `dbgauge engines install NAME` makes.
 func Environments() []pyworker.Env {
-	return []pyworker.Env{zodb.Env, zrs.Env, relstorage.Env}
+	return []pyworker.Env{zodb.Env, zrs.Env, relstorage.Env, neo.Env}
 }
 
 // startPostgres starts the postgres engine's managed server for an engine

@@ -48,7 +48,7 @@ func newEnginesCmd(ctx context.Context, env *Env) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "%s: %s\n", e.Name, describeEnv(ctx, made))
+				fmt.Fprintf(env.Stdout, "%s: %s\n", e.Name, describeEnv(ctx, e, made))
 			}
 			return nil
 		},
@@ -85,12 +85,17 @@ func environments(names []string) ([]pyworker.Env, error) {
 }
 
 // describeEnv says where an environment is and what it holds, read back
-// from its interpreter.
-func describeEnv(ctx context.Context, dir string) string {
+// from its interpreter (Python 2.7's through pkg_resources: it has no
+// importlib.metadata, nor -I).
+func describeEnv(ctx context.Context, e pyworker.Env, dir string) string {
 	py := filepath.Join(dir, "bin", "python")
-	out, err := exec.CommandContext(ctx, py, "-I", "-c",
-		"import sys; from importlib import metadata as m; ds = {d.metadata['Name'] for d in m.distributions()}; "+
-			"print('Python %d.%d.%d, ' % sys.version_info[:3] + ', '.join(n + ' ' + m.version(n) for n in ('ZODB', 'ZEO', 'zc.zrs', 'RelStorage') if n in ds))").Output()
+	args := []string{"-I", "-c", "import sys; from importlib import metadata as m; ds = {d.metadata['Name'] for d in m.distributions()}; " +
+		"print('Python %d.%d.%d, ' % sys.version_info[:3] + ', '.join(n + ' ' + m.version(n) for n in ('ZODB', 'ZEO', 'zc.zrs', 'RelStorage') if n in ds))"}
+	if e.Python2() {
+		args = []string{"-E", "-s", "-c", "import sys, pkg_resources as r; ds = dict((d.project_name, d.version) for d in r.working_set); " +
+			"print('Python %d.%d.%d, ' % sys.version_info[:3] + ', '.join(n + ' ' + ds[n] for n in ('neoppod', 'ZODB', 'ZEO') if n in ds))"}
+	}
+	out, err := exec.CommandContext(ctx, py, args...).Output()
 	if err != nil {
 		return dir + " (its interpreter did not answer: " + err.Error() + ")"
 	}

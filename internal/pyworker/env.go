@@ -125,17 +125,16 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 		return "", err
 	}
 	defer os.Remove(req)
-	steps := [][]string{
-		{python, "-m", "venv", dir},
-		{filepath.Join(dir, "bin", "python"), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "-r", req},
-	}
-	for _, s := range steps {
-		fmt.Fprintf(log, "%s: %s\n", e.Name, strings.Join(s, " "))
-		cmd := exec.CommandContext(ctx, s[0], s[1:]...)
-		cmd.Stdout, cmd.Stderr = log, log
-		if err := cmd.Run(); err != nil {
-			return "", fmt.Errorf("%s: %s: %w", e.Name, strings.Join(s[:min(len(s), 4)], " "), err)
+	pip := []string{filepath.Join(dir, "bin", "python"), "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "-r", req}
+	if !e.Python2() {
+		if err := run(ctx, e.Name, nil, log, python, "-m", "venv", dir); err != nil {
+			return "", err
 		}
+	} else if err := e.virtualenv(ctx, python, dir, log); err != nil {
+		return "", err
+	}
+	if err := run(ctx, e.Name, nil, log, pip...); err != nil {
+		return "", err
 	}
 	// A managed server's account runs the environment's programs (runzeo)
 	// whatever the umask it was made under.
@@ -143,6 +142,126 @@ func (e Env) Install(ctx context.Context, dir string, log io.Writer) (string, er
 		return "", err
 	}
 	return dir, os.WriteFile(filepath.Join(dir, marker), e.Requirements, 0o644)
+}
+
+// virtualenvPin is the virtualenv that makes a Python 2.7 environment
+// (2.7 has no venv module): 20.15.1, the last release that runs on 2.7.
+const virtualenvPin = "virtualenv==20.15.1"
+
+// virtualenv makes the virtualenv dir of a Python 2 (which has no venv
+// module) with virtualenv, itself installed beside dir for that alone, then
+// removed; from an interpreter a server's account can run (reachable).
+func (e Env) virtualenv(ctx context.Context, python, dir string, log io.Writer) error {
+	python, err := e.reachable(ctx, python, filepath.Dir(dir), log)
+	if err != nil {
+		return err
+	}
+	tool := dir + "-virtualenv"
+	defer os.RemoveAll(tool)
+	if err := run(ctx, e.Name, nil, log, python, "-m", "pip", "install", "--no-input", "--disable-pip-version-check", "--target", tool, virtualenvPin); err != nil {
+		return err
+	}
+	return run(ctx, e.Name, append(os.Environ(), "PYTHONPATH="+tool), log, python, "-m", "virtualenv", "--no-periodic-update", dir)
+}
+
+// Python2 says whether the environment is of Python 2 (NEO's 2.7): made
+// with virtualenv, its interpreter started without -I (Start's Config.Py2).
+func (e Env) Python2() bool { return strings.HasPrefix(e.Python, "2.") }
+
+// run runs one step of an install, its output to log; env nil: dbgauge's own.
+func run(ctx context.Context, name string, env []string, log io.Writer, s ...string) error {
+	fmt.Fprintf(log, "%s: %s\n", name, strings.Join(s, " "))
+	cmd := exec.CommandContext(ctx, s[0], s[1:]...)
+	cmd.Stdout, cmd.Stderr, cmd.Env = log, log, env
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s: %s: %w", name, strings.Join(s[:min(len(s), 4)], " "), err)
+	}
+	return nil
+}
+
+// reachable returns python, or, when dbgauge is root and python's
+// installation lies where other accounts cannot reach it (pyenv's, in
+// root's 0700 home), the same interpreter in a copy of that installation
+// in cache (cpython-VERSION, made once): a managed server's account runs
+// the environment's programs (NEO's nodes), and a virtualenv only points
+// at its interpreter's installation. The copy's interpreter finds its
+// shared library through LibraryEnv.
+func (e Env) reachable(ctx context.Context, python, cache string, log io.Writer) (string, error) {
+	if os.Geteuid() != 0 {
+		return python, nil
+	}
+	out, err := exec.CommandContext(ctx, python, "-c", "import sys; print(sys.prefix); print('%d.%d.%d' % sys.version_info[:3])").Output()
+	if err != nil {
+		return "", fmt.Errorf("%s: ask %s its installation: %w", e.Name, python, err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) != 2 {
+		return "", fmt.Errorf("%s: %s said %q of its installation", e.Name, python, out)
+	}
+	prefix, version := f[0], f[1]
+	if othersReach(prefix) {
+		return python, nil
+	}
+	copied := filepath.Join(cache, "cpython-"+version)
+	bin := filepath.Join(copied, "bin", filepath.Base(python))
+	done := filepath.Join(copied, marker)
+	if _, err := os.Stat(done); err == nil {
+		return bin, nil
+	}
+	fmt.Fprintf(log, "%s: %s is in %s, which a server's account cannot reach: copied to %s\n", e.Name, python, prefix, copied)
+	if err := os.RemoveAll(copied); err != nil {
+		return "", err
+	}
+	if err := run(ctx, e.Name, nil, log, "cp", "-a", prefix, copied); err != nil {
+		return "", err
+	}
+	if err := readableByAll(copied); err != nil {
+		return "", err
+	}
+	return bin, os.WriteFile(done, []byte(prefix+"\n"), 0o644)
+}
+
+// othersReach says whether every folder down to path lets any account
+// through (o+x).
+func othersReach(path string) bool {
+	for p := path; ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm()&0o001 == 0 {
+			return false
+		}
+		if p == filepath.Dir(p) {
+			return true
+		}
+	}
+}
+
+// LibraryEnv is what the environment of the interpreter python (an Env's
+// bin/python) must add to run it as another account: the folder of its
+// installation's shared libpython (LD_LIBRARY_PATH), when it has one. A
+// virtualenv's interpreter looks for it where the installation it was made
+// from was built (pyenv's, in root's home), which that account cannot
+// reach; the installation it was made from (the copy reachable makes) is
+// its pyvenv.cfg's home. nil: nothing to add.
+func LibraryEnv(python string) []string {
+	cfg, err := os.ReadFile(filepath.Join(filepath.Dir(filepath.Dir(python)), "pyvenv.cfg"))
+	if err != nil {
+		return nil
+	}
+	for _, l := range strings.Split(string(cfg), "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || strings.TrimSpace(k) != "home" {
+			continue
+		}
+		// home is the installation (virtualenv's), or its bin (venv's).
+		home := strings.TrimSpace(v)
+		for _, lib := range []string{filepath.Join(home, "lib"), filepath.Join(filepath.Dir(home), "lib")} {
+			if m, _ := filepath.Glob(filepath.Join(lib, "libpython*.so*")); m != nil {
+				return []string{"LD_LIBRARY_PATH=" + lib}
+			}
+		}
+		return nil
+	}
+	return nil
 }
 
 // clearDir removes what an install that did not end left in dir: a
@@ -207,7 +326,11 @@ func FindPython(version string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", knob.Bad("install Python "+version+" (apt-get install python"+version+"-venv, or pyenv install "+version+")",
+	hint := "install Python " + version + " (apt-get install python" + version + "-venv, or pyenv install " + version + ")"
+	if strings.HasPrefix(version, "2.") { // no distribution ships Python 2 any more
+		hint = "install Python " + version + " with pyenv (pyenv install " + version + ", e.g. 2.7.18)"
+	}
+	return "", knob.Bad(hint,
 		"no Python %s on this machine (no python%s on PATH, none in ~/.pyenv/versions)", version, version)
 }
 

@@ -39,6 +39,9 @@ type Config struct {
 	File   string // the name the source is written under in the cache folder ("zodb_worker.py")
 	// Limit bounds a request whose ctx has no deadline (2 minutes when 0).
 	Limit time.Duration
+	// Py2: the interpreter is Python 2 (Env.Python2), which has no -I:
+	// -E -s isolate it from PYTHON* variables and the user's site folder.
+	Py2 bool
 }
 
 // Hello is what a worker says of itself when it starts: settings read
@@ -130,7 +133,11 @@ func Start(ctx context.Context, cfg Config) (*Worker, error) {
 	}
 	// -I: isolated from the user's PYTHON* variables and site folder; the
 	// environment's packages are all it sees.
-	w.cmd = exec.Command(cfg.Python, "-I", script)
+	flags := []string{"-I"}
+	if cfg.Py2 {
+		flags = []string{"-E", "-s"}
+	}
+	w.cmd = exec.Command(cfg.Python, append(flags, script)...)
 	w.cmd.Stdin, w.cmd.Stdout, w.cmd.Stderr = inR, outW, w.stderr
 	w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	err = w.cmd.Start()

@@ -164,10 +164,13 @@ func appendOnFirebird(t *testing.T, w workload.Spec, args map[string]string) {
 // TestCluster (internal/backend/mariadb/galera). ZRS and RelStorage are the
 // worker's storage API, which the matrix runs on zodb and zeo (ZRS is a ZEO
 // server whose FileStorage replicates): their own runs in TestZRSTopologies,
-// TestZRSFailover and relstorage's tests.
+// TestZRSFailover and relstorage's tests. NEO is the same worker on Python
+// 2.7, each cell a cluster of a master, an admin and a storage node: its
+// own runs (a storage node killed) in TestStorageNodeKilled.
 var sharedPath = map[string][]string{
 	"galera":     {"insert", "append"},
 	"zrs":        {"insert", "kv"},
+	"neo":        {"insert", "kv"},
 	"relstorage": {"insert", "kv", "objects"},
 }
 

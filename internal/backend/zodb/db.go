@@ -15,18 +15,22 @@ import (
 
 // Storage is how a worker opens its storage: the worker's "open" request.
 type Storage struct {
-	Kind     string  `json:"kind"` // "file" (FileStorage), "zeo" (ClientStorage) or "relstorage" (RelStorage on PostgreSQL)
+	Kind     string  `json:"kind"` // "file" (FileStorage), "zeo" (ClientStorage), "relstorage" (RelStorage on PostgreSQL) or "neo" (NEO's client Storage)
 	Path     string  `json:"path,omitempty"`
 	Create   bool    `json:"create,omitempty"`
 	Host     string  `json:"host,omitempty"`
 	Port     int     `json:"port,omitempty"`
 	Wait     float64 `json:"wait,omitempty"`      // ZEO: seconds to wait for the server to answer
-	Cache    int64   `json:"cache,omitempty"`     // ZEO: the client cache's bytes (cache_size); 0: ZEO's 20 MB
+	Cache    int64   `json:"cache,omitempty"`     // ZEO, NEO: the client cache's bytes (cache_size); 0: their 20 MB
 	ReadOnly bool    `json:"read_only,omitempty"` // ZEO: a read-only client (of a ZRS secondary)
 	// RelStorage: PostgreSQL's libpq connection string (its password
 	// inside: it reaches the worker on its stdin only, never its command
 	// line or environment); Create makes RelStorage's schema.
 	DSN string `json:"dsn,omitempty"`
+	// NEO: its masters' addresses ("127.0.0.1:PORT", space-separated)
+	// and the cluster's name.
+	Masters string `json:"masters,omitempty"`
+	Cluster string `json:"cluster,omitempty"`
 }
 
 // Config says how a ZODB engine's DB reaches its storage.
@@ -39,6 +43,9 @@ type Config struct {
 	// has a worker process of its own, as a ZODB application runs one
 	// client per process.
 	Shared bool
+	// Py2: the environment is Python 2.7's (NEO's): its worker is started
+	// as one (pyworker.Config.Py2).
+	Py2 bool
 }
 
 // DB is a ZODB storage seen through the storage API, as key-value tables
@@ -78,7 +85,7 @@ func Open(ctx context.Context, cfg Config) (*DB, error) {
 }
 
 func (d *DB) start(ctx context.Context) (*pyworker.Worker, error) {
-	return pyworker.Start(ctx, pyworker.Config{Name: d.cfg.Engine + " worker", Python: d.cfg.Python, Script: workerSource, File: "zodb_worker.py"})
+	return pyworker.Start(ctx, pyworker.Config{Name: d.cfg.Engine + " worker", Python: d.cfg.Python, Script: workerSource, File: "zodb_worker.py", Py2: d.cfg.Py2})
 }
 
 // Worker is the DB's own worker (a test kills it).
@@ -108,6 +115,9 @@ func (d *DB) Engine(context.Context) (backend.Engine, error) {
 	switch d.cfg.Storage.Kind {
 	case "zeo":
 		version = "ZEO " + h.Packages["ZEO"] + ", " + version
+	case "neo":
+		s["neoppod_version"] = h.Packages["neoppod"]
+		version = "NEO " + h.Packages["neoppod"] + ", " + version
 	case "relstorage":
 		s["RelStorage_version"], s["psycopg2_version"] = h.Packages["RelStorage"], h.Packages["psycopg2-binary"]
 		version = "RelStorage " + h.Packages["RelStorage"] + ", " + version + ", PostgreSQL " + s["server_version"]

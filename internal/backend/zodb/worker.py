@@ -29,29 +29,42 @@ RelStorage's local cache, are what answers, as in a ZODB application.
 """
 
 import base64
-import hashlib
+import binascii
 import json
 import os
 import pickle
-import queue
 import signal
 import sys
 import threading
 import time
 import zlib
 
+# The same source runs on Python 3 and on NEO's Python 2.7.
+try:
+    import queue
+except ImportError:
+    import Queue as queue
+try:
+    from hashlib import blake2b
+except ImportError:
+    from pyblake2 import blake2b
+
 PROTOCOL = 1
 PACKAGES = ("ZODB", "ZEO", "persistent", "BTrees", "transaction", "zodbpickle", "ZConfig", "zc.zrs", "RelStorage",
-            "psycopg2-binary")
+            "psycopg2-binary", "neoppod")
 # persistent.Persistent has no _p_resolveConflict: a conflict on a record is a
 # ConflictError at once, on the client or in a ZEO server, with nothing logged.
-META = pickle.dumps((("persistent", "Persistent"), None), 3)
+# Pickle protocol 3 (2 on Python 2.7, which has no 3: NEO's records, which
+# only its worker reads).
+PICKLE = min(3, pickle.HIGHEST_PROTOCOL)
+META = pickle.dumps((("persistent", "Persistent"), None), PICKLE)
 Z64 = b"\0" * 8
 SCAN_ROWS = 1000
 TABLES = "\0tables"  # a table is the record (TABLES, its name): value b"" live, None dropped
 
 out_lock = threading.Lock()
-out = sys.stdout.buffer
+out = getattr(sys.stdout, "buffer", sys.stdout)
+cpu_time = getattr(time, "process_time", None) or time.clock  # 2.7's clock is the CPU time
 # The protocol owns stdout: whatever a library prints goes to stderr, which
 # dbgauge keeps the end of for its errors.
 sys.stdout = sys.stderr
@@ -65,7 +78,7 @@ def send(msg):
 
 
 def reply(rid, ok=None, err=None, more=False):
-    msg = {"id": rid, "cpu": time.process_time()}
+    msg = {"id": rid, "cpu": cpu_time()}
     if err is not None:
         msg["err"] = err
     else:
@@ -81,11 +94,16 @@ def error_of(exc):
 
 
 def versions():
-    from importlib import metadata
+    try:
+        from importlib import metadata
+        version = metadata.version
+    except ImportError:  # 2.7
+        import pkg_resources
+        version = lambda name: pkg_resources.get_distribution(name).version
     pk = {}
     for name in PACKAGES:
         try:
-            pk[name] = metadata.version(name)
+            pk[name] = version(name)
         except Exception:
             pass
     return pk
@@ -100,18 +118,23 @@ def unb64(s):
 
 
 def tid_hex(t):
-    return t.hex() if t else ""
+    return binascii.hexlify(t).decode("ascii") if t else ""
+
+
+def unhex(s):
+    return binascii.unhexlify(s)
 
 
 def oid_of(table, key):
-    h = hashlib.blake2b(table.encode() + b"\0" + key, digest_size=8).digest()
+    h = bytearray(blake2b(table.encode("utf-8") + b"\0" + key, digest_size=8).digest())
     # 63 bits: ZEO's client cache keeps oids as signed 64-bit integers.
-    h = bytes([h[0] & 0x7F]) + h[1:]
+    h[0] &= 0x7F
+    h = bytes(h)
     return h if h != Z64 else b"\0" * 7 + b"\1"  # oid 0 is a ZODB database's root
 
 
 def record(table, key, value):
-    return META + pickle.dumps((table, key, value), 3)
+    return META + pickle.dumps((table, key, value), PICKLE)
 
 
 def unrecord(data):
@@ -187,6 +210,10 @@ class Worker:
                 (a["host"], int(a["port"])), storage=a.get("storage", "1"), read_only=bool(a.get("read_only")),
                 wait=wait, wait_timeout=float(a.get("wait", 30)), server_sync=True,
                 cache_size=int(a.get("cache", 20 * 1024 * 1024)))
+        if kind == "neo":
+            from neo.client.Storage import Storage
+            # str: NEO (Python 2) takes the addresses' text as bytes.
+            return Storage(master_nodes=str(a["masters"]), name=str(a["cluster"]), cache_size=int(a.get("cache", 20 * 1024 * 1024)))
         if kind == "relstorage":
             # History-preserving, as a FileStorage is: loadBefore answers for
             # a snapshot older than an object's last change. Only the DB's
@@ -241,6 +268,10 @@ class Worker:
             # connection made as RelStorage makes its own.
             out["keep_history"] = str(bool(s.keep_history)).lower()
             out.update(self.pg_show(["synchronous_commit", "fsync", "wal_writer_delay", "server_version", "wal_sync_method"]))
+        elif self.kind == "neo":
+            # NEO's client has no public reader of its cache's size: as given.
+            out["cache_size"] = str(int(self.opened.get("cache", 20 * 1024 * 1024)))
+            out["server_supports_undo"] = str(bool(s.supportsUndo())).lower()
         else:
             # Through ClientStorage's public API only: the server's answers
             # (supportsUndo, the interfaces it copied from the server), and
@@ -319,7 +350,7 @@ class Worker:
         """ZODB's check of a FileStorage's structure (fstest), read beside
         whoever has it open (this worker, or a ZEO server); on RelStorage,
         every current record read and, where it is one of dbgauge's, decoded."""
-        if self.kind == "relstorage":
+        if self.kind in ("relstorage", "neo"):
             return self.check_records()
         from ZODB.scripts import fstest
         try:
@@ -330,6 +361,13 @@ class Worker:
 
     def check_records(self):
         self.sync()
+        if not hasattr(self.storage, "record_iternext"):  # NEO
+            n = 0
+            for oid, (tid, data) in self.last_records().items():
+                n += 1
+                if data and data.startswith(META) and unrecord(data) is None:
+                    return {"ok": False, "detail": "oid %s: a record of dbgauge's that does not decode" % tid_hex(oid)}
+            return {"ok": True, "detail": "%d current records read back" % n}
         n, nxt = 0, None
         while True:
             try:
@@ -338,7 +376,7 @@ class Worker:
                 break
             n += 1
             if data and data.startswith(META) and unrecord(data) is None:
-                return {"ok": False, "detail": "oid %s: a record of dbgauge's that does not decode" % oid.hex()}
+                return {"ok": False, "detail": "oid %s: a record of dbgauge's that does not decode" % tid_hex(oid)}
             if nxt is None:
                 break
         return {"ok": True, "detail": "%d current records read back" % n}
@@ -346,7 +384,7 @@ class Worker:
     # A client's session.
 
     def get(self, a):
-        at = bytes.fromhex(a["at"]) if a.get("at") else None
+        at = unhex(a["at"]) if a.get("at") else None
         if at is None:
             self.sync()
             at = self.storage.lastTransaction() or Z64
@@ -358,9 +396,9 @@ class Worker:
         if data is not None:
             rec = unrecord(data)
             if rec is None or rec[0] != table or rec[1] != key:
-                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(table, key).hex(), table, key))
+                raise KeyCollision("oid %s holds another record than %s %r" % (tid_hex(oid_of(table, key)), table, key))
             value = rec[2]
-        return {"v": b64(value) if value is not None else None, "serial": tid_hex(serial), "at": at.hex()}
+        return {"v": b64(value) if value is not None else None, "serial": tid_hex(serial), "at": tid_hex(at)}
 
     def sync(self):
         """Catch up with the server's last transaction (ZEO's server_sync)."""
@@ -404,9 +442,9 @@ class Worker:
         return {}
 
     def commit(self, a):
-        writes = [(t, unb64(k), unb64(v) if v is not None else None, bytes.fromhex(s) if s is not None else None)
+        writes = [(t, unb64(k), unb64(v) if v is not None else None, unhex(s) if s is not None else None)
                   for t, k, v, s in a["w"]]
-        return {"tid": self.tpc(writes).hex()}
+        return {"tid": tid_hex(self.tpc(writes))}
 
     def tpc(self, writes):
         """One transaction through the storage API; its tid."""
@@ -439,6 +477,13 @@ class Worker:
         """The live records of table, in key order: (key, value, serial)."""
         st = self.storage
         rows = []
+        if not hasattr(st, "record_iternext"):  # NEO
+            for oid, (tid, data) in self.last_records().items():
+                rec = unrecord(data) if data else None
+                if rec is not None and rec[0] == table and rec[2] is not None:
+                    rows.append((rec[1], rec[2], tid))
+            rows.sort(key=lambda r: r[0])
+            return rows
         nxt = None
         while True:
             try:
@@ -452,6 +497,15 @@ class Worker:
                 break
         rows.sort(key=lambda r: r[0])
         return rows
+
+    def last_records(self):
+        """{oid: (tid, data)}: every object's last record, read through the
+        storage's transactions (NEO has no record_iternext)."""
+        last = {}
+        for txn in self.storage.iterator():
+            for r in txn:
+                last[r.oid] = (r.tid, r.data)
+        return last
 
     def scan(self, rid, a):
         self.sync()
@@ -544,7 +598,7 @@ class Worker:
                 vals.append(-1 if sums else None)
                 continue
             if t != table or kk != key:
-                raise KeyCollision("oid %s holds another record than %s %r" % (oid_of(table, key).hex(), table, key))
+                raise KeyCollision("oid %s holds another record than %s %r" % (tid_hex(oid_of(table, key)), table, key))
             if sums:
                 vals.append(zlib.crc32(v) & 0xFFFFFFFF if v is not None else -1)
             else:
@@ -567,7 +621,7 @@ class Worker:
         what = ["object cache"]
         if a.get("level") == "storage":
             s.held = {}  # a new process's client holds nothing yet
-        if a.get("level") == "storage" and self.kind == "zeo":
+        if a.get("level") == "storage" and self.kind in ("zeo", "neo"):
             s.loads += s.conn.getTransferCounts()[0]
             s.conn.close()
             old = self.storage
@@ -593,6 +647,8 @@ class Worker:
             return "ZEO client cache of %d bytes" % int(self.opened.get("cache", 20 * 1024 * 1024))
         if self.kind == "relstorage":
             return "RelStorage's local cache (neither cleared nor counted here)"
+        if self.kind == "neo":
+            return "NEO client cache of %d bytes" % int(self.opened.get("cache", 20 * 1024 * 1024))
         return "none"
 
     def oclose(self):
@@ -646,7 +702,8 @@ def main():
                     "packages": versions(), "pid": os.getpid()}})
     w = Worker()
     sessions, threads = {}, []
-    for line in sys.stdin.buffer:
+    inp = getattr(sys.stdin, "buffer", sys.stdin)
+    for line in iter(inp.readline, b""):  # 2.7's file iterator reads ahead: it would wait for more than a line
         if not line.strip():
             continue
         req = json.loads(line)
@@ -661,8 +718,9 @@ def main():
             continue
         q = sessions.get(s)
         if q is None:
-            q = sessions[s] = queue.SimpleQueue()
-            t = threading.Thread(target=session_loop, args=(w, q), daemon=True)
+            q = sessions[s] = getattr(queue, "SimpleQueue", queue.Queue)()
+            t = threading.Thread(target=session_loop, args=(w, q))
+            t.daemon = True
             t.start()
             threads.append(t)
         q.put(req)
