@@ -100,12 +100,11 @@ type db struct {
 	changed  []global
 	restored sync.Once
 	// --topology: the replicas of the managed primary, and what each
-	// replicates from; after a failover, whether the primary was killed
-	// and the replica promoted.
+	// replicates from; after a failover, the replica promoted (the
+	// primary's Process says it was killed).
 	cluster  clusterConfig
 	replicas []*Server
 	upstream []string
-	killed   bool
 	promoted *Server
 	net      *netns.Net // the cluster's network; nil: loopback
 }
@@ -201,8 +200,8 @@ func (d *db) startManaged(ctx context.Context, o backend.Options, settings map[s
 	if d.cluster.topology != "none" {
 		d.cluster.primarySettings(settings)
 	}
-	host, err := d.clusterNet(ctx)
-	if err != nil {
+	var host *netns.Host
+	if d.net, host, err = server.ClusterNet(ctx, d.cluster.topology); err != nil {
 		return "", err
 	}
 	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Settings: settings, Binaries: bins}); err != nil {

@@ -153,14 +153,15 @@ type db struct {
 	samples  sampler      // Sample's connection
 	version  int          // server_version_num
 	// --topology: the replicas of the managed primary, and what each
-	// streams from; after a failover, the killed and the promoted server.
-	cluster          clusterConfig
-	replicas         []*Server
-	upstream         []string
-	killed, promoted *Server
-	readers          []*pgx.ConnConfig // --read-from replicas
-	net              *netns.Net        // the cluster's network; nil: loopback
-	nextReader       atomic.Int64
+	// streams from; after a failover, the promoted server (the primary's
+	// Process says it was killed).
+	cluster    clusterConfig
+	replicas   []*Server
+	upstream   []string
+	promoted   *Server
+	readers    []*pgx.ConnConfig // --read-from replicas
+	net        *netns.Net        // the cluster's network; nil: loopback
+	nextReader atomic.Int64
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -232,8 +233,9 @@ func (d *db) startManaged(ctx context.Context, o backend.Options, pgBin string, 
 	if _, ok := settings["max_connections"]; !ok {
 		settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 	}
-	host, err := d.clusterNet(ctx)
-	if err != nil {
+	var host *netns.Host
+	var err error
+	if d.net, host, err = server.ClusterNet(ctx, d.cluster.topology); err != nil {
 		return "", err
 	}
 	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
