@@ -109,6 +109,25 @@ type db struct {
 	net      *netns.Net // the cluster's network; nil: loopback
 }
 
+// SizeSettings puts --cache and --page-size into settings as
+// innodb_buffer_pool_size and innodb_page_size, refusing a --set of either
+// that says otherwise; only a datadir the server creates takes a page
+// size. MariaDB's managed engines share it (Galera's).
+func SizeSettings(settings map[string]string, o backend.Options) error {
+	if err := backend.AgreeVar(settings, "--cache", "innodb_buffer_pool_size", bytesOf(o.CacheBytes)); err != nil {
+		return err
+	}
+	return backend.AgreeVar(settings, "--page-size", "innodb_page_size", bytesOf(o.PageSize))
+}
+
+// bytesOf is a size knob's value as a server variable: "" when not given.
+func bytesOf(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
+}
+
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	d := &db{prepare: o.Prepare, cluster: clusterOf(o)}
 	settings, err := mapDurability(o.Durability)
@@ -122,22 +141,12 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	var dsn string
 	form, _ := backend.VersionOf(o.DB)
 	isManaged := isManagedForm(form)
-	for _, s := range []struct {
-		knob, key string
-		n         int64
-	}{{"cache", "innodb_buffer_pool_size", o.CacheBytes}, {"page-size", "innodb_page_size", o.PageSize}} {
-		if s.n == 0 {
-			continue
-		}
-		want := strconv.FormatInt(s.n, 10)
-		if v, ok := settings[s.key]; ok && v != want {
-			return nil, knob.Bad("give one of them", "--%s %s and --set %s=%s disagree", s.knob, want, s.key, v)
-		}
-		if s.key == "innodb_page_size" && !isManaged {
-			return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
-				"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
-		}
-		settings[s.key] = want
+	if err := SizeSettings(settings, o); err != nil {
+		return nil, err
+	}
+	if o.PageSize != 0 && !isManaged {
+		return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
+			"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
 	}
 	if isManaged {
 		if dsn, err = d.startManaged(ctx, o, settings); err != nil {

@@ -275,16 +275,15 @@ func (d *db) settings(o backend.Options) (map[string]string, error) {
 	if err := applyIsolation(settings, o.Isolation); err != nil {
 		return nil, err
 	}
-	if o.CacheBytes > 0 {
-		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
-		switch v, ok := settings["shared_buffers"]; {
-		case !isManaged(o.DB):
-			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
-				"--cache sets shared_buffers, which a server of yours takes only when it starts")
-		case ok && v != want:
-			return nil, knob.Bad("give one of them", "--cache %s and --set shared_buffers=%s disagree", want, v)
-		}
-		settings["shared_buffers"] = want
+	if o.CacheBytes <= 0 {
+		return settings, nil
+	}
+	if !isManaged(o.DB) {
+		return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
+			"--cache sets shared_buffers, which a server of yours takes only when it starts")
+	}
+	if err := backend.AgreeVar(settings, "--cache", "shared_buffers", strconv.FormatInt(o.CacheBytes/1024, 10)+"kB"); err != nil {
+		return nil, err
 	}
 	return settings, nil
 }
