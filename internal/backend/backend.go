@@ -547,6 +547,17 @@ type Node struct {
 	Log            string
 }
 
+// NodeOf is the Node of a cluster's managed server in, named name and
+// following upstream ("" for the primary): its address on the cluster's
+// network ("" on loopback), port, start-up and log. The caller sets Sync.
+func NodeOf(in *server.Instance, name, upstream string) Node {
+	n := Node{Name: name, Upstream: upstream, Port: in.Port, StartupSeconds: in.Startup.Seconds(), Log: in.LogPath}
+	if in.Host != nil {
+		n.Addr = in.Host.Addr
+	}
+	return n
+}
+
 // ClusterHealth is a cluster's state after a failover.
 type ClusterHealth struct {
 	Writable  []string          // the servers that accept writes

@@ -148,6 +148,28 @@ func TestApplySet(t *testing.T) {
 	}
 }
 
+// TestAgreeVar: a knob that sets a server variable and a --set of the same
+// variable must say the same; the knob's value goes into the settings; a
+// knob not given changes nothing.
+func TestAgreeVar(t *testing.T) {
+	settings := map[string]string{"shared_buffers": "128MB"}
+	err := AgreeVar(settings, "--cache", "shared_buffers", "131072kB")
+	var bad *knob.Error
+	if !errors.As(err, &bad) || bad.What != "--cache 131072kB and --set shared_buffers=128MB disagree" {
+		t.Errorf("disagreeing: %v, want bad input", err)
+	}
+	settings = map[string]string{"shared_buffers": "131072kB", "work_mem": "4MB"}
+	if err := AgreeVar(settings, "--cache", "shared_buffers", "131072kB"); err != nil {
+		t.Errorf("agreeing: %v", err)
+	}
+	if err := AgreeVar(settings, "--page-size", "innodb_page_size", "16384"); err != nil || settings["innodb_page_size"] != "16384" {
+		t.Errorf("a knob alone: %v, settings %v", err, settings)
+	}
+	if err := AgreeVar(settings, "--cache", "work_mem", ""); err != nil || settings["work_mem"] != "4MB" {
+		t.Errorf("a knob not given: %v, settings %v", err, settings)
+	}
+}
+
 func TestVersionOf(t *testing.T) {
 	for db, want := range map[string][2]string{
 		"postgres:managed":                      {"postgres:managed", ""},

@@ -139,3 +139,18 @@ func Agree[T int | int64](knobName string, given int64, setName string, set *T) 
 	*set = T(given)
 	return nil
 }
+
+// AgreeVar reconciles a knob (knobName: "--cache") that sets a server's
+// variable key to want ("": the knob was not given) with settings, the
+// server's variables so far (--set's among them): a value there must be
+// want, and want goes into settings.
+func AgreeVar(settings map[string]string, knobName, key, want string) error {
+	if want == "" {
+		return nil
+	}
+	if v, ok := settings[key]; ok && v != want {
+		return knob.Bad("give one of them", "%s %s and --set %s=%s disagree", knobName, want, key, v)
+	}
+	settings[key] = want
+	return nil
+}

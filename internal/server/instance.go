@@ -157,6 +157,23 @@ func (in *Instance) Beside(name string) (*Instance, error) {
 	return sib, nil
 }
 
+// Replica makes the folders of a topology's node name beside in's data
+// (Beside: replica-NAME, which in's StopClean removes) and places it on
+// net, in a namespace of its own with its own address (nil net: loopback).
+// The caller fills its DataDir and Launches it.
+func (in *Instance) Replica(ctx context.Context, net *netns.Net, name string) (*Instance, error) {
+	host, err := net.Add(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	r, err := in.Beside("replica-" + name)
+	if err != nil {
+		return nil, err
+	}
+	r.Host = host
+	return r, nil
+}
+
 // Restored is Beside with a copy of backup (a folder the account reads: a
 // prepared physical backup) as the new server's data, made by the account.
 func (in *Instance) Restored(name, backup string) (*Instance, error) {

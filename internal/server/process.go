@@ -187,6 +187,7 @@ type Process struct {
 	exitErr error
 	mu      sync.Mutex
 	stopped bool          // Stop or Kill was asked: an exit is not a death
+	killed  bool          // Kill was asked
 	cg      *Cgroup       // --server-memory: the memory cgroup it runs in, kept across restarts
 	cpus    placement.Set // --cpus server=…: the CPUs it and its processes run on, kept across restarts
 	onCPUs  string        // the CPUs it may run on, read back as it started; "": not placed
@@ -342,7 +343,7 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // as a crash would, and returns once none is left.
 func (p *Process) Kill() error {
 	p.mu.Lock()
-	p.stopped = true
+	p.stopped, p.killed = true, true
 	p.mu.Unlock()
 	kids, err := KillTree(p.cmd.Process.Pid)
 	<-p.done
@@ -350,6 +351,18 @@ func (p *Process) Kill() error {
 		return fmt.Errorf("%s's processes were still there 10 s after kill -9", p.Name)
 	}
 	return err
+}
+
+// Killed reports whether Kill was called on the process: a server killed
+// (a failover's primary) and not started again, as a restart is a new
+// Process. A nil Process was never killed.
+func (p *Process) Killed() bool {
+	if p == nil {
+		return false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.killed
 }
 
 // Crash kills every process of the server with SIGKILL (Kill), as a crash would, waits

@@ -1,6 +1,13 @@
 package server
 
-import "github.com/dbgauge/dbgauge/internal/knob"
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/dbgauge/dbgauge/internal/knob"
+	"github.com/dbgauge/dbgauge/internal/netns"
+)
 
 // TopologyKnob is --topology, one knob of every managed engine that builds
 // a topology (postgres:managed's streaming replicas, mariadb:managed's
@@ -85,4 +92,62 @@ func StartTopology[S any](t Topology, primary S, follow func(upstream S, n Node)
 		upstreams = append(upstreams, n.Follows)
 	}
 	return started, upstreams, nil
+}
+
+// ClusterNet puts a topology's servers on a network of their own where
+// namespaces can be made here (root: netns.Open), so that a partition is
+// the kernel's; elsewhere they stay on loopback (a nil Net, a nil Host) and
+// a partition is refused. It returns the network and the primary's place
+// on it; for the topology "none", nothing. The caller closes the network
+// once its servers are gone.
+func ClusterNet(ctx context.Context, topology string) (*netns.Net, *netns.Host, error) {
+	if topology == "none" {
+		return nil, nil, nil
+	}
+	net, err := netns.Open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := net.Add(ctx, Primary)
+	if err != nil {
+		_ = net.Close()
+		return nil, nil, err
+	}
+	return net, h, nil
+}
+
+// IsolatePrimary cuts a topology's primary off from every other node of
+// net (netns.Isolate: nftables in its namespace), its clients still
+// reaching it, so that its replicas receive nothing more, and says how. The
+// cut stays after the primary is killed (undo does nothing), so that its
+// kernel delivers nothing it still held; the network goes with the
+// cluster. A nil net (loopback) cannot, and says why.
+func IsolatePrimary(ctx context.Context, net *netns.Net) (undo func(), how string, err error) {
+	how, err = netns.Isolate(ctx, net, Primary)
+	return func() {}, how, err
+}
+
+// StopAll stops the servers of a cluster cleanly, the last first, and
+// removes their folders (their logs stay): one never launched (no
+// Process) is only discarded, a nil one skipped. It returns how long the
+// first server's stop took, and every stop's error.
+func StopAll(servers []*Instance) (time.Duration, error) {
+	var first time.Duration
+	var errs []error
+	for i := len(servers) - 1; i >= 0; i-- {
+		s := servers[i]
+		switch {
+		case s == nil:
+			continue
+		case s.Process == nil:
+			s.Discard()
+			continue
+		}
+		d, err := s.StopClean()
+		errs = append(errs, err)
+		if i == 0 {
+			first = d
+		}
+	}
+	return first, errors.Join(errs...)
 }

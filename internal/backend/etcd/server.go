@@ -212,19 +212,9 @@ func (c *Cluster) healthy(ctx context.Context) error {
 // Stop stops every member cleanly (SIGTERM) and removes their folders
 // (their logs stay); it returns how long the first member's stop took.
 func (c *Cluster) Stop() (time.Duration, error) {
-	var first time.Duration
-	var errs []error
-	for i := len(c.Members) - 1; i >= 0; i-- {
-		m := c.Members[i]
-		if m.Process == nil {
-			m.Discard()
-			continue
-		}
-		d, err := m.StopClean()
-		errs = append(errs, err)
-		if i == 0 {
-			first = d
-		}
+	ins := make([]*server.Instance, len(c.Members))
+	for i, m := range c.Members {
+		ins[i] = m.Instance
 	}
-	return first, errors.Join(errs...)
+	return server.StopAll(ins)
 }

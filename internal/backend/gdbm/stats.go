@@ -15,16 +15,14 @@ import (
 // per-table numbers show it. gdbm_count reads every bucket: the mutex is
 // held for a moment per table.
 func (d *db) Stats(context.Context) (map[string]int64, error) {
-	m := d.counted()
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed {
-		return nil, errClosed
+	m, cached, err := d.sample()
+	if err != nil {
+		return nil, err
 	}
-	var records, buckets, size, accesses, hits, cached int64
+	var records, buckets, size int64
 	for _, t := range d.files() {
-		a, h, c := t.f.cacheStats()
-		accesses, hits, cached = accesses+a, hits+h, cached+c
 		st, err := os.Stat(t.f.path)
 		if err != nil {
 			return nil, classify(err)
@@ -58,8 +56,6 @@ func (d *db) Stats(context.Context) (map[string]int64, error) {
 	m["records"] = records
 	m["buckets"] = buckets
 	m["file_bytes"] = size
-	m["cache_accesses"] = accesses
-	m["cache_hits"] = hits
 	m["cache_buckets"] = cached
 	return m, nil
 }
@@ -87,19 +83,26 @@ var _ backend.Sampler = (*db)(nil)
 // files open now: a table dropped takes its counts with it). The files'
 // shapes, which Stats reads bucket by bucket, are levels and are left out.
 func (d *db) Sample(context.Context) (map[string]int64, error) {
-	m := d.counted()
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	m, _, err := d.sample()
+	return m, err
+}
+
+// sample is Sample's counters, read with d.mu held, and the buckets the
+// files' caches hold now (a level, Stats' cache_buckets).
+func (d *db) sample() (map[string]int64, int64, error) {
 	if d.closed {
-		return nil, errClosed
+		return nil, 0, errClosed
 	}
-	var accesses, hits int64
+	m := d.counted()
+	var accesses, hits, cached int64
 	for _, t := range d.files() {
-		a, h, _ := t.f.cacheStats()
-		accesses, hits = accesses+a, hits+h
+		a, h, c := t.f.cacheStats()
+		accesses, hits, cached = accesses+a, hits+h, cached+c
 	}
 	m["cache_accesses"], m["cache_hits"] = accesses, hits
-	return m, nil
+	return m, cached, nil
 }
 
 // Integrity walks every key of every file with gdbm_firstkey/gdbm_nextkey

@@ -110,41 +110,13 @@ func (d *db) startReplicas(ctx context.Context, settings map[string]string) erro
 	var err error
 	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
 		id++
-		host, err := d.net.Add(ctx, n.Name)
+		in, err := d.srv.Replica(ctx, d.net, n.Name)
 		if err != nil {
 			return nil, err
 		}
-		return up.StartReplica(ctx, d.srv.Instance, host, n.Name, filepath.Join(d.srv.Dir, "mariadb-"+n.Name+".log"), d.cluster.replicaSettings(settings, id, n))
+		return up.StartReplica(ctx, in, n.Name, filepath.Join(d.srv.Dir, "mariadb-"+n.Name+".log"), d.cluster.replicaSettings(settings, id, n))
 	})
 	return err
-}
-
-// clusterNet puts a cluster's servers on a network of their own when
-// namespaces can be made here (root), so that a partition is the kernel's;
-// else they stay on loopback and a partition is refused. It returns the
-// primary's place on it (nil: loopback).
-func (d *db) clusterNet(ctx context.Context) (*netns.Host, error) {
-	if d.cluster.topology == "none" {
-		return nil, nil
-	}
-	var err error
-	if d.net, err = netns.Open(ctx); err != nil {
-		return nil, err
-	}
-	h, err := d.net.Add(ctx, server.Primary)
-	if err != nil {
-		_ = d.net.Close()
-		d.net = nil
-	}
-	return h, err
-}
-
-// netAddr is a server's address on the cluster's network, "" on loopback.
-func netAddr(s *Server) string {
-	if s.Host == nil {
-		return ""
-	}
-	return s.Host.Addr
 }
 
 // stopReplicas stops the replicas, the last first.
@@ -172,10 +144,11 @@ func (c clusterDB) Nodes() []backend.Node {
 	d := c.db
 	d.topo.Lock()
 	defer d.topo.Unlock()
-	nodes := []backend.Node{{Name: server.Primary, Addr: netAddr(d.srv), Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
+	nodes := []backend.Node{backend.NodeOf(d.srv.Instance, server.Primary, "")}
 	for i, r := range d.replicas {
-		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Addr: netAddr(r), Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
-			Sync: d.cluster.replication == "semi-sync" && d.upstream[i] == server.Primary})
+		n := backend.NodeOf(r.Instance, r.Name, d.upstream[i])
+		n.Sync = d.cluster.replication == "semi-sync" && d.upstream[i] == server.Primary
+		nodes = append(nodes, n)
 	}
 	return nodes
 }
@@ -191,7 +164,7 @@ func nameOf(s *Server) string {
 // byName returns the live server named name, nil for the killed primary.
 func (d *db) byName(name string) *Server {
 	for _, s := range d.servers() {
-		if nameOf(s) == name && (s != d.srv || !d.killed) {
+		if nameOf(s) == name && (s != d.srv || !d.srv.Killed()) {
 			return s
 		}
 	}
@@ -217,7 +190,7 @@ func (c clusterDB) Lag(ctx context.Context) (map[string]float64, error) {
 		}
 		replicas, ups = append(replicas, r), append(ups, up)
 	}
-	primaryLive := !d.killed
+	primaryLive := !d.srv.Killed()
 	d.topo.Unlock()
 	for i, r := range replicas {
 		bytes, trx, err := r.LagBehind(ctx, ups[i])
@@ -288,27 +261,16 @@ func (n nodeFault) CrashRestart(ctx context.Context) error {
 }
 
 // IsolatePrimary cuts the primary off from every replica on the cluster's
-// network (nftables in its namespace), its clients still reaching it: the
+// network (server.IsolatePrimary), its clients still reaching it: the
 // replicas receive no more of its binlog; an async primary goes on
 // acknowledging commits they will never have, a semi-sync one waits for
-// an acknowledgement that does not come. The cut stays after the primary
-// is killed (undo does nothing), so that its kernel delivers nothing it
-// still held; the network goes with the cluster.
+// an acknowledgement that does not come.
 func (c clusterDB) IsolatePrimary(ctx context.Context) (func(), string, error) {
-	how, err := netns.Isolate(ctx, c.net, server.Primary)
-	return func() {}, how, err
+	return server.IsolatePrimary(ctx, c.net)
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.
-func (c clusterDB) KillPrimary(context.Context) error {
-	if err := c.srv.Kill(); err != nil {
-		return err
-	}
-	c.topo.Lock()
-	c.killed = true
-	c.topo.Unlock()
-	return nil
-}
+func (c clusterDB) KillPrimary(context.Context) error { return c.srv.Kill() }
 
 // Promote promotes the direct replica that received the most of the
 // primary's transactions (its Gtid_IO_Pos): it applies what it received,
@@ -371,7 +333,7 @@ func (c clusterDB) Health(ctx context.Context) (backend.ClusterHealth, error) {
 	}
 	var errs []error
 	for _, s := range d.servers() {
-		if s == d.srv && d.killed {
+		if s == d.srv && d.srv.Killed() {
 			continue
 		}
 		name := nameOf(s)
@@ -407,7 +369,7 @@ func (c clusterDB) Health(ctx context.Context) (backend.ClusterHealth, error) {
 // each replica's as "r1 NAME".
 func (d *db) clusterSettings(ctx context.Context, settings map[string]string) error {
 	for _, s := range d.servers() {
-		if s == d.srv && d.killed {
+		if s == d.srv && d.srv.Killed() {
 			continue
 		}
 		names := []string{"server_id", "log_bin", "binlog_format", "log_slave_updates", "gtid_strict_mode", "read_only"}

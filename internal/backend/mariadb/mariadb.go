@@ -100,16 +100,35 @@ type db struct {
 	changed  []global
 	restored sync.Once
 	// --topology: the replicas of the managed primary, and what each
-	// replicates from; after a failover, whether the primary was killed
-	// and the replica promoted. topo guards upstream, killed and promoted:
-	// the session's sampler reads them (Lag) while a failover changes them.
+	// replicates from; after a failover, the replica promoted (the
+	// primary's Process says it was killed). topo guards upstream and
+	// promoted: the session's sampler reads them (Lag) while a failover
+	// changes them.
 	cluster  clusterConfig
 	replicas []*Server
 	topo     sync.Mutex
 	upstream []string
-	killed   bool
 	promoted *Server
 	net      *netns.Net // the cluster's network; nil: loopback
+}
+
+// SizeSettings puts --cache and --page-size into settings as
+// innodb_buffer_pool_size and innodb_page_size, refusing a --set of either
+// that says otherwise; only a datadir the server creates takes a page
+// size. MariaDB's managed engines share it (Galera's).
+func SizeSettings(settings map[string]string, o backend.Options) error {
+	if err := backend.AgreeVar(settings, "--cache", "innodb_buffer_pool_size", bytesOf(o.CacheBytes)); err != nil {
+		return err
+	}
+	return backend.AgreeVar(settings, "--page-size", "innodb_page_size", bytesOf(o.PageSize))
+}
+
+// bytesOf is a size knob's value as a server variable: "" when not given.
+func bytesOf(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -125,22 +144,12 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	var dsn string
 	form, _ := backend.VersionOf(o.DB)
 	isManaged := isManagedForm(form)
-	for _, s := range []struct {
-		knob, key string
-		n         int64
-	}{{"cache", "innodb_buffer_pool_size", o.CacheBytes}, {"page-size", "innodb_page_size", o.PageSize}} {
-		if s.n == 0 {
-			continue
-		}
-		want := strconv.FormatInt(s.n, 10)
-		if v, ok := settings[s.key]; ok && v != want {
-			return nil, knob.Bad("give one of them", "--%s %s and --set %s=%s disagree", s.knob, want, s.key, v)
-		}
-		if s.key == "innodb_page_size" && !isManaged {
-			return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
-				"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
-		}
-		settings[s.key] = want
+	if err := SizeSettings(settings, o); err != nil {
+		return nil, err
+	}
+	if o.PageSize != 0 && !isManaged {
+		return nil, knob.Bad("use --db mariadb:managed, whose datadir dbgauge creates",
+			"--page-size sets innodb_page_size, which InnoDB fixes when a server's datadir is created")
 	}
 	if isManaged {
 		if dsn, err = d.startManaged(ctx, o, settings); err != nil {
@@ -203,8 +212,8 @@ func (d *db) startManaged(ctx context.Context, o backend.Options, settings map[s
 	if d.cluster.topology != "none" {
 		d.cluster.primarySettings(settings)
 	}
-	host, err := d.clusterNet(ctx)
-	if err != nil {
+	var host *netns.Host
+	if d.net, host, err = server.ClusterNet(ctx, d.cluster.topology); err != nil {
 		return "", err
 	}
 	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Settings: settings, Binaries: bins}); err != nil {

@@ -9,26 +9,20 @@ import (
 	"strings"
 	"time"
 
-	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // StartReplica starts an empty replica of p (the primary, or a replica for
-// a chain) named name, in replica-NAME beside home's data (the primary's,
-// whose StopClean removes them all), on host (a node of the primary's
-// network; nil: loopback), with settings (its own server_id, read_only): a
-// fresh datadir, secured as every server of the cluster is (secure:
-// dbgauge's user and database, none of it in a binlog), then replicating p
-// by GTID from p's first binlog event. It returns once the replica's IO
-// thread is connected.
-func (p *Server) StartReplica(ctx context.Context, home *server.Instance, host *netns.Host, name, logPath string, settings map[string]string) (*Server, error) {
-	in, err := home.Beside("replica-" + name)
-	if err != nil {
-		return nil, err
-	}
-	in.Host = host
+// a chain) named name, in in, the folders the kit made for it
+// (Instance.Replica, beside the primary's, whose StopClean removes them
+// all), with settings (its own server_id, read_only): a fresh datadir,
+// secured as every server of the cluster is (secure: dbgauge's user and
+// database, none of it in a binlog), then replicating p by GTID from p's
+// first binlog event. It returns once the replica's IO thread is
+// connected.
+func (p *Server) StartReplica(ctx context.Context, in *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
 	r := &Server{Instance: in, Name: name, bin: p.bin, install: p.install, settings: settings}
-	if _, err = launch(ctx, r, logPath); err != nil {
+	if _, err := launch(ctx, r, logPath); err != nil {
 		in.Discard()
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}

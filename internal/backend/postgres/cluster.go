@@ -66,11 +66,11 @@ func (d *db) startReplicas(ctx context.Context, dir string, settings map[string]
 	}
 	var err error
 	d.replicas, d.upstream, err = server.StartTopology(server.Topologies[d.cluster.topology], d.srv, func(up *Server, n server.Node) (*Server, error) {
-		host, err := d.net.Add(ctx, n.Name)
+		in, err := d.srv.Replica(ctx, d.net, n.Name)
 		if err != nil {
 			return nil, err
 		}
-		return up.StartReplica(ctx, d.srv.Instance, host, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
+		return up.StartReplica(ctx, in, n.Name, filepath.Join(dir, "postgres-"+n.Name+".log"), rs)
 	})
 	return err
 }
@@ -95,26 +95,6 @@ func (d *db) stopReplicas() {
 	}
 }
 
-// clusterNet puts a cluster's servers on a network of their own when
-// namespaces can be made here (root), so that a partition is the kernel's;
-// else they stay on loopback and a partition is refused. It returns the
-// primary's place on it (nil: loopback).
-func (d *db) clusterNet(ctx context.Context) (*netns.Host, error) {
-	if d.cluster.topology == "none" {
-		return nil, nil
-	}
-	var err error
-	if d.net, err = netns.Open(ctx); err != nil {
-		return nil, err
-	}
-	h, err := d.net.Add(ctx, server.Primary)
-	if err != nil {
-		_ = d.net.Close()
-		d.net = nil
-	}
-	return h, err
-}
-
 // clusterDB is what Open returns for a managed primary with replicas.
 type clusterDB struct{ managedDB }
 
@@ -126,38 +106,24 @@ func (c clusterDB) Topology() (string, string) { return c.cluster.topology, c.cl
 // Nodes lists the primary and its replicas.
 func (c clusterDB) Nodes() []backend.Node {
 	d := c.db
-	nodes := []backend.Node{{Name: "primary", Addr: netAddr(d.srv), Port: d.srv.Port, StartupSeconds: d.srv.Startup.Seconds(), Log: d.srv.LogPath}}
+	nodes := []backend.Node{backend.NodeOf(d.srv.Instance, server.Primary, "")}
 	sync := syncNames[d.cluster.topology]
 	for i, r := range d.replicas {
-		nodes = append(nodes, backend.Node{Name: r.Name, Upstream: d.upstream[i], Addr: netAddr(r), Port: r.Port, StartupSeconds: r.Startup.Seconds(), Log: r.LogPath,
-			Sync: d.cluster.replication != "async" && d.upstream[i] == "primary" && strings.Contains(sync, r.Name)})
+		n := backend.NodeOf(r.Instance, r.Name, d.upstream[i])
+		n.Sync = d.cluster.replication != "async" && d.upstream[i] == server.Primary && strings.Contains(sync, r.Name)
+		nodes = append(nodes, n)
 	}
 	return nodes
-}
-
-// netAddr is a server's address on the cluster's network, "" on loopback.
-func netAddr(s *Server) string {
-	if s.Host == nil {
-		return ""
-	}
-	return s.Host.Addr
 }
 
 // live returns the servers still running: the primary unless it was
 // killed, and the replicas.
 func (d *db) live() []*Server {
-	d.topo.Lock()
-	defer d.topo.Unlock()
 	var out []*Server
-	if d.killed == nil {
+	if !d.srv.Killed() {
 		out = append(out, d.srv)
 	}
-	for _, r := range d.replicas {
-		if r != d.killed {
-			out = append(out, r)
-		}
-	}
-	return out
+	return append(out, d.replicas...)
 }
 
 // Lag asks every live upstream how far its replicas are behind it.
@@ -203,17 +169,15 @@ type nodeFault struct {
 func (n nodeFault) CrashRestart(ctx context.Context) error {
 	d := n.c.db
 	srv, names := (*Server)(nil), []string{server.Primary}
-	d.topo.Lock()
-	if n.node == server.Primary && d.killed != d.srv {
+	if n.node == server.Primary && !d.srv.Killed() {
 		srv = d.srv
 	}
 	for _, r := range d.replicas {
 		names = append(names, r.Name)
-		if r.Name == n.node && r != d.killed {
+		if r.Name == n.node {
 			srv = r
 		}
 	}
-	d.topo.Unlock()
 	if srv == nil {
 		return fmt.Errorf("the cluster has no running server %s (its servers: %s)", n.node, strings.Join(names, ", "))
 	}
@@ -228,28 +192,15 @@ func (n nodeFault) CrashRestart(ctx context.Context) error {
 func (c clusterDB) Network() *netns.Net { return c.net }
 
 // IsolatePrimary cuts the primary off from every replica on the cluster's
-// network (nftables in its namespace), its clients still reaching it: the
+// network (server.IsolatePrimary), its clients still reaching it: the
 // replicas receive no more WAL, and a primary that does not wait for a
-// standby goes on acknowledging commits they will never have. The cut
-// stays after the primary is killed (undo does nothing), so that its
-// kernel delivers nothing it still held; the network goes with the
-// cluster.
+// standby goes on acknowledging commits they will never have.
 func (c clusterDB) IsolatePrimary(ctx context.Context) (func(), string, error) {
-	how, err := netns.Isolate(ctx, c.net, server.Primary)
-	return func() {}, how, err
+	return server.IsolatePrimary(ctx, c.net)
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.
-func (c clusterDB) KillPrimary(context.Context) error {
-	d := c.db
-	if err := d.srv.Kill(); err != nil {
-		return err
-	}
-	d.topo.Lock()
-	d.killed = d.srv
-	d.topo.Unlock()
-	return nil
-}
+func (c clusterDB) KillPrimary(context.Context) error { return c.srv.Kill() }
 
 // Promote promotes the direct replica that received the most WAL.
 func (c clusterDB) Promote(ctx context.Context) (string, error) {
@@ -271,9 +222,7 @@ func (c clusterDB) Promote(ctx context.Context) (string, error) {
 	if err := best.Promote(ctx); err != nil {
 		return best.Name, err
 	}
-	d.topo.Lock()
 	d.promoted = best
-	d.topo.Unlock()
 	return best.Name, nil
 }
 

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -154,15 +153,15 @@ type db struct {
 	samples  sampler      // Sample's connection
 	version  int          // server_version_num
 	// --topology: the replicas of the managed primary, and what each
-	// streams from; after a failover, the killed and the promoted server.
-	cluster          clusterConfig
-	replicas         []*Server
-	upstream         []string
-	topo             sync.Mutex // guards killed and promoted: the sampler's Lag reads them while a failover changes them
-	killed, promoted *Server
-	readers          []*pgx.ConnConfig // --read-from replicas
-	net              *netns.Net        // the cluster's network; nil: loopback
-	nextReader       atomic.Int64
+	// streams from; after a failover, the promoted server (the primary's
+	// Process says it was killed).
+	cluster    clusterConfig
+	replicas   []*Server
+	upstream   []string
+	promoted   *Server
+	readers    []*pgx.ConnConfig // --read-from replicas
+	net        *netns.Net        // the cluster's network; nil: loopback
+	nextReader atomic.Int64
 }
 
 func open(ctx context.Context, o backend.Options) (backend.DB, error) {
@@ -234,8 +233,9 @@ func (d *db) startManaged(ctx context.Context, o backend.Options, pgBin string, 
 	if _, ok := settings["max_connections"]; !ok {
 		settings["max_connections"] = strconv.Itoa(max(100, o.Conns+20))
 	}
-	host, err := d.clusterNet(ctx)
-	if err != nil {
+	var host *netns.Host
+	var err error
+	if d.net, host, err = server.ClusterNet(ctx, d.cluster.topology); err != nil {
 		return "", err
 	}
 	if d.srv, err = Start(ctx, ServerConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs, Host: host}, Bin: pgBin, Settings: settings, Archive: o.Archive}); err != nil {
@@ -275,16 +275,15 @@ func (d *db) settings(o backend.Options) (map[string]string, error) {
 	if err := applyIsolation(settings, o.Isolation); err != nil {
 		return nil, err
 	}
-	if o.CacheBytes > 0 {
-		want := strconv.FormatInt(o.CacheBytes/1024, 10) + "kB"
-		switch v, ok := settings["shared_buffers"]; {
-		case !isManaged(o.DB):
-			return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
-				"--cache sets shared_buffers, which a server of yours takes only when it starts")
-		case ok && v != want:
-			return nil, knob.Bad("give one of them", "--cache %s and --set shared_buffers=%s disagree", want, v)
-		}
-		settings["shared_buffers"] = want
+	if o.CacheBytes <= 0 {
+		return settings, nil
+	}
+	if !isManaged(o.DB) {
+		return nil, knob.Bad("set shared_buffers in your server's postgresql.conf and restart it, or use --db postgres:managed",
+			"--cache sets shared_buffers, which a server of yours takes only when it starts")
+	}
+	if err := backend.AgreeVar(settings, "--cache", "shared_buffers", strconv.FormatInt(o.CacheBytes/1024, 10)+"kB"); err != nil {
+		return nil, err
 	}
 	return settings, nil
 }

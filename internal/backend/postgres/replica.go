@@ -11,28 +11,22 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/dbgauge/dbgauge/internal/netns"
 	"github.com/dbgauge/dbgauge/internal/server"
 )
 
 // StartReplica makes a hot standby of p (a primary, or a replica for a
-// chain): a base backup of p into replica-NAME beside the server home (the
-// primary's, whose StopClean removes them all), streaming from p under
-// application_name name (what synchronous_standby_names names), started
-// with settings on a port of its own, on host (a node of the primary's
-// network; nil: loopback). It returns once the standby accepts
-// connections. Settings must not hold synchronous_standby_names: a replica
-// that inherited it would hang on every write once promoted.
-func (p *Server) StartReplica(ctx context.Context, home *server.Instance, host *netns.Host, name, logPath string, settings map[string]string) (*Server, error) {
-	in, err := home.Beside("replica-" + name)
-	if err != nil {
-		return nil, err
-	}
-	in.Host = host
+// chain) in in, the folders the kit made for it (Instance.Replica, beside
+// the primary's, whose StopClean removes them all): a base backup of p,
+// streaming from p under application_name name (what
+// synchronous_standby_names names), started with settings on a port of
+// its own. It returns once the standby accepts connections. Settings must
+// not hold synchronous_standby_names: a replica that inherited it would
+// hang on every write once promoted.
+func (p *Server) StartReplica(ctx context.Context, in *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
 	r := &Server{Instance: in, Bin: p.Bin, User: p.User, Database: p.Database, Name: name}
 	// A throwaway standby: its copy need not be flushed (-N).
 	cctx, cancel := context.WithTimeoutCause(ctx, replicaCopy, fmt.Errorf("the copy of %s took longer than %s (a stuck primary, or a database too big to copy on loopback that long)", upstreamName(p), replicaCopy))
-	err = p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
+	err := p.Account.RunContext(cctx, []string{"PGPASSWORD=" + p.Password}, filepath.Join(p.Bin, "pg_basebackup"),
 		"-D", r.DataDir, "-F", "p", "-X", "stream", "-c", "fast", "--no-sync",
 		"-h", p.ListenAddr(), "-p", strconv.Itoa(p.Port), "-U", p.User, "-w")
 	cancel()

@@ -226,6 +226,16 @@ func (c *conn) writable(ctx context.Context, table string) error {
 	case c.tables[table]:
 		return nil
 	}
+	if err := c.exists(ctx, table); err != nil {
+		return err
+	}
+	c.tables[table] = true
+	return nil
+}
+
+// exists asks the server whether table's marker is there: a missing table
+// is backend.TableError.
+func (c *conn) exists(ctx context.Context, table string) error {
 	n, err := c.rc.Exists(ctx, marker(table)).Result()
 	if err != nil {
 		return classify(err)
@@ -233,7 +243,6 @@ func (c *conn) writable(ctx context.Context, table string) error {
 	if n == 0 {
 		return classify(backend.TableError(table))
 	}
-	c.tables[table] = true
 	return nil
 }
 
@@ -263,12 +272,8 @@ func (c *conn) Scan(ctx context.Context, table string, fn func(k, v []byte) erro
 	if c.tx == nil {
 		return errNoTx
 	}
-	n, err := c.rc.Exists(ctx, marker(table)).Result()
-	if err != nil {
-		return classify(err)
-	}
-	if n == 0 {
-		return classify(backend.TableError(table))
+	if err := c.exists(ctx, table); err != nil {
+		return err
 	}
 	var keys []string
 	if err := c.scanKeys(ctx, table, func(ks []string) error { keys = append(keys, ks...); return nil }); err != nil {

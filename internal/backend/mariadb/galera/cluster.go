@@ -358,25 +358,14 @@ func (n *Node) CrashRestart(ctx context.Context) (Transfer, error) {
 // folders (their logs stay) and their network; it returns how long the
 // first node's stop took.
 func (c *Cluster) Stop() (time.Duration, error) {
-	var first time.Duration
-	var errs []error
 	defer func() {
 		_ = c.Net.Close() // nil on loopback: nothing to close
 	}()
-	for i := len(c.Nodes) - 1; i >= 0; i-- {
-		n := c.Nodes[i]
-		if n.Server == nil {
-			continue
-		}
-		if n.Process == nil {
-			n.Discard()
-			continue
-		}
-		d, err := n.StopClean()
-		errs = append(errs, err)
-		if i == 0 {
-			first = d
+	ins := make([]*server.Instance, len(c.Nodes))
+	for i, n := range c.Nodes {
+		if n.Server != nil {
+			ins[i] = n.Instance
 		}
 	}
-	return first, errors.Join(errs...)
+	return server.StopAll(ins)
 }

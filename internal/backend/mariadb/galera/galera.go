@@ -139,18 +139,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	for _, kv := range o.Set {
 		settings[kv.Key] = kv.Value
 	}
-	for _, s := range []struct {
-		knob, key string
-		n         int64
-	}{{"cache", "innodb_buffer_pool_size", o.CacheBytes}, {"page-size", "innodb_page_size", o.PageSize}} {
-		if s.n == 0 {
-			continue
-		}
-		want := strconv.FormatInt(s.n, 10)
-		if v, ok := settings[s.key]; ok && v != want {
-			return nil, knob.Bad("give one of them", "--%s %s and --set %s=%s disagree", s.knob, want, s.key, v)
-		}
-		settings[s.key] = want
+	if err := mariadb.SizeSettings(settings, o); err != nil {
+		return nil, err
 	}
 	c, err := Start(ctx, ClusterConfig{Config: server.Config{Dir: o.Dir, Data: o.DataDir, Memory: o.ServerMemory, CPUs: o.ServerCPUs},
 		Nodes: x.nodes, Settings: settings})

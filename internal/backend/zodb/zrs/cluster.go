@@ -22,9 +22,9 @@ func (c clusterDB) Topology() (string, string) { return c.topology, "async" }
 
 // Nodes lists the primary and its secondaries.
 func (c clusterDB) Nodes() []backend.Node {
-	nodes := []backend.Node{{Name: server.Primary, Port: c.srv.Port, StartupSeconds: c.srv.Startup.Seconds(), Log: c.srv.LogPath}}
+	nodes := []backend.Node{backend.NodeOf(c.srv.Instance, server.Primary, "")}
 	for i, s := range c.secondaries {
-		nodes = append(nodes, backend.Node{Name: s.Name, Upstream: c.upstream[i], Port: s.Port, StartupSeconds: s.Startup.Seconds(), Log: s.LogPath})
+		nodes = append(nodes, backend.NodeOf(s.Instance, s.Name, c.upstream[i]))
 	}
 	return nodes
 }
@@ -32,7 +32,7 @@ func (c clusterDB) Nodes() []backend.Node {
 // byName returns the server named name, nil for a primary killed.
 func (d *db) byName(name string) *Server {
 	if name == server.Primary {
-		if d.killed {
+		if d.srv.Killed() {
 			return nil
 		}
 		return d.srv
@@ -102,13 +102,7 @@ func (c clusterDB) IsolatePrimary(context.Context) (func(), string, error) {
 }
 
 // KillPrimary kills the primary's process group and waits until it is gone.
-func (c clusterDB) KillPrimary(context.Context) error {
-	if err := c.srv.Kill(); err != nil {
-		return err
-	}
-	c.killed = true
-	return nil
-}
+func (c clusterDB) KillPrimary(context.Context) error { return c.srv.Kill() }
 
 // Promote restarts the direct secondary whose file holds the latest
 // transaction as a primary on its replicated data (a clean stop, then
@@ -169,7 +163,7 @@ func (c clusterDB) Health(context.Context) (backend.ClusterHealth, error) {
 		names[s.repl] = s.Name
 	}
 	for _, s := range c.servers() {
-		if s == c.srv && c.killed {
+		if s == c.srv && c.srv.Killed() {
 			continue
 		}
 		switch role := s.Role(); role {

@@ -137,7 +137,6 @@ type db struct {
 	secondaries []*Server // in the topology's order
 	upstream    []string  // each secondary's upstream's name
 	topology    string
-	killed      bool // srv was killed (a failover)
 }
 
 // servers lists the primary started first and the secondaries.
