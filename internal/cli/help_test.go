@@ -110,7 +110,7 @@ func bad(k knob.Spec, file string) (string, bool) {
 		"fault": "when=1s", "cpus": "nowhere", "dataset": "huge", "commit": "sometimes", "results": file + "/sub",
 		"file": "/no/such/script.sql", "define": "novalue", "workload-file": "/no/such/file.toml",
 		"mix": "dance=1", "hotspot": "most", "checkpoints": "soon", "path": "/no/such/dir", "block": "big",
-		"method": "prayer", "pattern": "zigzag", "fault-after": "later", "resume": file, "pg-bin": "/no/such/bin", "zodb-env": "/no/such/env", "zrs-env": "/no/such/env", "relstorage-env": "/no/such/env",
+		"method": "prayer", "pattern": "zigzag", "fault-after": "later", "resume": file, "pg-bin": "/no/such/bin", "zodb-env": "/no/such/env", "zrs-env": "/no/such/env", "relstorage-env": "/no/such/env", "neo-env": "/no/such/env",
 		"data-dir": file, "metrics-addr": "nowhere", "warmup": "automatic", "ops": "4-1", "halt-on-errors": "/XX/", "shard": "5/2", "start-at": "noon",
 		"from": "postgres:managed@x", "to": "postgres:managed@x",
 		"profile": "wave 1/s", "slo": "fast", "resolution": "fine",
