@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -28,7 +29,9 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-// This process's own line: running, its parent, a CPU.
+// This process's own lines: its parent and a CPU in /proc/PID/stat, whose
+// state is the main thread's (asleep or running, whatever the test does);
+// running in the line of the thread that reads it.
 func TestFieldsOfSelf(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("/proc is Linux's")
@@ -37,10 +40,22 @@ func TestFieldsOfSelf(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f[State] != "R" || f[PPID] != strconv.Itoa(os.Getppid()) {
-		t.Errorf("state %s ppid %s: want R %d", f[State], f[PPID], os.Getppid())
+	if f[PPID] != strconv.Itoa(os.Getppid()) || !strings.Contains("RSDI", f[State]) {
+		t.Errorf("state %s ppid %s: want R, S, D or I, and %d", f[State], f[PPID], os.Getppid())
 	}
 	if cpu, err := strconv.Atoi(f[Processor]); err != nil || cpu < 0 {
 		t.Errorf("processor %q", f[Processor])
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(syscall.Gettid()) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Split(string(b)); err != nil {
+		t.Fatal(err)
+	}
+	if f[State] != "R" || f[PPID] != strconv.Itoa(os.Getppid()) {
+		t.Errorf("this thread's line: state %s ppid %s: want R %d", f[State], f[PPID], os.Getppid())
 	}
 }
