@@ -2,14 +2,12 @@ package neo
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -324,10 +322,10 @@ func (c *Cluster) CrashRestart(ctx context.Context, n *Node) (string, error) {
 
 // Stop stops the cluster cleanly: NEO's own shutdown (neoctl set cluster
 // STOPPING: the master has the storage nodes finish and exit, then exits),
-// waited for StopWithin at most; then whatever is left gets SIGTERM (the
-// kit's StopClean): the storages, the admin, the master last, which removes
-// the folders under its own; the logs stay. It returns how long the master
-// took to stop.
+// waited for StopWithin at most; then the kit stops whatever is left
+// (server.StopAll: SIGTERM to the storages, the admin, the master last,
+// and their folders removed; the logs stay). It returns how long the whole
+// stop took.
 func (c *Cluster) Stop() (time.Duration, error) {
 	start := time.Now()
 	if c.Admin != nil && c.Admin.Process != nil {
@@ -340,18 +338,13 @@ func (c *Cluster) Stop() (time.Duration, error) {
 		}
 		cancel()
 	}
-	var errs []error
-	for _, n := range append(slices.Clone(c.Storages), c.Admin) {
-		if n != nil && n.Process != nil {
-			_, err := n.StopClean()
-			errs = append(errs, err)
-		}
+	ins := []*server.Instance{c.Master.Instance}
+	if c.Admin != nil {
+		ins = append(ins, c.Admin.Instance)
 	}
-	if c.Master.Process != nil {
-		_, err := c.Master.StopClean()
-		errs = append(errs, err)
-	} else {
-		c.Master.Discard()
+	for _, n := range c.Storages {
+		ins = append(ins, n.Instance)
 	}
-	return time.Since(start), errors.Join(errs...)
+	_, err := server.StopAll(ins)
+	return time.Since(start), err
 }
