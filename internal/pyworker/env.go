@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/dbgauge/dbgauge/internal/knob"
 )
@@ -322,7 +323,10 @@ func FindPython(version string) (string, error) {
 		}
 	}
 	if p, err := exec.LookPath("python3"); err == nil {
-		if out, err := exec.Command(p, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output(); err == nil && strings.TrimSpace(string(out)) == version {
+		ctx, cancel := context.WithTimeout(context.Background(), probeWithin)
+		out, err := exec.CommandContext(ctx, p, "-c", "import sys; print('%d.%d' % sys.version_info[:2])").Output()
+		cancel()
+		if err == nil && strings.TrimSpace(string(out)) == version {
 			return p, nil
 		}
 	}
@@ -334,8 +338,14 @@ func FindPython(version string) (string, error) {
 		"no Python %s on this machine (no python%s on PATH, none in ~/.pyenv/versions)", version, version)
 }
 
+// probeWithin bounds each probe of an interpreter (an interpreter that
+// does not answer by then is not one to run).
+const probeWithin = 10 * time.Second
+
 // runs says whether an interpreter starts (a pyenv shim of a version not
-// installed does not).
+// installed does not) within probeWithin.
 func runs(python string) bool {
-	return exec.Command(python, "-c", "pass").Run() == nil
+	ctx, cancel := context.WithTimeout(context.Background(), probeWithin)
+	defer cancel()
+	return exec.CommandContext(ctx, python, "-c", "pass").Run() == nil
 }
