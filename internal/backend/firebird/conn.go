@@ -27,9 +27,14 @@ type conn struct {
 	prepare backend.Prepare
 	stmts   map[*backend.Stmt]*sql.Stmt
 	texts   map[*backend.Stmt]string
-	tx      driver.Tx // the transaction open now, or nil
-	txOpts  driver.TxOptions
-	open    *atomic.Int64 // the database's count of open client connections
+	// blocks are CopyFrom's prepared EXECUTE BLOCKs by their shape, kept
+	// from one CopyFrom to the next (a load copies table after table,
+	// district after district, in blocks of the same shapes): at most
+	// maxBlocks.
+	blocks map[blockKey]*sql.Stmt
+	tx     driver.Tx // the transaction open now, or nil
+	txOpts driver.TxOptions
+	open   *atomic.Int64 // the database's count of open client connections
 	// attachment is CURRENT_CONNECTION (MON$ATTACHMENT_ID), read by the
 	// first LockView; 0 before.
 	attachment int64
@@ -41,7 +46,7 @@ type conn struct {
 var bg = context.Background()
 
 func newConn(c *sql.Conn, p backend.Prepare) *conn {
-	return &conn{c: c, prepare: p, stmts: map[*backend.Stmt]*sql.Stmt{}, texts: map[*backend.Stmt]string{}}
+	return &conn{c: c, prepare: p, stmts: map[*backend.Stmt]*sql.Stmt{}, texts: map[*backend.Stmt]string{}, blocks: map[blockKey]*sql.Stmt{}}
 }
 
 // raw runs f on the driver's connection.
@@ -336,7 +341,7 @@ func (c *conn) Close() error {
 	if c.tx != nil {
 		_ = c.end(false)
 	}
-	if len(c.stmts) > 0 && c.Begin(bg) == nil {
+	if len(c.stmts)+len(c.blocks) > 0 && c.Begin(bg) == nil {
 		c.freeStmts()
 		_ = c.end(false)
 	}
@@ -347,11 +352,19 @@ func (c *conn) Close() error {
 	return c.c.Close()
 }
 
-// freeStmts frees the prepared statements; they are prepared again at their
-// next use.
+// freeStmts frees the prepared statements and CopyFrom's blocks; they are
+// prepared again at their next use.
 func (c *conn) freeStmts() {
 	for _, p := range c.stmts {
 		_ = p.Close()
 	}
 	clear(c.stmts)
+	c.freeBlocks()
+}
+
+func (c *conn) freeBlocks() {
+	for _, p := range c.blocks {
+		_ = p.Close()
+	}
+	clear(c.blocks)
 }

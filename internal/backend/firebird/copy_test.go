@@ -137,4 +137,21 @@ func TestCopyFromInATransaction(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Fatalf("%d rows after a copy that failed in its own transaction", n)
 	}
+	// The blocks stay prepared on the connection: a copy of a shape it has
+	// copied before prepares nothing, and a DROP frees them (Firebird
+	// refuses to drop a table a prepared statement uses).
+	three := c.blocks[blockKey{"cq", "id,s", 3}]
+	if three == nil || len(c.blocks) != 2 {
+		t.Fatalf("%d blocks prepared after copies of 3 and 5 rows, want 2 (one of 3 rows)", len(c.blocks))
+	}
+	if _, err := c.CopyFrom(ctx, "cq", []string{"id", "s"}, rows(7, 8, 9)); err != nil {
+		t.Fatal(err)
+	}
+	if c.blocks[blockKey{"cq", "id,s", 3}] != three || len(c.blocks) != 2 {
+		t.Fatalf("a copy of 3 rows again prepared its block again (%d blocks)", len(c.blocks))
+	}
+	backendtest.Must(t, c.ExecScript(ctx, "DROP TABLE cq"))
+	if len(c.blocks) != 0 {
+		t.Fatalf("%d blocks still prepared after the DROP", len(c.blocks))
+	}
 }

@@ -22,7 +22,7 @@ import (
 // connected.
 func (p *Server) StartReplica(ctx context.Context, in *server.Instance, name, logPath string, settings map[string]string) (*Server, error) {
 	r := &Server{Instance: in, Name: name, bin: p.bin, install: p.install, settings: settings}
-	if _, err := launch(ctx, r, logPath); err != nil {
+	if _, err := launch(ctx, r, logPath, nil); err != nil {
 		in.Discard()
 		return nil, fmt.Errorf("replica %s: %w", name, err)
 	}

@@ -65,6 +65,11 @@ type ServerConfig struct {
 	// --wsrep-start-position, which RunOnData with --wsrep-recover reads
 	// from InnoDB).
 	Again func(ctx context.Context, m *Server) ([]string, error)
+	// Serving, when set, is awaited after the first start, once the
+	// server accepts connections and before dbgauge's user is made, with
+	// root's connection: a Galera node that bootstraps its cluster
+	// accepts connections before it accepts statements (wsrep_ready).
+	Serving func(ctx context.Context, m *Server, root *sql.DB) error
 }
 
 // FindServer returns the server binary and mariadb-install-db, or says what
@@ -101,13 +106,13 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	return launch(ctx, &Server{Instance: in, bin: bin, install: install, settings: cfg.Settings, first: cfg.First, again: cfg.Again},
-		filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb.log")))
+		filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb.log")), cfg.Serving)
 }
 
 // launch makes m's datadir, starts it with its output in logPath, and sets
-// up dbgauge's user and database on it (secure); it returns once m accepts
-// connections.
-func launch(ctx context.Context, m *Server, logPath string) (*Server, error) {
+// up dbgauge's user and database on it (secure) once serving, when set,
+// has returned; it returns once m accepts connections.
+func launch(ctx context.Context, m *Server, logPath string, serving func(context.Context, *Server, *sql.DB) error) (*Server, error) {
 	if err := m.installDB(m.install); err != nil {
 		return nil, err
 	}
@@ -117,6 +122,12 @@ func launch(ctx context.Context, m *Server, logPath string) (*Server, error) {
 	}
 	if n := flushNote(server.ReadFrom(logPath, 0)); n != "" {
 		m.Note = strings.TrimPrefix(m.Note+"; "+n, "; ")
+	}
+	if serving != nil {
+		if err := m.awaitServing(ctx, serving); err != nil {
+			_, _ = m.StopClean()
+			return nil, err
+		}
 	}
 	if err := m.secure(ctx); err != nil {
 		_, _ = m.StopClean()
@@ -170,6 +181,17 @@ func (m *Server) installDB(install string) error {
 		return fmt.Errorf("mariadb-install-db: %w", err)
 	}
 	return nil
+}
+
+// awaitServing calls serving with a connection pool of root's, before
+// root has a password.
+func (m *Server) awaitServing(ctx context.Context, serving func(context.Context, *Server, *sql.DB) error) error {
+	root, err := sql.Open("mysql", m.dsn("", true))
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return serving(ctx, m, root)
 }
 
 // secure makes dbgauge's own user with the password, and gives every root

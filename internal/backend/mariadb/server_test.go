@@ -3,6 +3,7 @@ package mariadb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -26,11 +27,21 @@ func needServer(t *testing.T) {
 
 func TestMariaDB(t *testing.T) {
 	needServer(t)
-	m, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"}})
+	// Serving is awaited with root's connection before dbgauge's user is
+	// made.
+	users := -1
+	serving := func(ctx context.Context, _ *Server, root *sql.DB) error {
+		return root.QueryRowContext(ctx, "SELECT COUNT(*) FROM mysql.user WHERE user = 'dbgauge'").Scan(&users)
+	}
+	m, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()}, Settings: map[string]string{"innodb_flush_log_at_trx_commit": "2"},
+		Serving: serving})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.StopClean()
+	if users != 0 {
+		t.Errorf("Serving saw %d dbgauge users (-1: it was not called), want 0: it runs before the user is made", users)
+	}
 	db, err := sql.Open("mysql", m.DSN(false))
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +84,24 @@ func TestMariaDB(t *testing.T) {
 		udb.Close()
 	}
 	t.Logf("started in %v as %s: %s", m.Startup, m.Account.Name, m.Note)
+}
+
+// TestMariaDBNotServing: a server whose Serving gives up is stopped, and
+// Start returns Serving's error.
+func TestMariaDBNotServing(t *testing.T) {
+	needServer(t)
+	var started *Server
+	gaveUp := errors.New("not ready")
+	_, err := Start(context.Background(), ServerConfig{Config: server.Config{Dir: t.TempDir()},
+		Serving: func(_ context.Context, m *Server, _ *sql.DB) error { started = m; return gaveUp }})
+	if !errors.Is(err, gaveUp) || started == nil {
+		t.Fatalf("Start: %v, want Serving's error", err)
+	}
+	select {
+	case <-started.Done():
+	default:
+		t.Error("the server still runs after Start gave up")
+	}
 }
 
 // startFilled starts a server in dir that flushes its log at every commit,

@@ -139,6 +139,7 @@ func Start(ctx context.Context, cfg ClusterConfig) (*Cluster, error) {
 		var err error
 		if i == 0 {
 			sc.First = []string{"--wsrep-new-cluster"}
+			sc.Serving = bootstrapped(n.Name)
 			n.Server, err = mariadb.Start(ctx, sc)
 		} else {
 			n.Server, err = c.Nodes[0].Join(ctx, n.Name, sc)
@@ -256,6 +257,25 @@ func (n *Node) synced(ctx context.Context) error {
 		return err
 	}
 	defer p.Close()
+	return awaitState(ctx, n.Name, n.Server, p, "Synced in a Primary component (its state transfer)",
+		func(s State) bool { return s.Comment == "Synced" && s.Writable() })
+}
+
+// bootstrapped is the first node's Serving: it waits, bounded by
+// syncWithin, until the node that bootstraps the cluster accepts
+// statements (wsrep_ready), before its users are made: it accepts
+// connections first, and a statement then fails with "WSREP has not yet
+// prepared node for application use".
+func bootstrapped(name string) func(context.Context, *mariadb.Server, *sql.DB) error {
+	return func(ctx context.Context, m *mariadb.Server, root *sql.DB) error {
+		return awaitState(ctx, name, m, root, "ready in a Primary component (its bootstrap)", State.Writable)
+	}
+}
+
+// awaitState asks the node through p, bounded by syncWithin, until its
+// state is ok; it says what it waited for and what the node last said when
+// it gives up or the node exits.
+func awaitState(ctx context.Context, name string, m *mariadb.Server, p *sql.DB, what string, ok func(State) bool) error {
 	wctx, cancel := context.WithTimeout(ctx, syncWithin)
 	defer cancel()
 	var last State
@@ -263,7 +283,7 @@ func (n *Node) synced(ctx context.Context) error {
 		qctx, qcancel := context.WithTimeout(wctx, 2*time.Second)
 		s, err := stateOf(qctx, p)
 		qcancel()
-		if err == nil && s.Comment == "Synced" && s.Writable() {
+		if err == nil && ok(s) {
 			return nil
 		}
 		said := "its last answer: " + s.String()
@@ -274,10 +294,10 @@ func (n *Node) synced(ctx context.Context) error {
 		}
 		select {
 		case <-wctx.Done():
-			return fmt.Errorf("waited %s for %s to be Synced in a Primary component (its state transfer): last it said %s (%s); its log: %s",
-				syncWithin, n.Name, last, said, n.LogTail(5))
-		case <-n.Done():
-			return fmt.Errorf("%s exited while joining its cluster; its log: %s", n.Name, n.LogTail(5))
+			return fmt.Errorf("waited %s for %s to be %s: last it said %s (%s); its log: %s",
+				syncWithin, name, what, last, said, m.LogTail(5))
+		case <-m.Done():
+			return fmt.Errorf("%s exited while waiting to be %s; its log: %s", name, what, m.LogTail(5))
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
