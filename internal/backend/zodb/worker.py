@@ -222,6 +222,7 @@ class Worker:
             from relstorage.options import Options
             from relstorage.storage import RelStorage
             opts = Options(keep_history=True, create_schema=bool(a.get("create")), driver="psycopg2")
+            self.local_mb = opts.cache_local_mb  # its local cache's size, as made
             return RelStorage(PostgreSQLAdapter(dsn=self.pg_dsn(a["dsn"]), options=opts), options=opts)
         raise ValueError("no storage kind %r" % kind)
 
@@ -609,19 +610,20 @@ class Worker:
 
     def oclear(self, a):
         """Ghost the Connection's objects (cacheMinimize); at level storage
-        on ZEO, empty the client cache too. ClientStorage has no public way
-        to clear its cache, so it is replaced, as forget does: a fresh one
-        (no client name: its cache is in memory) starts empty, and the DB
-        and the session's Connection are made again over it. This is for a
-        worker whose only client is this session (zeo, zrs: a worker per
-        client)."""
+        on ZEO, NEO and RelStorage, empty the storage's cache in the process
+        too. None has a public way to clear it, so the storage is replaced,
+        as forget does: a fresh one starts with an empty cache (ZEO's with
+        no client name, RelStorage's with no cache_local_dir: in memory),
+        and the DB and the session's Connection are made again over it.
+        This is for a worker whose only client is this session (zeo, zrs,
+        neo, relstorage: a worker per client)."""
         s = self.local
         s.tm.abort()
         s.intx = False
         what = ["object cache"]
         if a.get("level") == "storage":
             s.held = {}  # a new process's client holds nothing yet
-        if a.get("level") == "storage" and self.kind in ("zeo", "neo"):
+        if a.get("level") == "storage" and self.kind in ("zeo", "neo", "relstorage"):
             s.loads += s.conn.getTransferCounts()[0]
             s.conn.close()
             old = self.storage
@@ -646,7 +648,7 @@ class Worker:
         if self.kind == "zeo":
             return "ZEO client cache of %d bytes" % int(self.opened.get("cache", 20 * 1024 * 1024))
         if self.kind == "relstorage":
-            return "RelStorage's local cache (neither cleared nor counted here)"
+            return "RelStorage's local cache of %d MB" % int(self.local_mb)
         if self.kind == "neo":
             return "NEO client cache of %d bytes" % int(self.opened.get("cache", 20 * 1024 * 1024))
         return "none"

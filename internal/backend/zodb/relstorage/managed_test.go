@@ -29,7 +29,9 @@ func open(t *testing.T, d backend.Durability) backend.DB {
 
 // TestManagedServer starts a managed PostgreSQL for real and a RelStorage
 // in a worker per client: two clients that read a record and write it, the
-// second refused by ZODB's ConflictError (retryable); the settings read
+// second refused by ZODB's ConflictError (retryable); objects read through
+// a Connection, cleared down to RelStorage's local cache (objectsCleared);
+// the settings read
 // back from a connection made as RelStorage makes its own, none holding
 // the password; PostgreSQL's own WAL flushes counted, at least one a
 // commit; a kill -9 of the server, after which the client's RelStorage
@@ -85,6 +87,8 @@ func TestManagedServer(t *testing.T) {
 		t.Errorf("counted %d commits, %d WAL flushes, %d conflicts; want a flush a commit and the one conflict", commits, flushes, after["conflicts"]-before["conflicts"])
 	}
 
+	objectsCleared(ctx, t, db)
+
 	a = backendtest.KVConn(t, db)
 	backendtest.Must(t, a.Begin(ctx, false))
 	_, _, err = a.Get(ctx, "t", []byte("k"))
@@ -108,5 +112,43 @@ func TestManagedServer(t *testing.T) {
 	}
 	if ok, detail, err := db.(backend.Checker).Integrity(ctx); !ok || err != nil {
 		t.Errorf("integrity: %v %s %v", ok, detail, err)
+	}
+}
+
+// objectsCleared: an object session's Clear at the storage level empties
+// RelStorage's local cache with the Connection's (a fresh RelStorage, as
+// on ZEO), says so, and the objects are loaded again, their values right.
+func objectsCleared(ctx context.Context, t *testing.T, db backend.DB) {
+	t.Helper()
+	c := backendtest.KVConn(t, db)
+	backendtest.Must(t, c.Begin(ctx, true))
+	keys := [][]byte{[]byte("o1"), []byte("o2"), []byte("o3")}
+	for i, k := range keys {
+		backendtest.Must(t, c.Put(ctx, "t", k, []byte{'v', byte(i)}))
+	}
+	backendtest.Must(t, c.Commit(ctx))
+	s, err := c.(backend.ObjectStore).Objects(ctx, "t", 100)
+	backendtest.Must(t, err)
+	defer s.Close()
+	for round, want := range []int64{3, 6} {
+		vs, err := s.Read(ctx, keys, true)
+		backendtest.Must(t, err)
+		for i, v := range vs {
+			if string(v) != string([]byte{'v', byte(i)}) {
+				t.Fatalf("round %d: object %d read %q", round, i, v)
+			}
+		}
+		st, err := s.Stats(ctx)
+		backendtest.Must(t, err)
+		if st.Loads != want || st.StorageCache != "RelStorage's local cache of 10 MB" {
+			t.Fatalf("round %d: %+v, want %d loads and RelStorage's local cache named", round, st, want)
+		}
+		if round == 0 {
+			what, err := s.Clear(ctx, backend.CacheStorage)
+			backendtest.Must(t, err)
+			if what != "object cache and RelStorage's local cache of 10 MB" {
+				t.Fatalf("Clear(storage) emptied %q", what)
+			}
+		}
 	}
 }
