@@ -139,3 +139,19 @@ func TestWaitReadyEndsWithItsContext(t *testing.T) {
 		t.Fatalf("RunContext past its deadline: %v after %s", err, took)
 	}
 }
+
+// TestAddressInUse: a taken port as servers word it is told from other
+// failures to start, whatever its case.
+func TestAddressInUse(t *testing.T) {
+	for tail, want := range map[string]bool{
+		"[ERROR] Can't start server: Bind on TCP/IP port: Address already in use":                                    true,  // MariaDB
+		"OSError: [Errno 98] error while attempting to bind on address ('127.0.0.1', 35441): address already in use": true,  // runzeo
+		`{"level":"fatal","msg":"listen tcp 127.0.0.1:2379: bind: address already in use"}`:                          true,  // etcd
+		"FATAL: could not open file \"postgresql.conf\": Permission denied":                                          false, // another failure
+		"": false,
+	} {
+		if got := AddressInUse(tail); got != want {
+			t.Errorf("AddressInUse(%q) = %v, want %v", tail, got, want)
+		}
+	}
+}

@@ -173,6 +173,14 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
+// AddressInUse says whether a server's last output tells that its port was
+// taken (EADDRINUSE), as most servers and runtimes word it: "Address
+// already in use" (C's strerror), "address already in use" (Go's, and
+// Python's asyncio).
+func AddressInUse(tail string) bool {
+	return strings.Contains(strings.ToLower(tail), "address already in use")
+}
+
 // Process is a running server process, with its log.
 type Process struct {
 	Name    string

@@ -150,7 +150,7 @@ func (m *Member) recipe(bin, cluster, token string, alone bool, settings server.
 				return err
 			})
 		},
-		Taken: func(tail string) bool { return strings.Contains(tail, "address already in use") },
+		Taken: server.AddressInUse,
 		Stop:  syscall.SIGTERM,
 		Log:   log,
 	}

@@ -178,7 +178,7 @@ func (f *Server) launch(ctx context.Context, bin, out string) error {
 			return server.Command{Bin: bin, Args: args, Env: f.env}, f.writeConf(f.conf)
 		},
 		Ready:    f.waitReady,
-		Taken:    func(tail string) bool { return strings.Contains(tail+f.newLog(), "ddress already in use") },
+		Taken:    func(tail string) bool { return server.AddressInUse(tail + f.newLog()) },
 		Shutdown: f.shutdown,
 		Log:      out,
 	}

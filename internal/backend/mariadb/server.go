@@ -267,7 +267,7 @@ func (m *Server) recipe(log string) {
 				return backend.Ping(ctx, "mysql", m.dsnWith("root", m.login, "", true), time.Second)
 			})
 		},
-		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Taken: server.AddressInUse,
 		Stop:  syscall.SIGTERM, // a clean shutdown
 		Log:   log,
 	}

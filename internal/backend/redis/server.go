@@ -91,7 +91,7 @@ func (s *Server) recipe(log string) {
 		Ready: func(ctx context.Context) error {
 			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return s.ping(ctx) })
 		},
-		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Taken: server.AddressInUse,
 		Stop:  syscall.SIGTERM, // a clean shutdown: the AOF is fsynced
 		Log:   log,
 	}

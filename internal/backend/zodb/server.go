@@ -122,7 +122,7 @@ func (s *Runzeo) Serve(log string, args func(port int) ([]string, error)) {
 		Ready: func(ctx context.Context) error {
 			return s.WaitReady(ctx, 50*time.Millisecond, func() error { return Ping(s.Port) })
 		},
-		Taken: func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Taken: server.AddressInUse,
 		Stop:  syscall.SIGTERM,
 		Log:   log,
 	}

@@ -156,7 +156,7 @@ func (c *Cluster) recipe(n *Node, args func(port int) []string) {
 		Ready: func(ctx context.Context) error {
 			return n.WaitReady(ctx, 50*time.Millisecond, func() error { return dial(n.Port) })
 		},
-		Taken:      func(tail string) bool { return strings.Contains(tail, "Address already in use") },
+		Taken:      server.AddressInUse,
 		Stop:       syscall.SIGTERM,
 		StopWithin: stopWithin,
 		Log:        log,
