@@ -131,7 +131,11 @@ func TestCluster(t *testing.T) {
 
 	// Two transactions on two nodes update the same row: the one that
 	// commits second loses certification (or is aborted by the first's
-	// write set) with 1213, a deadlock to retry, which the nodes count.
+	// write set) with 1213, a deadlock to retry, which the nodes count:
+	// once, or twice when the first's write set aborts it while its own
+	// is being replicated (a brute-force abort, and then its write set
+	// fails certification: both counters, one transaction; seen here 1
+	// in 8 runs).
 	t.Run("certification", func(t *testing.T) {
 		backendtest.Must(t, conns[0].ExecScript(ctx, "CREATE TABLE c (id INT PRIMARY KEY, v INT)"))
 		backendtest.Must(t, conns[0].ExecScript(ctx, "INSERT INTO c VALUES (1, 0)"))
@@ -154,8 +158,8 @@ func TestCluster(t *testing.T) {
 		_ = conns[1].Rollback(ctx)
 		after, err := m.Stats(ctx)
 		backendtest.Must(t, err)
-		if n := after["cert_failures"] + after["bf_aborts"] - before["cert_failures"] - before["bf_aborts"]; n != 1 {
-			t.Errorf("the nodes counted %d certification failures and brute-force aborts, want 1", n)
+		if n := after["cert_failures"] + after["bf_aborts"] - before["cert_failures"] - before["bf_aborts"]; n != 1 && n != 2 {
+			t.Errorf("the nodes counted %d certification failures and brute-force aborts, want 1 (or 2: a brute-force abort during replication, then a certification failure)", n)
 		}
 	})
 
