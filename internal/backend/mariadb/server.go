@@ -157,12 +157,31 @@ func (m *Server) Join(ctx context.Context, name string, cfg ServerConfig) (*Serv
 		return nil, err
 	}
 	j := &Server{Instance: in, bin: m.bin, settings: cfg.Settings, first: cfg.First, again: cfg.Again, login: m.Password}
-	j.recipe(filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb-"+name+".log")))
+	log := filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb-"+name+".log"))
+	j.recipe(log)
 	if err := j.Launch(ctx); err != nil {
+		// Its folder goes, its log with it: the errors it logged (a
+		// state transfer's, above the shutdown's last lines) go with the
+		// error.
+		if e := errorLines(server.ReadFrom(log, 0), 5); e != "" {
+			err = fmt.Errorf("%w; the errors it logged: %s", err, e)
+		}
 		in.Discard()
 		return nil, err
 	}
 	return j, nil
+}
+
+// errorLines are the last n lines of a MariaDB log that report an error
+// (the server's "[ERROR]", a state transfer script's "WSREP_SST: [ERROR]").
+func errorLines(log string, n int) string {
+	var errs []string
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "[ERROR]") {
+			errs = append(errs, strings.TrimSpace(l))
+		}
+	}
+	return server.LastLines(strings.Join(errs, "\n"), n)
 }
 
 // installDB makes the datadir with mariadb-install-db.
