@@ -14,18 +14,17 @@ func TestLogRules(t *testing.T) {
 	backendtest.LogKinds(t, LogRules, text, map[string]int{"error": 1, "crash": 1})
 }
 
-// TestErrorLines: a joiner's error lines are kept, the rest left out.
-func TestErrorLines(t *testing.T) {
+// TestTroubleIn: a joiner's log says its errors by kind, the rest left out.
+func TestTroubleIn(t *testing.T) {
 	log := "2026-11-30  2:10:21 0 [Note] WSREP: Running: 'wsrep_sst_rsync --role 'joiner''\n" +
 		"WSREP_SST: [ERROR] rsync daemon port '4444' has been taken (20261130 02:10:21.5)\n" +
 		"2026-11-30  2:10:22 0 [ERROR] WSREP: Failed to read 'ready <addr>' from: wsrep_sst_rsync\n" +
 		"2026-11-30  2:10:22 2 [Note] WSREP: /usr/sbin/mariadbd: Terminated.\n"
-	want := "WSREP_SST: [ERROR] rsync daemon port '4444' has been taken (20261130 02:10:21.5) | " +
-		"2026-11-30  2:10:22 0 [ERROR] WSREP: Failed to read 'ready <addr>' from: wsrep_sst_rsync"
-	if got := errorLines(log, 5); got != want {
-		t.Errorf("errorLines = %q, want %q", got, want)
+	want := "error ×2, first: WSREP_SST: [ERROR] rsync daemon port '4444' has been taken (20261130 02:10:21.5)"
+	if got := troubleIn(log); got != want {
+		t.Errorf("troubleIn = %q, want %q", got, want)
 	}
-	if got := errorLines("2026-11-30 [Note] all well\n", 5); got != "" {
-		t.Errorf("no error line, yet %q", got)
+	if got := troubleIn("2026-11-30 [Note] all well\n"); got != "" {
+		t.Errorf("no trouble, yet %q", got)
 	}
 }

@@ -160,11 +160,11 @@ func (m *Server) Join(ctx context.Context, name string, cfg ServerConfig) (*Serv
 	log := filepath.Join(in.Dir, cmp.Or(cfg.Log, "mariadb-"+name+".log"))
 	j.recipe(log)
 	if err := j.Launch(ctx); err != nil {
-		// Its folder goes, its log with it: the errors it logged (a
-		// state transfer's, above the shutdown's last lines) go with the
-		// error.
-		if e := errorLines(server.ReadFrom(log, 0), 5); e != "" {
-			err = fmt.Errorf("%w; the errors it logged: %s", err, e)
+		// Its folder goes, its log with it: what LogRules finds in it (a
+		// state transfer's errors, above the shutdown's last lines) goes
+		// with the error.
+		if e := troubleIn(server.ReadFrom(log, 0)); e != "" {
+			err = fmt.Errorf("%w; its log showed: %s", err, e)
 		}
 		in.Discard()
 		return nil, err
@@ -172,16 +172,14 @@ func (m *Server) Join(ctx context.Context, name string, cfg ServerConfig) (*Serv
 	return j, nil
 }
 
-// errorLines are the last n lines of a MariaDB log that report an error
-// (the server's "[ERROR]", a state transfer script's "WSREP_SST: [ERROR]").
-func errorLines(log string, n int) string {
-	var errs []string
-	for _, l := range strings.Split(log, "\n") {
-		if strings.Contains(l, "[ERROR]") {
-			errs = append(errs, strings.TrimSpace(l))
-		}
+// troubleIn says what LogRules find in a log: each kind, how often, and
+// its first line.
+func troubleIn(log string) string {
+	var out []string
+	for _, a := range LogRules.Scan(log) {
+		out = append(out, fmt.Sprintf("%s ×%d, first: %s", a.Kind, a.Count, a.Sample))
 	}
-	return server.LastLines(strings.Join(errs, "\n"), n)
+	return strings.Join(out, " | ")
 }
 
 // installDB makes the datadir with mariadb-install-db.
