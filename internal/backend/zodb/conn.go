@@ -180,6 +180,23 @@ func (c *conn) put(ctx context.Context, table string, key, value []byte) error {
 	return nil
 }
 
+// PutNew keeps new records until Commit, to be stored as new objects: with
+// no serial read first (z64, as a ZODB Connection stores the objects it
+// adds), where a Put of a key the transaction did not read asks the storage
+// for its serial at the commit (on ZEO, NEO and RelStorage a round trip to
+// the server each). A key that exists after all makes the commit conflict.
+// Keys and values are copied: the caller may reuse them.
+func (c *conn) PutNew(ctx context.Context, table string, keys, values [][]byte) error {
+	for i, k := range keys {
+		k := append([]byte(nil), k...)
+		if err := c.put(ctx, table, k, append([]byte{}, values[i]...)); err != nil {
+			return err
+		}
+		c.seen[table+"\x00"+string(k)] = ""
+	}
+	return nil
+}
+
 // Scan calls fn for each record the storage holds now, in key order (the
 // transaction's own writes are not among them).
 func (c *conn) Scan(ctx context.Context, table string, fn func(k, v []byte) error) error {

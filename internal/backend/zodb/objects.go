@@ -7,7 +7,10 @@ import (
 	"github.com/dbgauge/dbgauge/internal/backend"
 )
 
-var _ backend.ObjectStore = (*conn)(nil)
+var (
+	_ backend.ObjectStore = (*conn)(nil)
+	_ backend.BulkLoader  = (*conn)(nil)
+)
 
 // Objects opens the client's object session in its worker session: a ZODB
 // Connection of its own on a DB over the worker's storage (worker.py's

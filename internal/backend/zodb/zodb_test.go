@@ -73,6 +73,56 @@ func TestConflictIsRetryable(t *testing.T) {
 	}
 }
 
+// TestPutNewStoresNewObjects: PutNew's records are stored as new objects,
+// with no serial read first: they commit and read back, keys and values
+// reused by the caller meanwhile; a key that exists makes the commit
+// conflict and keeps the record, where a Put of it overwrites.
+func TestPutNewStoresNewObjects(t *testing.T) {
+	ctx := context.Background()
+	d := openFile(t)
+	c := backendtest.KVConn(t, d)
+	b, ok := c.(backend.BulkLoader)
+	if !ok {
+		t.Fatal("the connection is not a backend.BulkLoader")
+	}
+	backendtest.Must(t, c.CreateTable(ctx, "t"))
+	backendtest.Must(t, c.Begin(ctx, true))
+	k, v := []byte("k1"), []byte("v1")
+	backendtest.Must(t, b.PutNew(ctx, "t", [][]byte{k, []byte("k2")}, [][]byte{v, []byte("v2")}))
+	copy(k, "xx")
+	copy(v, "yy")
+	backendtest.Must(t, c.Commit(ctx))
+
+	backendtest.Must(t, c.Begin(ctx, true))
+	for _, kv := range [][2]string{{"k1", "v1"}, {"k2", "v2"}} {
+		if got, ok, err := c.Get(ctx, "t", []byte(kv[0])); err != nil || !ok || string(got) != kv[1] {
+			t.Fatalf("Get(%s) = %q %v %v, want %s", kv[0], got, ok, err, kv[1])
+		}
+	}
+	backendtest.Must(t, c.Rollback(ctx))
+
+	backendtest.Must(t, c.Begin(ctx, true))
+	backendtest.Must(t, b.PutNew(ctx, "t", [][]byte{[]byte("k1")}, [][]byte{[]byte("new")}))
+	err := c.Commit(ctx)
+	if cl, _, code := dberr.Describe(err); cl != dberr.Retryable || code != "ConflictError" {
+		t.Fatalf("PutNew over an existing key committed with %v (%s %s), want a ConflictError", err, cl, code)
+	}
+	backendtest.Must(t, c.Begin(ctx, true))
+	if got, _, _ := c.Get(ctx, "t", []byte("k1")); string(got) != "v1" {
+		t.Fatalf("after the refused PutNew k1 holds %q, want v1", got)
+	}
+	backendtest.Must(t, c.Rollback(ctx))
+
+	backendtest.Must(t, c.Begin(ctx, true))
+	backendtest.Must(t, c.Put(ctx, "t", []byte("k1"), []byte("put")))
+	backendtest.Must(t, c.Commit(ctx))
+	backendtest.Must(t, c.Begin(ctx, false))
+	if got, _, _ := c.Get(ctx, "t", []byte("k1")); string(got) != "put" {
+		t.Errorf("a Put over k1 left %q, want put", got)
+	}
+	backendtest.Must(t, c.Rollback(ctx))
+}
+
 // TestWorkerDiedIsAnError: a worker killed under a client is an error that
 // says so, with what it printed, classified as a connection lost, never a
 // hang.

@@ -261,7 +261,8 @@ func (w *objects) fill(o *Object) {
 // conference present and whole; the full check comes after the run), or
 // loads a new one with --load-workers connections, in transactions of
 // loadBatch objects through the engine's bulk path (COPY on PostgreSQL).
-// Then it finds where added conferences end.
+// Then, on a reused one, it finds where added conferences end (a scan of
+// the meta table: on an object database a walk through every record).
 func (w *objects) Load(ctx context.Context, db backend.DB) (workload.Dataset, error) {
 	d, err := workload.KVOf("objects", db)
 	if err != nil {
@@ -294,9 +295,11 @@ func (w *objects) Load(ctx context.Context, db backend.DB) (workload.Dataset, er
 			return ds, fmt.Errorf("objects: load %d conferences: %w", w.cfg.Conferences, err)
 		}
 	}
-	next, err := w.highWater(ctx, c)
-	if err != nil {
-		return ds, err
+	next := w.cfg.Conferences // a new dataset: nothing added yet
+	if ds.Reused {
+		if next, err = w.highWater(ctx, c); err != nil {
+			return ds, err
+		}
 	}
 	w.next.Store(next)
 	objs := w.cfg.Conferences*int64(w.lay.block()) + w.cfg.Categories

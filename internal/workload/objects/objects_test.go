@@ -2,6 +2,7 @@ package objects_test
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,12 @@ func TestPhases(t *testing.T) {
 				res := workloadtest.Run(t, objects.Spec, args)
 				if phase != "add" && !res.Dataset.Reused {
 					t.Errorf("the dataset of the add phase was not reused")
+				}
+				// Where adds resume: past none on the new dataset, past the
+				// add phase's on the one reused after it (its hw.* records).
+				added := res.Dataset.Facts["added_before"]
+				if n, err := strconv.Atoi(added); err != nil || (phase == "add") != (n == 0) {
+					t.Errorf("added_before = %q", added)
 				}
 				m := res.Phase("measure")
 				if m.Units[0].Name != phase {
