@@ -31,6 +31,23 @@ type Storage struct {
 	// and the cluster's name.
 	Masters string `json:"masters,omitempty"`
 	Cluster string `json:"cluster,omitempty"`
+	// ScanRanges: a scan walks so many ranges of oids at once, each a
+	// chain of record_iternext calls from its first oid, where the
+	// storage's cursor is an oid (FileStorage's: the first at or after
+	// it; through ZEO, one round trip a record). 0: one walk.
+	ScanRanges int `json:"scan_ranges,omitempty"`
+}
+
+// managedScanRanges is how many ranges a scan of a server dbgauge started
+// walks at once: measured on this project's 2-CPU machine, 8 chains
+// through one ZEO client took 200 µs a record against 540 µs for one.
+const managedScanRanges = 8
+
+// ManagedZEO is how a client reaches a ZEO (or ZRS) server that dbgauge
+// started on this machine, a FileStorage behind it: on loopback, at port,
+// with a client cache of cache bytes (0: ZEO's 20 MB).
+func ManagedZEO(port int, cache int64) Storage {
+	return Storage{Kind: "zeo", Host: "127.0.0.1", Port: port, Wait: 30, Cache: cache, ScanRanges: managedScanRanges}
 }
 
 // Config says how a ZODB engine's DB reaches its storage.

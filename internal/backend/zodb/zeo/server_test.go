@@ -93,6 +93,7 @@ func TestUserServer(t *testing.T) {
 	if _, ok := d.(backend.Server); ok {
 		t.Error("a server of the user's is a backend.Server of dbgauge's")
 	}
+	scansAgree(ctx, t, managed.(backend.KVDB), d.(backend.KVDB))
 	e, err := d.Engine(ctx)
 	if err != nil || !slices.Contains(e.NotReadBack, "server_storage") {
 		t.Errorf("engine %+v, %v", e, err)
@@ -103,5 +104,83 @@ func TestUserServer(t *testing.T) {
 	}
 	if err := Spec.Preflight("zeo://nohost"); !errors.As(err, &bad) {
 		t.Errorf("no port gave %v", err)
+	}
+}
+
+// scansAgree: a table's scan through a managed server's client, which walks
+// ranges of oids at once (zodb.ManagedZEO), and through a user's server's,
+// which walks them in one chain, give the same records, each once, in key
+// order, and none of another table's.
+func scansAgree(ctx context.Context, t *testing.T, managed, user backend.KVDB) {
+	t.Helper()
+	c, err := managed.KVConn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var keys, vals, other [][]byte
+	for i := range 300 {
+		keys = append(keys, fmt.Appendf(nil, "k%04d", i))
+		vals = append(vals, fmt.Appendf(nil, "v%d", i))
+		if i < 20 {
+			other = append(other, fmt.Appendf(nil, "o%04d", i))
+		}
+	}
+	scan := func(d backend.KVDB) []string {
+		c, err := d.KVConn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		var got []string
+		if err := c.Begin(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		defer c.Rollback(ctx)
+		if err := c.Scan(ctx, "t", func(k, v []byte) error {
+			got = append(got, string(k)+"="+string(v))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	for _, name := range []string{"t", "u"} {
+		if err := c.CreateTable(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put := func(table string, keys, vals [][]byte) {
+		t.Helper()
+		if err := c.Begin(ctx, true); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.(backend.BulkLoader).PutNew(ctx, table, keys, vals); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// On a storage of a few records most ranges hold none: their walks
+	// find none, or the first record of a range after them, not theirs.
+	if got := scan(managed); len(got) != 0 {
+		t.Errorf("the managed server's scan of an empty table found %.3q", got)
+	}
+	put("t", keys[:1], vals[:1])
+	if got := scan(managed); !slices.Equal(got, []string{"k0000=v0"}) {
+		t.Errorf("the managed server's scan of a table of one record found %.3q", got)
+	}
+	put("t", keys[1:], vals[1:])
+	put("u", other, vals[:len(other)])
+	want := make([]string, len(keys))
+	for i := range keys {
+		want[i] = string(keys[i]) + "=" + string(vals[i])
+	}
+	if got := scan(managed); !slices.Equal(got, want) {
+		t.Errorf("the managed server's scan found %d records (%.3q…), want the %d written, in order", len(got), got[:min(3, len(got))], len(want))
+	}
+	if got := scan(user); !slices.Equal(got, want) {
+		t.Errorf("the user's server's scan found %d records (%.3q…), want the %d written, in order", len(got), got[:min(3, len(got))], len(want))
 	}
 }

@@ -120,7 +120,7 @@ func config(python, host string, port int, cache int64) zodb.Config {
 
 // connect opens the DB on a managed server; a failure stops the server.
 func connect(ctx context.Context, srv *Server, python string, cache int64) (backend.DB, error) {
-	d, err := zodb.Open(ctx, config(python, "127.0.0.1", srv.Port, cache))
+	d, err := zodb.Open(ctx, zodb.Config{Engine: "zeo", Python: python, Storage: zodb.ManagedZEO(srv.Port, cache)})
 	if err != nil {
 		_, _ = srv.StopClean()
 		return nil, fmt.Errorf("connect to the managed ZEO server: %w", err)

@@ -30,7 +30,7 @@ func reopen(ctx context.Context, dataDir, logPath string, o backend.Options) (ba
 	}
 	d := &db{srv: s, primary: s, topology: "none"}
 	d.DB, err = zodb.Open(ctx, zodb.Config{Engine: "zrs", Python: python,
-		Storage: zodb.Storage{Kind: "zeo", Host: "127.0.0.1", Port: s.Port, Wait: 30, Cache: o.CacheBytes}})
+		Storage: zodb.ManagedZEO(s.Port, o.CacheBytes)})
 	if err != nil {
 		_, _ = s.StopClean()
 		return nil, fmt.Errorf("connect to the restarted ZRS primary: %w", err)

@@ -115,7 +115,7 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 	// The clients know the primary's address alone: a failover's promoted
 	// secondary takes it over (a read-only secondary would refuse them).
 	d.DB, err = zodb.Open(ctx, zodb.Config{Engine: "zrs", Python: python,
-		Storage: zodb.Storage{Kind: "zeo", Host: "127.0.0.1", Port: srv.Port, Wait: 30, Cache: o.CacheBytes}})
+		Storage: zodb.ManagedZEO(srv.Port, o.CacheBytes)})
 	if err != nil {
 		d.stop()
 		return nil, fmt.Errorf("connect to the ZRS primary: %w", err)
