@@ -31,23 +31,26 @@ type Storage struct {
 	// and the cluster's name.
 	Masters string `json:"masters,omitempty"`
 	Cluster string `json:"cluster,omitempty"`
-	// ScanRanges: a scan walks so many ranges of oids at once, each a
-	// chain of record_iternext calls from its first oid, where the
-	// storage's cursor is an oid (FileStorage's: the first at or after
-	// it; through ZEO, one round trip a record). 0: one walk.
+	// ScanRanges: a scan walks so many ranges at once, a thread each
+	// (through ZEO and NEO a record is a round trip, and one walk waits
+	// for each in turn); 0: one walk. Ranges of oids, each a chain of
+	// record_iternext calls from its first, where the storage's cursor is
+	// an oid (a FileStorage's: the first record at or after it); on NEO,
+	// which has no record_iternext, ranges of its transactions' tids.
 	ScanRanges int `json:"scan_ranges,omitempty"`
 }
 
-// managedScanRanges is how many ranges a scan of a server dbgauge started
-// walks at once: measured on this project's 2-CPU machine, 8 chains
-// through one ZEO client took 200 µs a record against 540 µs for one.
-const managedScanRanges = 8
+// ManagedScanRanges is how many ranges a scan of a server dbgauge started
+// walks at once (ZEO, ZRS, NEO): measured on this project's 2-CPU machine,
+// 8 chains through one ZEO client took 200 µs a record against 540 µs for
+// one.
+const ManagedScanRanges = 8
 
 // ManagedZEO is how a client reaches a ZEO (or ZRS) server that dbgauge
 // started on this machine, a FileStorage behind it: on loopback, at port,
 // with a client cache of cache bytes (0: ZEO's 20 MB).
 func ManagedZEO(port int, cache int64) Storage {
-	return Storage{Kind: "zeo", Host: "127.0.0.1", Port: port, Wait: 30, Cache: cache, ScanRanges: managedScanRanges}
+	return Storage{Kind: "zeo", Host: "127.0.0.1", Port: port, Wait: 30, Cache: cache, ScanRanges: ManagedScanRanges}
 }
 
 // Config says how a ZODB engine's DB reaches its storage.

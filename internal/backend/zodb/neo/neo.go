@@ -144,7 +144,8 @@ func open(ctx context.Context, o backend.Options) (backend.DB, error) {
 // connect opens the clients' DB on a cluster; a failure stops it.
 func connect(ctx context.Context, c *Cluster, python string, cache int64) (*db, error) {
 	d, err := zodb.Open(ctx, zodb.Config{Engine: "neo", Python: python, Py2: true,
-		Storage: zodb.Storage{Kind: "neo", Masters: c.MasterAddr(), Cluster: clusterName, Cache: cache}})
+		Storage: zodb.Storage{Kind: "neo", Masters: c.MasterAddr(), Cluster: clusterName, Cache: cache,
+			ScanRanges: zodb.ManagedScanRanges}})
 	if err != nil {
 		_, _ = c.Stop()
 		return nil, fmt.Errorf("connect to the NEO cluster: %w", err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -117,6 +118,30 @@ func TestStorageNodeKilled(t *testing.T) {
 		}
 	}
 	must(fresh.Rollback(ctx))
+
+	// A scan walks ranges of the transactions at once (ScanRanges): it
+	// finds each acknowledged key once, in key order, its last value.
+	must(fresh.Begin(ctx, true))
+	must(fresh.Put(ctx, "t", []byte(acked[0]), []byte("last")))
+	must(fresh.Commit(ctx))
+	must(fresh.Begin(ctx, false))
+	var scanned []string
+	must(fresh.Scan(ctx, "t", func(k, v []byte) error {
+		if want := "v" + string(k); string(k) == acked[0] {
+			want = "last"
+			if string(v) != want {
+				t.Errorf("the scan read %s = %q, want its last value %q", k, v, want)
+			}
+		} else if string(v) != want {
+			t.Errorf("the scan read %s = %q, want %q", k, v, want)
+		}
+		scanned = append(scanned, string(k))
+		return nil
+	}))
+	must(fresh.Rollback(ctx))
+	if !slices.Equal(scanned, acked) {
+		t.Errorf("the scan found %d keys, want the %d acknowledged, each once in order", len(scanned), len(acked))
+	}
 	ok, detail, err := d.Integrity(ctx)
 	must(err)
 	if !ok {
