@@ -147,6 +147,26 @@ def unrecord(data):
         return None
 
 
+def in_threads(n, fn):
+    """fn(i) for i in range(n), each in a thread of its own; the first
+    exception any raised is raised here once all are done."""
+    failed = []
+
+    def run(i):
+        try:
+            fn(i)
+        except BaseException as e:
+            failed.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if failed:
+        raise failed[0]
+
+
 RECORD = None
 
 
@@ -511,36 +531,26 @@ class Worker:
         from ZODB.utils import p64, u64
         span = (1 << 63) // n
         found = [[] for _ in range(n)]
-        failed = []
 
         def walk(i):
             lo, hi = i * span, (1 << 63 if i == n - 1 else (i + 1) * span)
             nxt = p64(lo)
-            try:
-                while nxt is not None and u64(nxt) < hi:
-                    try:
-                        oid, tid, data, nxt = self.storage.record_iternext(nxt)
-                    except Exception as e:
-                        # No oid at or after nxt: the index's ValueError
-                        # (its minKey), through ZEO a ServerException naming it.
-                        if isinstance(e, ValueError) or (e.args and e.args[0] == "builtins.ValueError"):
-                            break
-                        raise
-                    if u64(oid) >= hi:
+            while nxt is not None and u64(nxt) < hi:
+                try:
+                    oid, tid, data, nxt = self.storage.record_iternext(nxt)
+                except Exception as e:
+                    # No oid at or after nxt: the index's ValueError (its
+                    # minKey), through ZEO a ServerException naming it.
+                    if isinstance(e, ValueError) or (e.args and e.args[0] == "builtins.ValueError"):
                         break
-                    rec = unrecord(data) if data else None
-                    if rec is not None and rec[0] == table and rec[2] is not None:
-                        found[i].append((rec[1], rec[2], tid))
-            except BaseException as e:
-                failed.append(e)
+                    raise
+                if u64(oid) >= hi:
+                    break
+                rec = unrecord(data) if data else None
+                if rec is not None and rec[0] == table and rec[2] is not None:
+                    found[i].append((rec[1], rec[2], tid))
 
-        threads = [threading.Thread(target=walk, args=(i,)) for i in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if failed:
-            raise failed[0]
+        in_threads(n, walk)
         rows = [r for part in found for r in part]
         rows.sort(key=lambda r: r[0])
         return rows
@@ -563,26 +573,16 @@ class Worker:
         top = u64(last_tid)
         span = (top - first) // n + 1
         found = [{} for _ in range(n)]
-        failed = []
 
         def walk(i):
             lo = first + i * span
             if lo > top:
                 return
-            try:
-                for txn in st.iterator(p64(lo), p64(min(top, lo + span - 1))):
-                    for r in txn:
-                        found[i][r.oid] = (r.tid, r.data)
-            except BaseException as e:
-                failed.append(e)
+            for txn in st.iterator(p64(lo), p64(min(top, lo + span - 1))):
+                for r in txn:
+                    found[i][r.oid] = (r.tid, r.data)
 
-        threads = [threading.Thread(target=walk, args=(i,)) for i in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        if failed:
-            raise failed[0]
+        in_threads(n, walk)
         last = {}
         for part in found:  # in tid order: a later range's record is the later one
             last.update(part)
