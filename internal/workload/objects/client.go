@@ -72,6 +72,10 @@ type client struct {
 	acked    map[uint64]uint32
 	added    []uint64
 	looked   int64
+
+	// newObjects is c's PutNew where c is an object database's (a
+	// backend.ObjectStore): what add stores its objects through.
+	newObjects backend.BulkLoader
 }
 
 // slice returns the first conference of the client's pass: its own share
@@ -411,12 +415,13 @@ func (c *client) beginRead(ctx context.Context) error {
 func (c *client) store(ctx context.Context, ops workload.Ops, o *Object, added bool) error {
 	c.w.fill(o)
 	v := o.Append(make([]byte, 0, o.Size()))
-	put := func() error { return c.c.Put(ctx, table, key(o.OID), v) }
-	_, objects := c.c.(backend.ObjectStore)
-	if b, ok := c.c.(backend.BulkLoader); ok && added && objects {
-		put = func() error { return b.PutNew(ctx, table, [][]byte{key(o.OID)}, [][]byte{v}) }
+	var err error
+	if added && c.newObjects != nil {
+		err = ops.Time(tStore, func() error { return c.newObjects.PutNew(ctx, table, [][]byte{key(o.OID)}, [][]byte{v}) })
+	} else {
+		err = ops.Time(tStore, func() error { return c.c.Put(ctx, table, key(o.OID), v) })
 	}
-	if err := ops.Time(tStore, put); err != nil {
+	if err != nil {
 		return err
 	}
 	c.pending = append(c.pending, o)

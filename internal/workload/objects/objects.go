@@ -607,6 +607,9 @@ func (w *objects) Client(ctx context.Context, db backend.DB, id int, rng *rand.R
 	}
 	c := &client{w: w, id: id, c: conn, rng: rng, g: workload.Group{Commit: w.common.Commit},
 		objs: NewLRU[uint64, *Object](w.cfg.CacheObjects), acked: map[uint64]uint32{}}
+	if _, ok := conn.(backend.ObjectStore); ok {
+		c.newObjects, _ = conn.(backend.BulkLoader)
+	}
 	if w.engine {
 		store, ok := conn.(backend.ObjectStore)
 		if !ok {
